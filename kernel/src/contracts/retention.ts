@@ -1,0 +1,28 @@
+/** A backup as retention sees it. */
+export interface RetentionCandidate {
+  key: string;
+  /** Creation time recorded in the sidecar, else the object's modification time. */
+  createdAt: Date;
+  /** Locked backups are always kept and never counted. */
+  locked: boolean;
+  /** Backups of one incremental chain are kept or deleted together. */
+  chainId?: string;
+}
+
+/** The verdict on one backup, with a human-readable reason. */
+export interface RetentionDecision {
+  key: string;
+  action: 'keep' | 'prune';
+  reason: string;
+}
+
+/** Capabilities of a retention strategy (reserved; none yet). */
+export type RetentionCapabilities = Record<string, never>;
+
+/**
+ * A retention policy instance (config = the policy). `select` is pure: the same input gives the same output, and
+ * it returns exactly one decision per candidate.
+ */
+export interface RetentionStrategy {
+  select(backups: readonly RetentionCandidate[], now: Date, timezone: string): RetentionDecision[];
+}

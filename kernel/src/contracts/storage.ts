@@ -1,0 +1,64 @@
+import type { Readable } from 'node:stream';
+import type { HealthResult } from '../adapter-context.js';
+
+/** What a storage destination declares it can do; the kernel and the testkit read these, never probe methods. */
+export interface StorageCapabilities {
+  /** `get` honours `range`. */
+  rangeReads: boolean;
+  /** The server computes a checksum we can compare with ours. */
+  serverChecksum: boolean;
+  /** Sidecars may be read concurrently (retention reads up to 8 at a time). */
+  parallelMetadataReads: boolean;
+  /** Symbolic links can be recreated on restore from this destination. */
+  symlinks: boolean;
+  /** Parallel upload parts the adapter may use (1 for stream-only protocols). */
+  maxParallelParts: number;
+}
+
+/** One stored object. Keys use `/` separators, relative to the destination root. */
+export interface StorageObjectInfo {
+  key: string;
+  size: number;
+  modifiedAt: Date;
+}
+
+/** Options of {@link StorageAdapter.put}. */
+export interface PutOptions {
+  signal?: AbortSignal;
+  /** Known size in bytes, when the caller has it (helps multipart sizing). */
+  size?: number;
+}
+
+/** Result of a completed put. */
+export interface PutResult {
+  key: string;
+  size: number;
+}
+
+/** Inclusive byte range, as in HTTP `Range: bytes=start-end`; `end` omitted reads to the end. */
+export interface ByteRange {
+  start: number;
+  end?: number;
+}
+
+/** Options of {@link StorageAdapter.get}. */
+export interface GetOptions {
+  signal?: AbortSignal;
+  range?: ByteRange;
+}
+
+/**
+ * A storage destination. `put` is atomic: a failed or aborted put leaves no visible object. `list` throws on an
+ * access failure, never yields an empty listing instead. `delete` of a missing key succeeds. `get` and `stat`
+ * of a missing key throw `AdapterError` with code `NOT_FOUND`.
+ */
+export interface StorageAdapter {
+  check(): Promise<HealthResult>;
+  put(key: string, body: Readable, options?: PutOptions): Promise<PutResult>;
+  get(key: string, options?: GetOptions): Promise<Readable>;
+  list(prefix: string, options?: { signal?: AbortSignal }): AsyncIterable<StorageObjectInfo>;
+  stat(key: string): Promise<StorageObjectInfo>;
+  delete(key: string): Promise<void>;
+  /** Release connections; called on shutdown or when the config changes. */
+  dispose?(): Promise<void>;
+}

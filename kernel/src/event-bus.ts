@@ -1,0 +1,56 @@
+import type { KernelLogger } from './logger.js';
+import { silentLogger } from './logger.js';
+
+/**
+ * Event names and payloads. Plugins add their events by declaration merging:
+ * `declare module '@holdfast/kernel' { interface HoldfastEvents { my_event: {...} } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface HoldfastEvents {
+  user_login: { userName: string; email: string; timestamp: string };
+  user_created: { userName: string; email: string; timestamp: string };
+  backup_success: { executionId: string; jobId: string | null };
+  backup_partial: { executionId: string; jobId: string | null };
+  backup_failure: { executionId: string; jobId: string | null; error?: string };
+}
+
+/** A listener; may be async. Its failures are logged, never thrown back to the emitter. */
+export type EventListener<T> = (payload: T) => void | Promise<void>;
+
+/** A typed publish/subscribe bus. Emitting never throws because of a listener. */
+export class EventBus {
+  private readonly listeners = new Map<keyof HoldfastEvents, Set<EventListener<never>>>();
+
+  constructor(private readonly logger: KernelLogger = silentLogger) {}
+
+  /** Subscribe; returns the unsubscribe function. */
+  on<K extends keyof HoldfastEvents>(name: K, listener: EventListener<HoldfastEvents[K]>): () => void {
+    let set = this.listeners.get(name);
+    if (!set) {
+      set = new Set();
+      this.listeners.set(name, set);
+    }
+    set.add(listener as EventListener<never>);
+    return () => set.delete(listener as EventListener<never>);
+  }
+
+  /** Delivers to every listener and resolves when all have settled. */
+  async emit<K extends keyof HoldfastEvents>(name: K, payload: HoldfastEvents[K]): Promise<void> {
+    const set = this.listeners.get(name);
+    if (!set || set.size === 0) return;
+    await Promise.all(
+      [...set].map(async (listener) => {
+        try {
+          await (listener as EventListener<HoldfastEvents[K]>)(payload);
+        } catch (error) {
+          this.logger.error({ err: error, event: name }, 'event listener failed');
+        }
+      }),
+    );
+  }
+
+  /** Number of listeners of an event (for diagnostics and tests). */
+  listenerCount(name: keyof HoldfastEvents): number {
+    return this.listeners.get(name)?.size ?? 0;
+  }
+}

@@ -1,0 +1,32 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { RouteDefinition } from './http-contract.js';
+
+/**
+ * A feature plugin (identity, catalog, engine...). Plugins own entities, migrations, routes and background work,
+ * and reach each other only through kernel tokens. Entities and migrations are opaque to the kernel; the
+ * persistence plugin knows their type.
+ */
+export interface HoldfastPlugin {
+  /** kebab-case name, unique among plugins. */
+  name: string;
+  /** ORM entity schemas this plugin owns. */
+  entities?: readonly unknown[];
+  /** Migrations in the order they apply; names must be unique across plugins. */
+  migrations?: readonly PluginMigration[];
+  /** Register services into the root container (runs before the database opens). */
+  register?(container: DependencyContainer): void;
+  /** Routes to mount; called after every plugin registered. */
+  routes?(container: DependencyContainer): RouteDefinition[];
+  /** Start background work (after migrations). */
+  start?(container: DependencyContainer): Promise<void>;
+  /** Stop background work; called in reverse start order on shutdown. */
+  stop?(container: DependencyContainer): Promise<void>;
+}
+
+/** A schema migration written against the dialect-neutral schema builder the persistence plugin provides. */
+export interface PluginMigration {
+  /** Globally unique and sortable, e.g. `20261120-identity-001-users`. */
+  name: string;
+  /** `builder` is the persistence plugin's schema builder (knex); `dialect` lets a migration branch when needed. */
+  up(builder: unknown, dialect: 'sqlite' | 'postgresql'): Promise<void>;
+}

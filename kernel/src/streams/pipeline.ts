@@ -1,0 +1,54 @@
+import { pipeline } from 'node:stream/promises';
+import type { Readable, Writable, Transform } from 'node:stream';
+
+type Stage = Readable | Writable | Transform | NodeJS.ReadableStream | NodeJS.WritableStream;
+
+/**
+ * `pipeline()` bound to an AbortSignal: aborting destroys every stage (which kills child processes whose stdio
+ * they wrap) and rejects with an AbortError. Errors of any stage destroy the rest.
+ */
+export async function abortablePipeline(signal: AbortSignal | undefined, ...stages: Stage[]): Promise<void> {
+  if (stages.length < 2) throw new Error('abortablePipeline needs a source and a destination');
+  // node's typings of variadic pipeline are awkward; the runtime accepts any number of stages.
+  const run = pipeline as unknown as (...args: unknown[]) => Promise<void>;
+  await run(...stages, signal ? { signal } : {});
+}
+
+/**
+ * Waits for the first chunk of `stream` (or its end) without consuming it. Rejects when the stream errors before
+ * its first byte: that is how a dump that fails at connect time fails the run before anything is uploaded.
+ */
+export function awaitFirstByte(stream: Readable, signal?: AbortSignal): Promise<'data' | 'end'> {
+  return new Promise((resolve, reject) => {
+    const cleanup = () => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    // Taking one chunk in flowing mode, then pausing and unshifting it, leaves the stream whole for the consumer.
+    const onData = (chunk: Buffer) => {
+      stream.pause();
+      stream.unshift(chunk);
+      cleanup();
+      resolve('data');
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve('end');
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const onAbort = () => {
+      cleanup();
+      reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+    };
+    if (signal?.aborted) return onAbort();
+    stream.once('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

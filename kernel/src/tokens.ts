@@ -1,0 +1,42 @@
+import type { InjectionToken } from 'tsyringe';
+import type { AdapterContext } from './adapter-context.js';
+import type { EventBus } from './event-bus.js';
+import type { AdapterRegistry } from './adapter-registry.js';
+import type { KernelLogger } from './logger.js';
+import type { RouteDefinition } from './http-contract.js';
+import type { HoldfastPlugin } from './plugin.js';
+
+/** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
+export const TOKENS = {
+  /** The parsed config of one adapter instance (child container only). */
+  AdapterConfig: Symbol.for('holdfast:adapter-config') as InjectionToken<unknown>,
+  /** The {@link AdapterContext} of one adapter instance (child container only). */
+  AdapterContext: Symbol.for('holdfast:adapter-context') as InjectionToken<AdapterContext>,
+  AdapterRegistry: Symbol.for('holdfast:adapter-registry') as InjectionToken<AdapterRegistry>,
+  EventBus: Symbol.for('holdfast:event-bus') as InjectionToken<EventBus>,
+  Logger: Symbol.for('holdfast:logger') as InjectionToken<KernelLogger>,
+  /** Every plugin registers its routes under this token (multi-registration). */
+  Routes: Symbol.for('holdfast:routes') as InjectionToken<RouteDefinition[]>,
+  Plugins: Symbol.for('holdfast:plugins') as InjectionToken<HoldfastPlugin[]>,
+  /** Runtime settings of the process: data dir, database URL, version. */
+  RuntimeConfig: Symbol.for('holdfast:runtime-config') as InjectionToken<RuntimeConfig>,
+  /** The persistence port: a unit-of-work factory (see persistence plugin). */
+  Database: Symbol.for('holdfast:database') as InjectionToken<unknown>,
+} as const;
+
+/** Process-level settings read once at start from the environment. */
+export interface RuntimeConfig {
+  /** Release number of the running server. */
+  version: string;
+  /** Directory for the embedded database, the generated system key and other local state. */
+  dataDir: string;
+  /** `postgres://...` selects PostgreSQL; undefined selects the embedded libsql file. */
+  databaseUrl?: string;
+  port: number;
+  /** Extra directory scanned for community adapter packages. */
+  pluginDir?: string;
+  /** `kind-id` names to load exclusively (empty: all). */
+  includeAdapters: string[];
+  /** `kind-id` names never to load. */
+  excludeAdapters: string[];
+}
