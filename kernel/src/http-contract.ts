@@ -15,8 +15,13 @@ export interface AuthContext {
   actorName?: string;
 }
 
-/** Who may call a route: `public` needs nothing, otherwise an identity holding `permission` (if set). */
-export type RouteAccess = { public: true } | { public?: false; permission?: string };
+/**
+ * Who may call a route: `public` needs nothing; otherwise an identity, holding `permission` when set. `scope`
+ * names the resource a path parameter identifies, so a grant limited to some resources is enforced.
+ */
+export type RouteAccess =
+  | { public: true }
+  | { public?: false; permission?: string; scope?: { resource: string; param: string } };
 
 /** Framework-neutral request as a handler sees it; params/query/body are already parsed by their schemas. */
 export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {

@@ -18,3 +18,4 @@ export * from './contracts/naming.js';
 export * from './streams/hashing.js';
 export * from './streams/byte-counter.js';
 export * from './streams/pipeline.js';
+export * from './access.js';

@@ -5,6 +5,7 @@ import type { AdapterRegistry } from './adapter-registry.js';
 import type { KernelLogger } from './logger.js';
 import type { RouteDefinition } from './http-contract.js';
 import type { HoldfastPlugin } from './plugin.js';
+import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
 export const TOKENS = {
@@ -20,8 +21,11 @@ export const TOKENS = {
   Plugins: Symbol.for('holdfast:plugins') as InjectionToken<HoldfastPlugin[]>,
   /** Runtime settings of the process: data dir, database URL, version. */
   RuntimeConfig: Symbol.for('holdfast:runtime-config') as InjectionToken<RuntimeConfig>,
-  /** The persistence port: a unit-of-work factory (see persistence plugin). */
-  Database: Symbol.for('holdfast:database') as InjectionToken<unknown>,
+  /** The persistence port (registered by the persistence plugin). */
+  Database: Symbol.for('holdfast:database') as InjectionToken<DatabasePort>,
+  Authenticator: Symbol.for('holdfast:authenticator') as InjectionToken<Authenticator>,
+  AccessPolicy: Symbol.for('holdfast:access-policy') as InjectionToken<AccessPolicy>,
+  RateLimiter: Symbol.for('holdfast:rate-limiter') as InjectionToken<RateLimiter>,
 } as const;
 
 /** Process-level settings read once at start from the environment. */

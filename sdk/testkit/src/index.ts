@@ -1,0 +1,6 @@
+export * from './definition.js';
+export * from './storage.js';
+export * from './notification.js';
+export * from './source.js';
+export * from './retention.js';
+export * from './naming.js';
