@@ -5,7 +5,7 @@ import { silentLogger } from './logger.js';
  * Event names and payloads. Plugins add their events by declaration merging:
  * `declare module '@holdfast/kernel' { interface HoldfastEvents { my_event: {...} } }`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+ 
 export interface HoldfastEvents {
   user_login: { userName: string; email: string; timestamp: string };
   user_created: { userName: string; email: string; timestamp: string };

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   ADAPTER_API_VERSION,
   ADAPTER_BRAND,
-  AdapterError,
+  type AdapterError,
   AdapterRegistry,
   TOKENS,
   assertAdapterDefinition,
