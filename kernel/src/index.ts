@@ -19,3 +19,5 @@ export * from './streams/hashing.js';
 export * from './streams/byte-counter.js';
 export * from './streams/pipeline.js';
 export * from './access.js';
+export * from './storage-keys.js';
+export * from './catalog-ports.js';
