@@ -6,6 +6,7 @@ import type { KernelLogger } from './logger.js';
 import type { RouteDefinition } from './http-contract.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
+import type { AuditWriter, JobCatalog, SettingsReader } from './catalog-ports.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
 export const TOKENS = {
@@ -26,6 +27,12 @@ export const TOKENS = {
   Authenticator: Symbol.for('holdfast:authenticator') as InjectionToken<Authenticator>,
   AccessPolicy: Symbol.for('holdfast:access-policy') as InjectionToken<AccessPolicy>,
   RateLimiter: Symbol.for('holdfast:rate-limiter') as InjectionToken<RateLimiter>,
+  /** Typed system settings (catalog plugin). */
+  Settings: Symbol.for('holdfast:settings') as InjectionToken<SettingsReader>,
+  /** Audit log writer (identity plugin). */
+  AuditWriter: Symbol.for('holdfast:audit-writer') as InjectionToken<AuditWriter>,
+  /** Resolved job configuration for runs (catalog plugin). */
+  JobCatalog: Symbol.for('holdfast:job-catalog') as InjectionToken<JobCatalog>,
 } as const;
 
 /** Process-level settings read once at start from the environment. */

@@ -1,0 +1,76 @@
+/**
+ * Ports between the catalog (which owns configuration) and its consumers (identity, engine, notifications), so no
+ * plugin imports another. The catalog registers implementations under the matching TOKENS.
+ */
+
+/** Reads typed system settings with their defaults (SPEC "SystemSetting"); changes apply without a restart. */
+export interface SettingsReader {
+  /** The current value of `key`, parsed from its stored string, or the key's default. */
+  get<T = unknown>(key: string): Promise<T>;
+}
+
+/** One audit entry (SPEC "AuditLog"); the writer never throws to its caller. */
+export interface AuditEntry {
+  userId?: string | null;
+  action: string;
+  resource: string;
+  resourceId?: string | null;
+  details?: Record<string, unknown> | null;
+  ipAddress?: string | null;
+  userAgent?: string | null;
+}
+
+/** Writes audit entries (registered by the identity plugin). */
+export interface AuditWriter {
+  write(entry: AuditEntry): Promise<void>;
+}
+
+/** A saved adapter configuration resolved for use: secrets decrypted, credential profiles attached. */
+export interface ResolvedAdapterConfig {
+  configId: string;
+  name: string;
+  /** Kernel adapter kind: `source`, `storage` or `notification`. */
+  kind: 'source' | 'storage' | 'notification';
+  adapterId: string;
+  /** Full config including decrypted secrets; never log or return it. */
+  config: Record<string, unknown>;
+  /** Decrypted credential profile payloads by role (`primary`, `ssh`). */
+  credentials: Record<string, Record<string, unknown>>;
+}
+
+/** One destination of a run plan. */
+export interface RunPlanDestination extends ResolvedAdapterConfig {
+  priority: number;
+  /** Retention policy config (the retention adapter's config JSON); `null` keeps everything. */
+  retention: { policyId: string | null; strategyId: string; config: unknown } | null;
+}
+
+/** Everything the engine needs to run a job, resolved at the moment the run starts. */
+export interface RunPlan {
+  job: {
+    id: string;
+    name: string;
+    databases: string[];
+    compression: 'NONE' | 'GZIP' | 'BROTLI' | 'ZSTD';
+    pgCompression: string;
+    skipVerification: boolean;
+    namingPattern: string;
+    notificationTemplateId: string | null;
+  };
+  source: ResolvedAdapterConfig;
+  /** Ascending priority. */
+  destinations: RunPlanDestination[];
+  /** Present when the job encrypts: the profile key (32 bytes). */
+  encryption: { profileId: string; key: Buffer } | null;
+}
+
+/** Resolves saved configuration for the engine (registered by the catalog plugin). */
+export interface JobCatalog {
+  /** Throws `NotFoundError('Job not found')` for an unknown id. */
+  resolveRunPlan(jobId: string): Promise<RunPlan>;
+  resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig>;
+  /** The 32-byte key of an encryption profile (restores and downloads). */
+  encryptionKey(profileId: string): Promise<Buffer>;
+  /** Names of jobs, for history/polling representations. */
+  jobNames(jobIds: string[]): Promise<Map<string, string>>;
+}
