@@ -20,3 +20,4 @@ export * from './streams/byte-counter.js';
 export * from './streams/pipeline.js';
 export * from './access.js';
 export * from './storage-keys.js';
+export * from './catalog-ports.js';
