@@ -21,3 +21,4 @@ export * from './streams/pipeline.js';
 export * from './access.js';
 export * from './storage-keys.js';
 export * from './catalog-ports.js';
+export * from './naming-suffix.js';
