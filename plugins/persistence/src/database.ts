@@ -1,0 +1,114 @@
+import type { DatabasePort, HoldfastPlugin, KernelLogger } from '@holdfast/kernel';
+import { silentLogger } from '@holdfast/kernel';
+import { MikroORM, type Options } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/knex';
+import { LibSqlDriver } from '@mikro-orm/libsql';
+import { Migrator } from '@mikro-orm/migrations';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { describeTarget, prepareTarget, resolveConnectionTarget, type ConnectionTarget } from './connection.js';
+import { collectMigrations, toMigrationsList } from './migrations.js';
+
+/** Name of the table that records applied migrations. */
+export const MIGRATIONS_TABLE = 'holdfast_migrations';
+
+/** What {@link openDatabase} needs. */
+export interface OpenDatabaseOptions {
+  /** Directory of the embedded database (`HOLDFAST_DATA_DIR`); created when missing. */
+  dataDir: string;
+  /** `DATABASE_URL`: unset selects the embedded libsql file, `postgres://` selects PostgreSQL. */
+  databaseUrl?: string;
+  /** Feature plugins whose entities and migrations make up the schema. */
+  plugins: readonly HoldfastPlugin[];
+  logger?: KernelLogger;
+}
+
+/** The opened database: the kernel's {@link DatabasePort} plus migration control and the ORM itself. */
+export interface HoldfastDatabase extends DatabasePort {
+  readonly orm: MikroORM;
+  /** Where the database is, safe to log (no password). */
+  readonly location: string;
+  em(): EntityManager;
+  /** Applies pending migrations in name order, each in its own transaction; resolves the names applied. */
+  migrate(): Promise<string[]>;
+  /** Names of migrations not applied yet, in the order they would run. */
+  pendingMigrations(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+function driverOptions(target: ConnectionTarget): Pick<Options, 'driver' | 'dbName' | 'clientUrl'> {
+  return target.dialect === 'sqlite'
+    ? { driver: LibSqlDriver, dbName: target.file }
+    : { driver: PostgreSqlDriver, clientUrl: target.url };
+}
+
+/** Opens the database chosen by `databaseUrl`/`dataDir` with every plugin's entities and migrations. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<HoldfastDatabase> {
+  const logger = options.logger ?? silentLogger;
+  const target = resolveConnectionTarget(options.dataDir, options.databaseUrl);
+  const migrations = collectMigrations(options.plugins);
+  await prepareTarget(target, options.dataDir);
+  const entities = options.plugins.flatMap((plugin) => [...(plugin.entities ?? [])]) as Options['entities'];
+  const orm = await MikroORM.init({
+    ...driverOptions(target),
+    entities,
+    extensions: [Migrator],
+    // Schema comes from migrations only; MikroORM must not compare or alter it on its own.
+    ensureDatabase: false,
+    allowGlobalContext: false,
+    debug: false,
+    migrations: {
+      tableName: MIGRATIONS_TABLE,
+      migrationsList: toMigrationsList(migrations, target.dialect),
+      transactional: true,
+      allOrNothing: false,
+      disableForeignKeys: false,
+      snapshot: false,
+      silent: true,
+    },
+  });
+  return new OpenedDatabase(orm, target, logger);
+}
+
+class OpenedDatabase implements HoldfastDatabase {
+  readonly dialect: 'sqlite' | 'postgresql';
+  readonly location: string;
+  private isClosed = false;
+
+  constructor(
+    readonly orm: MikroORM,
+    target: ConnectionTarget,
+    private readonly logger: KernelLogger,
+  ) {
+    this.dialect = target.dialect;
+    this.location = describeTarget(target);
+  }
+
+  em(): EntityManager {
+    return this.orm.em.fork() as EntityManager;
+  }
+
+  async isReachable(): Promise<boolean> {
+    if (this.isClosed) return false;
+    try {
+      return (await this.orm.checkConnection()).ok;
+    } catch {
+      return false;
+    }
+  }
+
+  async migrate(): Promise<string[]> {
+    const applied = await this.orm.getMigrator().up();
+    for (const migration of applied) this.logger.info({ migration: migration.name }, 'migration applied');
+    return applied.map((migration) => migration.name);
+  }
+
+  async pendingMigrations(): Promise<string[]> {
+    return (await this.orm.getMigrator().getPendingMigrations()).map((migration) => migration.name);
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    await this.orm.close(true);
+  }
+}
