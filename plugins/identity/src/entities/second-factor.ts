@@ -1,0 +1,56 @@
+import { defineEntity, p } from '@mikro-orm/core';
+
+/** TOTP secret and backup codes of a user, both encrypted with the system key. Flows come later. */
+export const TwoFactorEntity = defineEntity({
+  name: 'TwoFactor',
+  tableName: 'two_factors',
+  properties: {
+    id: p.string().primary().length(36),
+    userId: p.string().length(36).unique('two_factors_user_id_unique'),
+    secret: p.text(),
+    backupCodes: p.text(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** A stored two-factor row. */
+export type TwoFactor = InstanceType<typeof TwoFactorEntity.class>;
+
+/** A WebAuthn passkey credential. Flows come later. */
+export const PasskeyEntity = defineEntity({
+  name: 'Passkey',
+  tableName: 'passkeys',
+  properties: {
+    id: p.string().primary().length(36),
+    userId: p.string().length(36).index('passkeys_user_id_index'),
+    name: p.string().nullable(),
+    credentialId: p.string().unique('passkeys_credential_id_unique'),
+    publicKey: p.text(),
+    counter: p.integer().default(0),
+    deviceType: p.string(),
+    backedUp: p.boolean().default(false),
+    transports: p.string().nullable(),
+    aaguid: p.string().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+
+/** A stored passkey row. */
+export type Passkey = InstanceType<typeof PasskeyEntity.class>;
+
+/** A short-lived verification value (email verification, 2FA challenges). Flows come later. */
+export const VerificationEntity = defineEntity({
+  name: 'Verification',
+  tableName: 'verifications',
+  properties: {
+    id: p.string().primary().length(36),
+    identifier: p.string().index('verifications_identifier_index'),
+    value: p.text(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+/** A stored verification row. */
+export type Verification = InstanceType<typeof VerificationEntity.class>;

@@ -1,0 +1,1 @@
+export { identityMigrations, identitySchemaMigration } from './001-identity-schema.js';
