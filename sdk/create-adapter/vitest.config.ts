@@ -1,4 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '@holdfast/tooling/vitest';
 
-export default defineConfig(packageTestConfig('@holdfast/create-adapter'));
+export default defineConfig(
+  packageTestConfig('@holdfast/create-adapter', { globalSetup: ['./test/global-setup.ts'] }),
+);
