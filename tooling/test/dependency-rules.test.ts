@@ -1,0 +1,76 @@
+// ARCHITECTURE.md section 1, asserted over every workspace package the root package.json names, so a new package
+// is covered the moment it exists. Each failure lists the package and the offending dependency or import.
+import { execFile } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import {
+  adapterViolations,
+  escapingImportViolations,
+  kernelViolations,
+  packageHygieneViolations,
+  pluginViolations,
+} from './rules.js';
+import { readWorkspace, REPO_ROOT, type WorkspacePackage } from './workspace.js';
+
+let workspace: WorkspacePackage[];
+const under = (prefix: string) => workspace.filter((pkg) => pkg.dir.startsWith(prefix));
+
+function report(problems: string[]): string {
+  return `\n${problems.map((p) => `  - ${p}`).join('\n')}\n`;
+}
+
+beforeAll(async () => {
+  workspace = await readWorkspace();
+});
+
+describe('dependency rules of the workspace', () => {
+  it('discovers the packages from the root workspaces globs', () => {
+    const dirs = workspace.map((pkg) => pkg.dir);
+    expect(dirs).toEqual(expect.arrayContaining(['kernel', 'sdk/adapter', 'sdk/testkit', 'sdk/create-adapter', 'tooling']));
+    expect(under('adapters/').length).toBeGreaterThan(0);
+    expect(under('plugins/').length).toBeGreaterThan(0);
+  });
+
+  it('@holdfast/kernel depends on no koa, no @mikro-orm and no @holdfast package', () => {
+    const kernel = workspace.find((pkg) => pkg.name === '@holdfast/kernel');
+    expect(kernel, 'no workspace package is named @holdfast/kernel').toBeDefined();
+    const problems = kernelViolations(kernel!);
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('adapters carry a matching holdfast block, peer-depend on @holdfast/sdk ^0.x and import nothing else of ours', () => {
+    const problems = under('adapters/').flatMap(adapterViolations);
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('plugins never depend on or import another plugin package', () => {
+    const plugins = under('plugins/');
+    const problems = plugins.flatMap((plugin) => pluginViolations(plugin, plugins));
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('no package reaches into another package by a relative import', () => {
+    const problems = workspace.flatMap(escapingImportViolations);
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('every workspace package has a README.md and a 0.x version', () => {
+    const problems = workspace.flatMap(packageHygieneViolations);
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('changeset status exits 0', async () => {
+    const result = await new Promise<{ code: number; output: string }>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['node_modules/@changesets/cli/bin.js', 'status'],
+        { cwd: REPO_ROOT, timeout: 60_000 },
+        (error, stdout, stderr) => {
+          if (error && typeof error.code !== 'number') reject(error);
+          else resolve({ code: error ? (error.code as number) : 0, output: `${stdout}${stderr}` });
+        },
+      );
+    });
+    expect(result.code, result.output).toBe(0);
+    expect(result.output).toContain('Packages to be bumped');
+  });
+});

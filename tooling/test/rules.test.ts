@@ -1,0 +1,184 @@
+// The rule functions must catch what they claim to: each violation below is one a real package could commit.
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  adapterViolations,
+  escapingImportViolations,
+  kernelViolations,
+  packageHygieneViolations,
+  pluginViolations,
+} from './rules.js';
+import { expandWorkspacePatterns, importsOf, type Manifest, type SourceImport, type WorkspacePackage } from './workspace.js';
+
+function pkg(dir: string, manifest: Manifest, imports: SourceImport[] = [], hasReadme = true): WorkspacePackage {
+  return { dir, name: manifest.name ?? dir, manifest: { version: '0.1.0', ...manifest }, hasReadme, imports };
+}
+
+const goodAdapter: Manifest = {
+  name: '@holdfast/storage-local',
+  holdfast: { kind: 'storage', id: 'local' },
+  peerDependencies: { '@holdfast/sdk': '^0.1.0' },
+  dependencies: { 'ssh2-sftp-client': '12.0.1' },
+  devDependencies: { '@holdfast/testkit': '^0.1.0' },
+};
+
+describe('kernel rule', () => {
+  it('names each framework, ORM and Holdfast dependency of the kernel', () => {
+    const kernel = pkg('kernel', {
+      name: '@holdfast/kernel',
+      dependencies: { zod: '4.6.7', koa: '3.3.0', '@mikro-orm/core': '6.6.16' },
+      peerDependencies: { '@koa/router': '15.7.0' },
+      devDependencies: { 'koa-body': '8.0.1', '@holdfast/sdk': '^0.1.0', '@holdfast/tooling': '0.1.0' },
+    });
+    expect(kernelViolations(kernel)).toEqual([
+      '@holdfast/kernel must not depend on koa (found in dependencies)',
+      '@holdfast/kernel must not depend on @mikro-orm/core (found in dependencies)',
+      '@holdfast/kernel must not depend on @koa/router (found in peerDependencies)',
+      '@holdfast/kernel must not depend on koa-body (found in devDependencies)',
+      '@holdfast/kernel must not depend on @holdfast/sdk (found in devDependencies)',
+    ]);
+  });
+
+  it('flags a kernel import of an undeclared package', () => {
+    const kernel = pkg('kernel', { name: '@holdfast/kernel', dependencies: { zod: '4.6.7' } }, [
+      { file: 'src/a.ts', specifier: 'zod' },
+      { file: 'src/a.ts', specifier: 'node:stream' },
+      { file: 'src/b.ts', specifier: 'pino' },
+    ]);
+    expect(kernelViolations(kernel)).toEqual(['@holdfast/kernel src/b.ts imports pino, which is not one of its dependencies']);
+  });
+});
+
+describe('adapter rule', () => {
+  it('accepts a well-formed adapter, including the notify- folder of a notification kind', () => {
+    expect(adapterViolations(pkg('adapters/storage-local', goodAdapter))).toEqual([]);
+    const webhook = pkg('adapters/notify-webhook', {
+      ...goodAdapter,
+      name: '@holdfast/notify-webhook',
+      holdfast: { kind: 'notification', id: 'generic-webhook' },
+      dependencies: {},
+    });
+    expect(adapterViolations(webhook)).toEqual([]);
+  });
+
+  it('names a missing block, a folder that does not match the kind and a bad id', () => {
+    expect(adapterViolations(pkg('adapters/storage-x', { ...goodAdapter, holdfast: undefined }))).toEqual([
+      '@holdfast/storage-local has no "holdfast": { "kind", "id" } block in package.json',
+    ]);
+    expect(adapterViolations(pkg('adapters/storage-x', { ...goodAdapter, holdfast: { kind: 'source', id: 'Bad_Id' } }))).toEqual([
+      '@holdfast/storage-local is a source adapter, so its folder must start with "source-" (is "storage-x")',
+      '@holdfast/storage-local declares holdfast id "Bad_Id", which is not kebab-case',
+    ]);
+    expect(adapterViolations(pkg('adapters/storage-x', { ...goodAdapter, holdfast: { kind: 'database', id: 'x' } }))).toEqual([
+      '@holdfast/storage-local declares unknown holdfast kind "database"',
+    ]);
+  });
+
+  it('names an sdk that is not a ^0.x peer and any other Holdfast dependency', () => {
+    const adapter = pkg('adapters/storage-local', {
+      ...goodAdapter,
+      peerDependencies: { '@holdfast/sdk': 'workspace:^' },
+      dependencies: { '@holdfast/sdk': '^0.1.0', '@holdfast/persistence': '^0.1.0' },
+      devDependencies: { '@holdfast/testkit': '^0.1.0', '@holdfast/kernel': '^0.1.0' },
+    });
+    expect(adapterViolations(adapter)).toEqual([
+      '@holdfast/storage-local must depend on @holdfast/sdk with a "^0.x" range (has "workspace:^")',
+      '@holdfast/storage-local must not depend on @holdfast/sdk (found in dependencies); adapters reach Holdfast only through @holdfast/sdk',
+      '@holdfast/storage-local must not depend on @holdfast/persistence (found in dependencies); adapters reach Holdfast only through @holdfast/sdk',
+      '@holdfast/storage-local must not depend on @holdfast/kernel (found in devDependencies); adapters reach Holdfast only through @holdfast/sdk',
+    ]);
+    expect(adapterViolations(pkg('adapters/storage-local', { ...goodAdapter, peerDependencies: {} }))).toEqual([
+      '@holdfast/storage-local must list @holdfast/sdk in peerDependencies',
+    ]);
+  });
+
+  it('allows sdk, builtins, relative paths and own dependencies in src imports, and names the rest', () => {
+    const adapter = pkg('adapters/storage-local', goodAdapter, [
+      { file: 'src/index.ts', specifier: '@holdfast/sdk' },
+      { file: 'src/index.ts', specifier: './config.js' },
+      { file: 'src/local-storage.ts', specifier: 'node:fs/promises' },
+      { file: 'src/local-storage.ts', specifier: 'fs' },
+      { file: 'src/local-storage.ts', specifier: 'ssh2-sftp-client/lib/x.js' },
+      { file: 'src/config.ts', specifier: 'zod' },
+      { file: 'src/local-storage.ts', specifier: 'tsyringe' },
+      { file: 'src/internal/x.ts', specifier: 'lodash' },
+      { file: 'src/internal/y.ts', specifier: '@holdfast/testkit' },
+    ]);
+    expect(adapterViolations(adapter)).toEqual([
+      '@holdfast/storage-local src/config.ts imports zod directly; import it from @holdfast/sdk',
+      '@holdfast/storage-local src/local-storage.ts imports tsyringe directly; import it from @holdfast/sdk',
+      '@holdfast/storage-local src/internal/x.ts imports lodash, which is not one of its own dependencies',
+      '@holdfast/storage-local src/internal/y.ts imports @holdfast/testkit, which is not one of its own dependencies',
+    ]);
+  });
+});
+
+describe('plugin rule', () => {
+  it('names a dependency on and an import of another plugin, but not of the kernel', () => {
+    const catalog = pkg('plugins/catalog', { name: '@holdfast/catalog', dependencies: { '@holdfast/kernel': '^0.1.0', '@holdfast/identity': '^0.1.0' } }, [
+      { file: 'src/a.ts', specifier: '@holdfast/kernel' },
+      { file: 'src/b.ts', specifier: '@holdfast/persistence/testing' },
+    ]);
+    const plugins = [catalog, pkg('plugins/identity', { name: '@holdfast/identity' }), pkg('plugins/persistence', { name: '@holdfast/persistence' })];
+    expect(pluginViolations(catalog, plugins)).toEqual([
+      '@holdfast/catalog must not depend on plugin @holdfast/identity (found in dependencies); use a kernel token',
+      '@holdfast/catalog src/b.ts imports plugin @holdfast/persistence/testing; use a kernel token',
+    ]);
+  });
+
+  it('names a relative import that leaves its package', () => {
+    const engine = pkg('plugins/engine', { name: '@holdfast/engine' }, [
+      { file: 'src/runner/stage.ts', specifier: '../queue.js' },
+      { file: 'src/runner/stage.ts', specifier: '../../../identity/src/users.js' },
+    ]);
+    expect(escapingImportViolations(engine)).toEqual([
+      '@holdfast/engine src/runner/stage.ts imports ../../../identity/src/users.js, which leaves the package (resolves to plugins/identity/src/users.js)',
+    ]);
+  });
+});
+
+describe('package hygiene rule', () => {
+  it('names a missing README and a version outside 0.x', () => {
+    expect(packageHygieneViolations(pkg('apps/web', { name: '@holdfast/web', version: '1.0.0' }, [], false))).toEqual([
+      '@holdfast/web (apps/web) has no README.md',
+      '@holdfast/web has version "1.0.0"; packages stay on 0.x',
+    ]);
+    expect(packageHygieneViolations(pkg('apps/web', { name: '@holdfast/web', version: '0.3.1' }))).toEqual([]);
+  });
+});
+
+describe('workspace reading', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root) await rm(root, { recursive: true, force: true });
+    root = undefined;
+  });
+
+  it('expands plain and * patterns to directories holding a package.json', async () => {
+    root = await mkdtemp(join(tmpdir(), 'hf-workspace-'));
+    for (const dir of ['kernel', 'adapters/storage-a', 'adapters/notify-b', 'adapters/not-a-package']) {
+      await mkdir(join(root, dir), { recursive: true });
+      if (dir !== 'adapters/not-a-package') await writeFile(join(root, dir, 'package.json'), '{}');
+    }
+    expect(await expandWorkspacePatterns(root, ['kernel', 'adapters/*', 'apps/*'])).toEqual([
+      'adapters/notify-b',
+      'adapters/storage-a',
+      'kernel',
+    ]);
+    await expect(expandWorkspacePatterns(root, ['packages/**'])).rejects.toThrow('workspace pattern "packages/**" is not understood');
+  });
+
+  it('finds static, type-only, re-exported, side-effect and dynamic imports', () => {
+    const text = [
+      "import { a } from './a.js';",
+      "import type { B } from '@holdfast/sdk';",
+      "export * from 'zod';",
+      "import 'reflect-metadata';",
+      "const m = await import('node:fs');",
+      '// import x from "commented-out";',
+    ].join('\n');
+    expect(importsOf(text)).toEqual(['./a.js', '@holdfast/sdk', 'zod', 'reflect-metadata', 'node:fs']);
+  });
+});

@@ -1,0 +1,126 @@
+// The dependency rules of ARCHITECTURE.md section 1 as pure functions: each returns one message per violation,
+// naming the package and the offending dependency, so the test output says exactly what to fix.
+import { posix } from 'node:path';
+import { isNodeBuiltin, packageOfSpecifier, type Manifest, type WorkspacePackage } from './workspace.js';
+
+/** Runtime dependency fields: what a consumer of the package installs. */
+const RUNTIME_FIELDS = ['dependencies', 'peerDependencies', 'optionalDependencies'] as const;
+const ALL_FIELDS = [...RUNTIME_FIELDS, 'devDependencies'] as const;
+
+type DependencyField = (typeof ALL_FIELDS)[number];
+
+function entries(manifest: Manifest, fields: readonly DependencyField[]): Array<[DependencyField, string, string]> {
+  return fields.flatMap((field) =>
+    Object.entries(manifest[field] ?? {}).map(([name, range]) => [field, name, range] as [DependencyField, string, string]),
+  );
+}
+
+/** Folder prefix of adapter packages by kind (`notification` adapters are `notify-*`). */
+export const ADAPTER_FOLDER_PREFIX: Readonly<Record<string, string>> = {
+  source: 'source-',
+  storage: 'storage-',
+  notification: 'notify-',
+  retention: 'retention-',
+  naming: 'naming-',
+};
+
+const KEBAB_ID = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+
+/** The kernel imports no web framework, no ORM and nothing of ours; shared tooling may be a dev dependency. */
+export function kernelViolations(kernel: WorkspacePackage): string[] {
+  const problems: string[] = [];
+  for (const [field, dep] of entries(kernel.manifest, ALL_FIELDS)) {
+    const isFramework = dep === 'koa' || dep.startsWith('koa-') || dep.startsWith('@koa/') || dep.startsWith('@mikro-orm/');
+    const isOurs = dep.startsWith('@holdfast/') && !(field === 'devDependencies' && dep === '@holdfast/tooling');
+    if (isFramework || isOurs) problems.push(`${kernel.name} must not depend on ${dep} (found in ${field})`);
+  }
+  const allowed = new Set(entries(kernel.manifest, RUNTIME_FIELDS).map(([, name]) => name));
+  for (const { file, specifier } of kernel.imports) {
+    const pkg = packageOfSpecifier(specifier);
+    if (pkg && !isNodeBuiltin(specifier) && !allowed.has(pkg)) {
+      problems.push(`${kernel.name} ${file} imports ${specifier}, which is not one of its dependencies`);
+    }
+  }
+  return problems;
+}
+
+/** What ARCHITECTURE.md section 1 and the adapter layout rules ask of every package under `adapters/`. */
+export function adapterViolations(adapter: WorkspacePackage): string[] {
+  const problems: string[] = [];
+  const { name, manifest } = adapter;
+  const folder = adapter.dir.split('/').pop() ?? adapter.dir;
+  const block = manifest.holdfast;
+  if (!block || typeof block !== 'object') {
+    problems.push(`${name} has no "holdfast": { "kind", "id" } block in package.json`);
+  } else {
+    const prefix = typeof block.kind === 'string' ? ADAPTER_FOLDER_PREFIX[block.kind] : undefined;
+    if (!prefix) problems.push(`${name} declares unknown holdfast kind "${String(block.kind)}"`);
+    else if (!folder.startsWith(prefix)) {
+      problems.push(`${name} is a ${String(block.kind)} adapter, so its folder must start with "${prefix}" (is "${folder}")`);
+    }
+    if (typeof block.id !== 'string' || !KEBAB_ID.test(block.id)) {
+      problems.push(`${name} declares holdfast id "${String(block.id)}", which is not kebab-case`);
+    }
+  }
+  const sdkPeer = manifest.peerDependencies?.['@holdfast/sdk'];
+  if (sdkPeer === undefined) problems.push(`${name} must list @holdfast/sdk in peerDependencies`);
+  else if (!/^\^0\.\d+\.\d+/.test(sdkPeer)) {
+    problems.push(`${name} must depend on @holdfast/sdk with a "^0.x" range (has "${sdkPeer}")`);
+  }
+  for (const [field, dep] of entries(manifest, ALL_FIELDS)) {
+    if (!dep.startsWith('@holdfast/')) continue;
+    if (dep === '@holdfast/sdk' && field === 'peerDependencies') continue;
+    if (field === 'devDependencies' && ['@holdfast/testkit', '@holdfast/sdk', '@holdfast/tooling'].includes(dep)) continue;
+    problems.push(`${name} must not depend on ${dep} (found in ${field}); adapters reach Holdfast only through @holdfast/sdk`);
+  }
+  // Contracts, z, injectable and inject come from the sdk, so one copy of each is shared with the kernel.
+  const throughSdkOnly = new Set(['zod', 'tsyringe', '@holdfast/kernel']);
+  const allowed = new Set(entries(manifest, RUNTIME_FIELDS).map(([, dep]) => dep));
+  for (const { file, specifier } of adapter.imports) {
+    const pkg = packageOfSpecifier(specifier);
+    if (!pkg || isNodeBuiltin(specifier) || pkg === '@holdfast/sdk') continue;
+    if (throughSdkOnly.has(pkg)) {
+      problems.push(`${name} ${file} imports ${specifier} directly; import it from @holdfast/sdk`);
+    } else if (!allowed.has(pkg) || pkg.startsWith('@holdfast/')) {
+      problems.push(`${name} ${file} imports ${specifier}, which is not one of its own dependencies`);
+    }
+  }
+  return problems;
+}
+
+/** A plugin reaches another plugin only through kernel tokens: no dependency on it, no import of it. */
+export function pluginViolations(plugin: WorkspacePackage, allPlugins: readonly WorkspacePackage[]): string[] {
+  const others = new Set(allPlugins.filter((p) => p.name !== plugin.name).map((p) => p.name));
+  const problems: string[] = [];
+  for (const [field, dep] of entries(plugin.manifest, RUNTIME_FIELDS)) {
+    if (others.has(dep)) problems.push(`${plugin.name} must not depend on plugin ${dep} (found in ${field}); use a kernel token`);
+  }
+  for (const { file, specifier } of plugin.imports) {
+    const pkg = packageOfSpecifier(specifier);
+    if (pkg && others.has(pkg)) problems.push(`${plugin.name} ${file} imports plugin ${specifier}; use a kernel token`);
+  }
+  return problems;
+}
+
+/** Every package has a README.md and a 0.x version until the first stable release. */
+export function packageHygieneViolations(pkg: WorkspacePackage): string[] {
+  const problems: string[] = [];
+  if (!pkg.hasReadme) problems.push(`${pkg.name} (${pkg.dir}) has no README.md`);
+  if (!/^0\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(pkg.manifest.version ?? '')) {
+    problems.push(`${pkg.name} has version "${String(pkg.manifest.version)}"; packages stay on 0.x`);
+  }
+  return problems;
+}
+
+/** A relative import must stay inside its own package: reaching into another package's files skips its API. */
+export function escapingImportViolations(pkg: WorkspacePackage): string[] {
+  const problems: string[] = [];
+  for (const { file, specifier } of pkg.imports) {
+    if (!specifier.startsWith('.')) continue;
+    const target = posix.normalize(posix.join(pkg.dir, posix.dirname(file), specifier));
+    if (!target.startsWith(`${pkg.dir}/`)) {
+      problems.push(`${pkg.name} ${file} imports ${specifier}, which leaves the package (resolves to ${target})`);
+    }
+  }
+  return problems;
+}
