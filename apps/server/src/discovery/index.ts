@@ -1,0 +1,62 @@
+import { fileURLToPath } from 'node:url';
+import { AdapterRegistry, silentLogger, type KernelLogger, type RegisteredAdapter } from '@holdfast/kernel';
+import { dependencyCandidates, pluginDirCandidates } from './candidates.js';
+import { loadAdapter } from './load-adapter.js';
+import type { AdapterCandidate } from './package-manifest.js';
+
+export { packageEntry, type AdapterCandidate } from './package-manifest.js';
+
+/** apps/server's own package.json (one level above both src/ and dist/). */
+export const SERVER_MANIFEST_PATH = fileURLToPath(new URL('../../package.json', import.meta.url));
+
+/** What {@link discoverAdapters} scans and filters. */
+export interface DiscoveryOptions {
+  /** package.json whose `dependencies` are scanned; defaults to apps/server's. */
+  manifestPath?: string;
+  /** `HOLDFAST_PLUGIN_DIR`: a directory of community adapter packages. */
+  pluginDir?: string;
+  /** `kind-id` names to load exclusively (empty: all). */
+  include?: readonly string[];
+  /** `kind-id` names never to load; an excluded package is not even imported. */
+  exclude?: readonly string[];
+  registry?: AdapterRegistry;
+  logger?: KernelLogger;
+}
+
+function isWanted(candidate: AdapterCandidate, include: readonly string[], exclude: readonly string[]): boolean {
+  const key = `${candidate.block.kind}-${candidate.block.id}`;
+  return (include.length === 0 || include.includes(key)) && !exclude.includes(key);
+}
+
+/**
+ * Finds adapter packages among the server's dependencies, then in the plugin directory, imports and validates each
+ * wanted one and registers it. The first bad package stops discovery with an error naming it.
+ */
+export async function discoverAdapters(options: DiscoveryOptions = {}): Promise<AdapterRegistry> {
+  const registry = options.registry ?? new AdapterRegistry();
+  const logger = options.logger ?? silentLogger;
+  const include = options.include ?? [];
+  const exclude = options.exclude ?? [];
+  const candidates = await dependencyCandidates(options.manifestPath ?? SERVER_MANIFEST_PATH);
+  if (options.pluginDir) candidates.push(...(await pluginDirCandidates(options.pluginDir)));
+
+  const loaded: RegisteredAdapter[] = [];
+  for (const candidate of candidates) {
+    const key = `${candidate.block.kind}-${candidate.block.id}`;
+    if (!isWanted(candidate, include, exclude)) {
+      logger.info({ adapter: key, package: candidate.packageName }, 'adapter skipped by include/exclude');
+      continue;
+    }
+    loaded.push(await loadAdapter(candidate, registry));
+    logger.info(
+      { adapter: key, package: candidate.packageName, version: candidate.version, directory: candidate.directory },
+      'adapter loaded',
+    );
+  }
+  for (const name of include) {
+    if (!loaded.some((entry) => `${entry.definition.kind}-${entry.definition.id}` === name)) {
+      logger.warn({ adapter: name }, 'HOLDFAST_ADAPTERS_INCLUDE names an adapter that is not installed');
+    }
+  }
+  return registry;
+}

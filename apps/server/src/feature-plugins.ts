@@ -1,0 +1,11 @@
+import type { HoldfastPlugin } from '@holdfast/kernel';
+import { createHttpPlugin } from '@holdfast/http';
+import { createPersistencePlugin } from '@holdfast/persistence';
+
+/**
+ * The feature plugins, in start order (stopped in reverse). Static on purpose: features are part of the product,
+ * unlike adapters, which are discovered. Later: identity, catalog, engine, storage-browser, notifications...
+ */
+export function featurePlugins(): HoldfastPlugin[] {
+  return [createPersistencePlugin(), createHttpPlugin()];
+}

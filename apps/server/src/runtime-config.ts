@@ -1,0 +1,69 @@
+import { resolve } from 'node:path';
+import { ADAPTER_ID_PATTERN, ADAPTER_KINDS, type RuntimeConfig } from '@holdfast/kernel';
+import { resolveConnectionTarget } from '@holdfast/persistence';
+
+/** The kernel's runtime config plus the settings only the server itself reads. */
+export interface ServerSettings extends RuntimeConfig {
+  /** Trust `X-Forwarded-*` headers (behind a reverse proxy). */
+  trustProxy: boolean;
+  logLevel: LogLevel;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** A pino level name. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+function readPort(value: string | undefined): number {
+  if (value === undefined || value.trim() === '') return 3000;
+  const port = Number(value);
+  if (!/^\d+$/.test(value.trim()) || port > 65535) {
+    throw new Error(`PORT must be an integer between 0 and 65535 (got "${value}")`);
+  }
+  return port;
+}
+
+function readAdapterList(variable: string, value: string | undefined): string[] {
+  const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  for (const name of names) {
+    const kind = ADAPTER_KINDS.find((candidate) => name.startsWith(`${candidate}-`));
+    if (!kind || !ADAPTER_ID_PATTERN.test(name.slice(kind.length + 1))) {
+      throw new Error(`${variable} entry "${name}" is not <kind>-<id> (kinds: ${ADAPTER_KINDS.join(', ')})`);
+    }
+  }
+  return names;
+}
+
+function readBoolean(variable: string, value: string | undefined): boolean {
+  const normalised = (value ?? '').trim().toLowerCase();
+  if (['', 'false', '0', 'no'].includes(normalised)) return false;
+  if (['true', '1', 'yes'].includes(normalised)) return true;
+  throw new Error(`${variable} must be true or false (got "${value}")`);
+}
+
+function readLogLevel(value: string | undefined): LogLevel {
+  const level = (value ?? 'info').trim().toLowerCase() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${value}")`);
+  }
+  return level as LogLevel;
+}
+
+/** Reads and checks the server's environment once; every bad value is an error naming its variable. */
+export function loadRuntimeConfig(env: NodeJS.ProcessEnv, version: string): ServerSettings {
+  const dataDir = resolve(env.HOLDFAST_DATA_DIR?.trim() || './data');
+  const databaseUrl = env.DATABASE_URL?.trim() || undefined;
+  // Checked here too so a bad URL fails before discovery or plugins do any work.
+  resolveConnectionTarget(dataDir, databaseUrl);
+  const pluginDir = env.HOLDFAST_PLUGIN_DIR?.trim();
+  return {
+    version,
+    dataDir,
+    databaseUrl,
+    port: readPort(env.PORT),
+    pluginDir: pluginDir ? resolve(pluginDir) : undefined,
+    includeAdapters: readAdapterList('HOLDFAST_ADAPTERS_INCLUDE', env.HOLDFAST_ADAPTERS_INCLUDE),
+    excludeAdapters: readAdapterList('HOLDFAST_ADAPTERS_EXCLUDE', env.HOLDFAST_ADAPTERS_EXCLUDE),
+    trustProxy: readBoolean('TRUST_PROXY', env.TRUST_PROXY),
+    logLevel: readLogLevel(env.LOG_LEVEL),
+  };
+}
