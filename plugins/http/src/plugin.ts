@@ -23,7 +23,7 @@ function openApiRoute(container: DependencyContainer): RouteDefinition {
       if (!document) {
         const version = container.isRegistered(TOKENS.RuntimeConfig, true)
           ? container.resolve(TOKENS.RuntimeConfig).version
-          : '0.0.0';
+          : 'unknown';
         document = buildOpenApiDocument(routes, { version });
         cache.set(routes, document);
       }

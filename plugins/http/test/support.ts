@@ -28,7 +28,8 @@ export interface RunningApp {
 }
 
 export interface StartOptions {
-  routes: RouteDefinition[];
+  /** The routes, or a function building them from the container (as `HoldfastPlugin.routes` does). */
+  routes: RouteDefinition[] | ((container: DependencyContainer) => RouteDefinition[]);
   register?: (container: DependencyContainer) => void;
   trustProxy?: boolean;
   bodyLimitBytes?: number;
@@ -48,7 +49,7 @@ export async function startApp(options: StartOptions): Promise<RunningApp> {
   const logger = pino({ level: 'debug' }, sink);
   const app = createHttpApp({
     container: child,
-    routes: options.routes,
+    routes: typeof options.routes === 'function' ? options.routes(child) : options.routes,
     logger,
     trustProxy: options.trustProxy ?? false,
     ...(options.bodyLimitBytes ? { bodyLimitBytes: options.bodyLimitBytes } : {}),

@@ -32,6 +32,8 @@ export function createJsonBodyReader(limitBytes: number): (ctx: Context) => Prom
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
   return async (ctx) => {
+    // `Content-Length: 0` (what fetch sends for a bodiless POST) is no body, whatever the content type says.
+    if (ctx.request.length === 0) return undefined;
     // `ctx.is()` is null for a request without a body and false for a body of another media type.
     const bodyType = ctx.request.is(JSON_TYPES);
     if (bodyType === null) return undefined;

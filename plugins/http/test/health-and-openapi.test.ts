@@ -1,0 +1,120 @@
+import { TOKENS, type DatabasePort, type RuntimeConfig } from '@holdfast/kernel';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import type { DependencyContainer } from 'tsyringe';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, createHttpPlugin } from '../src/index.js';
+import { ALL_TEST_ROUTES, createThing, readJob } from './routes.js';
+import { call, startApp, type RunningApp } from './support.js';
+
+let running: RunningApp | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+const runtimeConfig: RuntimeConfig = { version: '1.2.3', dataDir: '/nonexistent', port: 0, includeAdapters: [], excludeAdapters: [] };
+
+/** A DatabasePort stub: the health route only reads `dialect` and calls `isReachable()`. */
+function databaseStub(isReachable: () => Promise<boolean>): DatabasePort {
+  return { dialect: 'postgresql', em: () => ({}), isReachable };
+}
+
+/** Mounts the plugin's own routes next to the test routes, the way apps/server will. */
+function startWithPlugin(register: (c: DependencyContainer) => void): Promise<RunningApp> {
+  const plugin = createHttpPlugin();
+  return startApp({ register, routes: (c) => [...(plugin.routes?.(c) ?? []), ...ALL_TEST_ROUTES] });
+}
+
+describe('GET /api/health', () => {
+  it('answers 200 ok with version, database dialect and uptime when the database answers', async () => {
+    running = await startWithPlugin((c) => {
+      c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig });
+      c.register(TOKENS.Database, { useValue: databaseStub(async () => true) });
+    });
+    const response = await call(`${running.url}/api/health`);
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      status: 'ok',
+      version: '1.2.3',
+      database: { reachable: true, dialect: 'postgresql' },
+      uptimeSeconds: expect.any(Number),
+    });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it.each([
+    ['resolves false', async () => false],
+    ['rejects', async () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:5432'))],
+  ])('answers 503 degraded when isReachable %s', async (_label, isReachable) => {
+    running = await startWithPlugin((c) => {
+      c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig });
+      c.register(TOKENS.Database, { useValue: databaseStub(isReachable) });
+    });
+    const response = await call(`${running.url}/api/health`);
+    expect(response.status).toBe(503);
+    expect(response.body).toMatchObject({ status: 'degraded', version: '1.2.3', database: { reachable: false, dialect: 'postgresql' } });
+    expect(response.text).not.toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe('GET /api/openapi.json', () => {
+  it('serves a valid OpenAPI 3.1 document covering every mounted route', async () => {
+    running = await startWithPlugin((c) => c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig }));
+    const response = await call(`${running.url}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = response.body;
+
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+
+    expect(document.info.version).toBe('1.2.3');
+    const mounted = ['/api/health', '/api/openapi.json', '/api/things', '/api/jobs/{id}', '/api/public/events', '/api/fail/adapter/{code}'];
+    for (const path of mounted) expect(Object.keys(document.paths)).toContain(path);
+    expect(Object.keys(document.paths).some((path) => path.includes(':'))).toBe(false);
+  });
+
+  it('documents parameters, bodies, responses, security and permissions from the route declarations', () => {
+    const document = buildOpenApiDocument([...createHttpPlugin().routes!({ isRegistered: () => false } as never), ...ALL_TEST_ROUTES], { version: '9.9.9' }) as any;
+
+    const health = document.paths['/api/health'].get;
+    expect(health.security).toEqual([]);
+    expect(health.responses['503'].content['application/json'].schema.properties.status.enum).toEqual(['ok', 'degraded']);
+
+    const create = document.paths['/api/things'].post;
+    expect(create['x-permission']).toBe('things:write');
+    expect(create.description).toContain('things:write');
+    expect(create.security).toEqual([{ session: [] }, { apiKey: [] }]);
+    expect(create.requestBody.content['application/json'].schema.required).toEqual(['name']);
+    expect(Object.keys(create.responses).sort()).toEqual(['201', '400', '401', '403', '413', '429', '500']);
+
+    const job = document.paths['/api/jobs/{id}'].get;
+    expect(job.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'id', required: true })]);
+    expect(job['x-permission-scope']).toEqual({ resource: 'job', param: 'id' });
+
+    const echo = document.paths['/api/public/echo'].get;
+    expect(echo.parameters.map((p: { name: string; in: string }) => `${p.in}:${p.name}`).sort()).toEqual(['query:page', 'query:verbose']);
+    expect(Object.keys(echo.responses)).not.toContain('401');
+
+    const events = document.paths['/api/public/events'].get;
+    expect(Object.keys(events.responses['200'].content)).toEqual(['text/event-stream']);
+
+    const adapterFailure = document.paths['/api/fail/adapter/{code}'].get;
+    expect(adapterFailure.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'code' })]);
+
+    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(document.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie' });
+    const operationIds = Object.values(document.paths).flatMap((item: any) => Object.values(item).map((op: any) => op.operationId));
+    expect(new Set(operationIds).size).toBe(operationIds.length);
+    expect(operationIds).toContain('getJobsById');
+  });
+
+  it('grows with the routes: a document of fewer routes has fewer paths', () => {
+    const small = buildOpenApiDocument([createThing], { version: '1.0.0' }) as any;
+    const larger = buildOpenApiDocument([createThing, readJob], { version: '1.0.0' }) as any;
+    expect(Object.keys(small.paths)).toEqual(['/api/things']);
+    expect(Object.keys(larger.paths)).toEqual(['/api/things', '/api/jobs/{id}']);
+  });
+});
