@@ -5,12 +5,11 @@ import {
   ADAPTER_ID_PATTERN,
   ADAPTER_KINDS,
   SUPPORTED_ADAPTER_API_VERSIONS,
-  instantiateAdapter,
   type AnyAdapterDefinition,
   z,
 } from '@holdfast/sdk';
-import { container } from 'tsyringe';
 import { registerChecks, type ConformanceCheck } from './checks.js';
+import { createAdapterInstance } from './helpers/instantiate.js';
 
 /** Options of {@link describeAdapterDefinition}. */
 export interface AdapterDefinitionSuiteOptions {
@@ -186,7 +185,7 @@ function instantiationCheck(value: unknown, sampleConfig: unknown): ConformanceC
       const definition = asDefinition(value);
       let instance: unknown;
       const connects = await countConnects(() => {
-        instance = instantiateAdapter(container.createChildContainer(), definition, sampleConfig);
+        instance = createAdapterInstance(definition, sampleConfig);
       });
       assert.ok(typeof instance === 'object' && instance !== null, 'instantiateAdapter did not return an instance');
       assert.equal(connects, 0, 'the constructor opened a network connection; connect lazily on first use');

@@ -1,6 +1,6 @@
+import { createAdapterInstance } from '../helpers/instantiate.js';
 import assert from 'node:assert/strict';
-import { instantiateAdapter, isAdapterError, sendBounded, testBounded } from '@holdfast/sdk';
-import { container } from 'tsyringe';
+import { isAdapterError, sendBounded, testBounded } from '@holdfast/sdk';
 import type { ConformanceCheck } from '../checks.js';
 import { closedPortUrl, startHangingEndpoint, startHttpReceiver, type HttpReceiver } from '../helpers/http-endpoints.js';
 import {
@@ -123,7 +123,7 @@ export function notificationChecks(options: NotificationSuiteOptions<unknown>): 
       run: async () => {
         let caught: unknown;
         try {
-          instantiateAdapter(container.createChildContainer(), options.definition as never, options.invalidConfig);
+          createAdapterInstance(options.definition, options.invalidConfig);
         } catch (error) {
           caught = error;
         }

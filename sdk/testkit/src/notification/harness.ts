@@ -1,13 +1,12 @@
+import { createAdapterInstance } from '../helpers/instantiate.js';
 import assert from 'node:assert/strict';
 import {
-  instantiateAdapter,
   type AdapterContext,
   type ChannelTestResult,
   type KernelLogger,
   type NotificationChannel,
   type NotificationContext,
 } from '@holdfast/sdk';
-import { container } from 'tsyringe';
 
 /** The check groups of the notification suite; pass names to `disable` to switch groups off. */
 export const NOTIFICATION_CHECK_GROUPS = ['delivery', 'failures', 'timeouts', 'config validation'] as const;
@@ -65,7 +64,7 @@ export interface ChannelUnderTest {
 /** Instantiates the channel with a recording logger. */
 export function buildChannel(options: NotificationSuiteOptions<unknown>, config: unknown): ChannelUnderTest {
   const logs: string[] = [];
-  const channel = instantiateAdapter(container.createChildContainer(), options.definition as never, config, {
+  const channel = createAdapterInstance(options.definition, config, {
     ...options.context,
     logger: recordingLogger(logs),
   }) as NotificationChannel;

@@ -1,12 +1,11 @@
+import { createAdapterInstance } from '../helpers/instantiate.js';
 import {
-  instantiateAdapter,
   type AdapterContext,
   type DumpOptions,
   type RestoreTarget,
   type SourceAdapter,
   type SourceCapabilities,
 } from '@holdfast/sdk';
-import { container } from 'tsyringe';
 
 /** The check groups of the source suite; pass names to `disable` to switch groups off. */
 export const SOURCE_CHECK_GROUPS = ['round trip', 'connect failure', 'abort', 'health check', 'discovery'] as const;
@@ -43,7 +42,7 @@ export interface SourceSuiteOptions<S = unknown, C = unknown> {
 
 /** Builds a source instance from a raw config. */
 export function buildSource(options: SourceSuiteOptions<unknown>, config: unknown): SourceAdapter {
-  return instantiateAdapter(container.createChildContainer(), options.definition as never, config, options.context) as SourceAdapter;
+  return createAdapterInstance(options.definition, config, options.context) as SourceAdapter;
 }
 
 /** The declared capabilities of the definition under test. */

@@ -1,7 +1,7 @@
+import { createAdapterInstance } from '../helpers/instantiate.js';
 import assert from 'node:assert/strict';
 import { Readable, Transform } from 'node:stream';
-import { instantiateAdapter, isAbortError, isAdapterError, type StorageAdapter } from '@holdfast/sdk';
-import { container } from 'tsyringe';
+import { isAbortError, isAdapterError, type StorageAdapter } from '@holdfast/sdk';
 import type { ConformanceCheck } from '../checks.js';
 import { deterministicStream } from '../helpers/random-stream.js';
 import {
@@ -43,7 +43,7 @@ async function checkBadConfig(options: StorageSuiteOptions<unknown>): Promise<vo
   const raw = typeof options.badConfig === 'function' ? await (options.badConfig as () => unknown)() : options.badConfig;
   let storage: StorageAdapter;
   try {
-    storage = instantiateAdapter(container.createChildContainer(), options.definition as never, raw, options.context) as StorageAdapter;
+    storage = createAdapterInstance(options.definition, raw, options.context) as StorageAdapter;
   } catch (error) {
     assert.fail(`badConfig must pass schema validation (it should point at something that does not work): ${(error as Error).message}`);
   }

@@ -1,14 +1,13 @@
+import { createAdapterInstance } from '../helpers/instantiate.js';
 import assert from 'node:assert/strict';
 import type { Readable } from 'node:stream';
 import {
-  instantiateAdapter,
   isAdapterError,
   type AdapterContext,
   type StorageAdapter,
   type StorageCapabilities,
   type StorageObjectInfo,
 } from '@holdfast/sdk';
-import { container } from 'tsyringe';
 import { deterministicStream } from '../helpers/random-stream.js';
 import { sha256OfStream } from '../helpers/hashing.js';
 
@@ -57,7 +56,7 @@ export async function withStorage<C>(
 ): Promise<void> {
   const config = await options.config();
   try {
-    const storage = instantiateAdapter(container.createChildContainer(), options.definition as never, config, options.context) as StorageAdapter;
+    const storage = createAdapterInstance(options.definition, config, options.context) as StorageAdapter;
     try {
       await work(storage, config);
     } finally {
