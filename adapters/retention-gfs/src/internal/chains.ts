@@ -2,8 +2,8 @@ import type { RetentionCandidate } from '@holdfast/sdk';
 import { newestFirst } from './candidates.js';
 
 /**
- * An incremental chain is only restorable whole, so one kept member keeps every member. The newest kept member is named
- * as the reason for every member kept this way and returns the extended map.
+ * An incremental chain is only restorable whole, so one kept (or locked) member keeps every member. Returns the
+ * extended map; members kept this way name the chain's newest kept member as their reason.
  */
 export function keepWholeChains(
   backups: readonly RetentionCandidate[],
@@ -11,7 +11,7 @@ export function keepWholeChains(
 ): Map<string, string> {
   const keptBy = new Map<string, string>();
   for (const backup of [...backups].sort(newestFirst)) {
-    if (backup.chainId !== undefined && kept.has(backup.key) && !keptBy.has(backup.chainId)) {
+    if (backup.chainId !== undefined && (backup.locked || kept.has(backup.key)) && !keptBy.has(backup.chainId)) {
       keptBy.set(backup.chainId, backup.key);
     }
   }
