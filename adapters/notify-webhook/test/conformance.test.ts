@@ -1,0 +1,28 @@
+import { readFileSync } from 'node:fs';
+import { describeAdapterDefinition, describeNotificationChannel } from '@holdfast/testkit';
+import definition from '../src/index.js';
+
+const packageJson = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as object;
+
+const AUTH_SECRET = 'Bearer hf-secret-auth-7f3a9c';
+const PATH_SECRET = 'hook-token-d41d8cd98f00';
+
+describeAdapterDefinition(definition, {
+  packageJson,
+  sampleConfig: { webhookUrl: 'https://hooks.example.com/notify', authHeader: AUTH_SECRET },
+});
+
+describeNotificationChannel('generic-webhook', {
+  definition,
+  configFor: (baseUrl, kind) => ({
+    webhookUrl: `${baseUrl}/hooks/${PATH_SECRET}?token=${PATH_SECRET}`,
+    authHeader: AUTH_SECRET,
+    customHeaders: 'X-Source: holdfast-tests',
+    // One second against the hanging host keeps the suite fast; the default (15 s) is what users get.
+    timeoutSeconds: kind === 'hanging' ? 1 : 5,
+  }),
+  invalidConfig: { webhookUrl: `ftp://example.com/${PATH_SECRET}`, authHeader: AUTH_SECRET, method: 'GET' },
+  secrets: [AUTH_SECRET, PATH_SECRET],
+  boundMs: 3_000,
+  ownTimeoutMs: { send: 3_000, test: 3_000 },
+});
