@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * A linked sign-in account of a user. Provider `credential` holds the scrypt password hash in `password`;
@@ -26,4 +26,4 @@ export const AccountEntity = defineEntity({
 });
 
 /** A stored account row. */
-export type Account = InstanceType<typeof AccountEntity.class>;
+export type Account = InferEntity<typeof AccountEntity>;

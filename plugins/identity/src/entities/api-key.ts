@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * An API key (SPEC "ApiKey"). `hashedKey` is `<salt_hex>:<hash_hex>` (scrypt) or, for legacy rows, an unsalted
@@ -22,4 +22,4 @@ export const ApiKeyEntity = defineEntity({
 });
 
 /** A stored API key row. */
-export type ApiKey = InstanceType<typeof ApiKeyEntity.class>;
+export type ApiKey = InferEntity<typeof ApiKeyEntity>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** One audit entry (SPEC "Other records": AuditLog). `details` is a JSON string. */
 export const AuditLogEntity = defineEntity({
@@ -24,4 +24,4 @@ export const AuditLogEntity = defineEntity({
 });
 
 /** A stored audit entry. */
-export type AuditLog = InstanceType<typeof AuditLogEntity.class>;
+export type AuditLog = InferEntity<typeof AuditLogEntity>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** A permission group; `permissions` is a JSON string array of catalog permissions granted on every resource. */
 export const GroupEntity = defineEntity({
@@ -14,7 +14,7 @@ export const GroupEntity = defineEntity({
 });
 
 /** A stored group row. */
-export type Group = InstanceType<typeof GroupEntity.class>;
+export type Group = InferEntity<typeof GroupEntity>;
 
 /**
  * A scoped grant: the group holds `permission` only on the listed resources of `resourceType`
@@ -34,4 +34,4 @@ export const GroupGrantEntity = defineEntity({
 });
 
 /** A stored scoped grant row. */
-export type GroupGrant = InstanceType<typeof GroupGrantEntity.class>;
+export type GroupGrant = InferEntity<typeof GroupGrantEntity>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** TOTP secret and backup codes of a user, both encrypted with the system key. Flows come later. */
 export const TwoFactorEntity = defineEntity({
@@ -14,7 +14,7 @@ export const TwoFactorEntity = defineEntity({
 });
 
 /** A stored two-factor row. */
-export type TwoFactor = InstanceType<typeof TwoFactorEntity.class>;
+export type TwoFactor = InferEntity<typeof TwoFactorEntity>;
 
 /** A WebAuthn passkey credential. Flows come later. */
 export const PasskeyEntity = defineEntity({
@@ -36,7 +36,7 @@ export const PasskeyEntity = defineEntity({
 });
 
 /** A stored passkey row. */
-export type Passkey = InstanceType<typeof PasskeyEntity.class>;
+export type Passkey = InferEntity<typeof PasskeyEntity>;
 
 /** A short-lived verification value (email verification, 2FA challenges). Flows come later. */
 export const VerificationEntity = defineEntity({
@@ -53,4 +53,4 @@ export const VerificationEntity = defineEntity({
 });
 
 /** A stored verification row. */
-export type Verification = InstanceType<typeof VerificationEntity.class>;
+export type Verification = InferEntity<typeof VerificationEntity>;

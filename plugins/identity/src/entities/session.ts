@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** A browser session. `tokenHash` is the SHA-256 hex of the cookie value; the raw token is never stored. */
 export const SessionEntity = defineEntity({
@@ -17,4 +17,4 @@ export const SessionEntity = defineEntity({
 });
 
 /** A stored session row. */
-export type Session = InstanceType<typeof SessionEntity.class>;
+export type Session = InferEntity<typeof SessionEntity>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** An OIDC or SAML single sign-on provider (SPEC "Other records"). Client id and secret are stored encrypted. */
 export const SsoProviderEntity = defineEntity({
@@ -30,4 +30,4 @@ export const SsoProviderEntity = defineEntity({
 });
 
 /** A stored SSO provider row. */
-export type SsoProvider = InstanceType<typeof SsoProviderEntity.class>;
+export type SsoProvider = InferEntity<typeof SsoProviderEntity>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /**
  * A system setting (SPEC "SystemSetting"). Minimal version owned here until the catalog plugin takes settings over;
@@ -16,4 +16,4 @@ export const SystemSettingEntity = defineEntity({
 });
 
 /** A stored setting row. */
-export type SystemSetting = InstanceType<typeof SystemSettingEntity.class>;
+export type SystemSetting = InferEntity<typeof SystemSettingEntity>;

@@ -1,4 +1,4 @@
-import { defineEntity, p } from '@mikro-orm/core';
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
 /** A person who signs in (SPEC "User and Group"). Passwords live on the `credential` account, not here. */
 export const UserEntity = defineEntity({
@@ -25,4 +25,4 @@ export const UserEntity = defineEntity({
 });
 
 /** A stored user row. */
-export type User = InstanceType<typeof UserEntity.class>;
+export type User = InferEntity<typeof UserEntity>;

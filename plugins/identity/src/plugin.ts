@@ -1,0 +1,78 @@
+import { silentLogger, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { identityConfigFromEnv, type IdentityConfig } from './config.js';
+import { identityEntities } from './entities/index.js';
+import { identityMigrations } from './migrations/index.js';
+import { identityRoutes } from './routes/index.js';
+import { createIdentityServices, type IdentityServices } from './services.js';
+import { createFirstAdmin } from './users/first-admin.js';
+
+/** Token of the plugin's own services (for the CLI and tests; other plugins use the kernel ports). */
+export const IDENTITY_SERVICES = Symbol.for('holdfast:identity-services') as InjectionToken<IdentityServices>;
+
+/** Options of {@link createIdentityPlugin}. */
+export interface IdentityPluginOptions {
+  /** Environment to read `DISABLE_EMAIL_LOGIN`, `TRUST_PROXY`, `HOLDFAST_ADMIN_*` from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Values that win over the environment. */
+  config?: Partial<IdentityConfig>;
+}
+
+function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
+}
+
+/**
+ * The identity plugin: users, groups, sessions, API keys, the permission catalog, scoped grants, rate limits and
+ * the audit log. Registers `TOKENS.Authenticator`, `TOKENS.AccessPolicy` and `TOKENS.RateLimiter`.
+ */
+export function createIdentityPlugin(options: IdentityPluginOptions = {}): HoldfastPlugin {
+  const config = identityConfigFromEnv(options.env ?? process.env, options.config);
+  let services: IdentityServices | undefined;
+  // Built on first use: `register` runs before the database exists, the factories below run after.
+  const servicesOf = (container: DependencyContainer): IdentityServices => {
+    services ??= createIdentityServices(
+      container.resolve(TOKENS.Database),
+      config,
+      optional(container, TOKENS.EventBus),
+      optional(container, TOKENS.Logger)?.child?.({ plugin: 'identity' }) ?? optional(container, TOKENS.Logger) ?? silentLogger,
+    );
+    return services;
+  };
+
+  return {
+    name: 'identity',
+    entities: identityEntities,
+    migrations: identityMigrations,
+    register(container) {
+      container.register(IDENTITY_SERVICES, { useFactory: servicesOf });
+      container.register(TOKENS.Authenticator, { useFactory: (c) => servicesOf(c).authenticator });
+      container.register(TOKENS.AccessPolicy, { useFactory: (c) => servicesOf(c).accessPolicy });
+      container.register(TOKENS.RateLimiter, { useFactory: (c) => servicesOf(c).rateLimiter });
+    },
+    routes: (container) => identityRoutes(servicesOf(container)),
+    async start(container) {
+      const identity = servicesOf(container);
+      await bootstrapAdminFromEnv(identity);
+      identity.housekeeping.start();
+    },
+    async stop() {
+      await services?.housekeeping.stop();
+      await services?.apiKeys.idle();
+    },
+  };
+}
+
+/** First run: `HOLDFAST_ADMIN_EMAIL` + `HOLDFAST_ADMIN_PASSWORD` create a super administrator when no user exists. */
+async function bootstrapAdminFromEnv(identity: IdentityServices): Promise<void> {
+  const { adminEmail, adminPassword } = identity.config;
+  if (!adminEmail && !adminPassword) return;
+  if (!adminEmail || !adminPassword) {
+    identity.logger.warn('HOLDFAST_ADMIN_EMAIL and HOLDFAST_ADMIN_PASSWORD must both be set to create the first administrator');
+    return;
+  }
+  if ((await identity.users.count()) > 0) return;
+  const user = await createFirstAdmin(identity.database, { email: adminEmail, password: adminPassword }, identity.events);
+  await identity.audit.record({ userId: user.id }, { action: 'CREATE', resource: 'user', resourceId: user.id, details: { bootstrap: 'environment', isSuperAdmin: true } });
+  identity.logger.info({ email: user.email }, 'created the first super administrator from HOLDFAST_ADMIN_EMAIL');
+}

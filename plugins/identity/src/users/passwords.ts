@@ -1,0 +1,64 @@
+import type { DatabasePort } from '@holdfast/kernel';
+import type { EntityManager } from '@mikro-orm/core';
+import { AccountEntity } from '../entities/account.js';
+import { UserEntity, type User } from '../entities/user.js';
+import { scryptHash, verifyScryptHash } from '../crypto/scrypt-hash.js';
+import { newId } from '../crypto/tokens.js';
+
+/** Provider id of the password account. */
+export const CREDENTIAL_PROVIDER = 'credential';
+
+/** Minimum password length accepted anywhere a password is set. */
+export const MIN_PASSWORD_LENGTH = 8;
+
+// A real scrypt hash of a random value, computed once, so a sign-in for an unknown email costs the same work.
+let dummyHash: Promise<string> | undefined;
+function getDummyHash(): Promise<string> {
+  dummyHash ??= scryptHash(`dummy-${Math.random()}`);
+  return dummyHash;
+}
+
+/** Sets (or replaces) the password of a user on its `credential` account. */
+export async function setPassword(em: EntityManager, userId: string, password: string): Promise<void> {
+  const hash = await scryptHash(password);
+  const existing = await em.findOne(AccountEntity, { userId, providerId: CREDENTIAL_PROVIDER });
+  if (existing) {
+    existing.password = hash;
+    existing.updatedAt = new Date();
+  } else {
+    addCredentialAccount(em, userId, hash);
+  }
+  await em.flush();
+}
+
+/** Queues a new `credential` account holding an already computed scrypt hash (flushed by the caller). */
+export function addCredentialAccount(em: EntityManager, userId: string, passwordHash: string): void {
+  const now = new Date();
+  em.create(AccountEntity, {
+    id: newId(),
+    userId,
+    providerId: CREDENTIAL_PROVIDER,
+    accountId: userId,
+    password: passwordHash,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+/**
+ * Checks an email and password. Always runs one scrypt verification, against a dummy hash when the email or its
+ * password is unknown, so response time does not reveal which emails exist. Resolves the user or null.
+ */
+export async function verifyPassword(database: DatabasePort, email: string, password: string): Promise<User | null> {
+  const em = database.em() as EntityManager;
+  const user = await em.findOne(UserEntity, { email: normalizeEmail(email) });
+  const account = user ? await em.findOne(AccountEntity, { userId: user.id, providerId: CREDENTIAL_PROVIDER }) : null;
+  const stored = account?.password ?? (await getDummyHash());
+  const matches = await verifyScryptHash(password, stored);
+  return matches && user && account?.password ? user : null;
+}
+
+/** Emails compare case-insensitively: stored trimmed and lower-cased. */
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
