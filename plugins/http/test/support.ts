@@ -138,11 +138,28 @@ export function registerFakes(target: DependencyContainer, fakes: { authenticato
   if (fakes.limiter) target.register(TOKENS.RateLimiter, { useValue: fakes.limiter });
 }
 
+/** The parsed JSON of a response: error bodies and whatever else the test routes return. */
+export interface JsonBody {
+  [key: string]: unknown;
+  error?: string;
+  issues?: Array<{ path: string; message: string }>;
+}
+
+/** Walks a parsed JSON document by keys; undefined when a step is missing. */
+export function at(value: unknown, ...keys: string[]): unknown {
+  let node = value;
+  for (const key of keys) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
 /** JSON request helper. */
 export async function call(
   url: string,
   init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
-): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+): Promise<{ status: number; headers: Headers; body: JsonBody | undefined; text: string }> {
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   let body: string | undefined = init.body;
@@ -158,5 +175,5 @@ export async function call(
   } catch {
     parsed = undefined;
   }
-  return { status: response.status, headers: response.headers, body: parsed, text };
+  return { status: response.status, headers: response.headers, body: parsed as JsonBody | undefined, text };
 }

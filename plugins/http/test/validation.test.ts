@@ -25,12 +25,12 @@ describe('request validation', () => {
       json: { name: 42, tags: ['ok', 7], size: { bytes: -1 } },
     });
     expect(response.status).toBe(400);
-    expect(response.body.issues).toEqual([
+    expect(response.body?.issues).toEqual([
       { path: 'body.name', message: 'expected string, received number' },
       { path: 'body.tags[1]', message: 'expected string, received number' },
       { path: 'body.size.bytes', message: expect.stringContaining('>=0') },
     ]);
-    expect(response.body.error).toMatch(
+    expect(response.body?.error).toMatch(
       /^Invalid request: body\.name: expected string, received number; body\.tags\[1\]: expected string, received number; body\.size\.bytes: /,
     );
   });
@@ -39,7 +39,7 @@ describe('request validation', () => {
     running = await startWithAuth();
     const response = await call(`${running.url}/api/things`, { method: 'POST', token: 'writer' });
     expect(response.status).toBe(400);
-    expect(response.body.issues).toEqual([{ path: 'body', message: 'expected object, received undefined' }]);
+    expect(response.body?.issues).toEqual([{ path: 'body', message: 'expected object, received undefined' }]);
   });
 
   it('hands the handler parsed values: defaults applied, query strings coerced', async () => {
@@ -59,7 +59,7 @@ describe('request validation', () => {
     running = await startWithAuth();
     const query = await call(`${running.url}/api/public/echo?page=zero`);
     expect(query.status).toBe(400);
-    expect(query.body.issues).toEqual([{ path: 'query.page', message: 'expected number, received NaN' }]);
+    expect(query.body?.issues).toEqual([{ path: 'query.page', message: 'expected number, received NaN' }]);
 
     const params = await call(`${running.url}/api/jobs/bogus`, { token: 'admin' });
     expect(params.status).toBe(400);
@@ -107,7 +107,7 @@ describe('JSON bodies', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(response.status).toBe(415);
-    expect(response.body.error).toMatch(/application\/json/);
+    expect(response.body?.error).toMatch(/application\/json/);
   });
 
   it('refuses __proto__, constructor and prototype keys and leaves Object.prototype untouched', async () => {
@@ -118,21 +118,21 @@ describe('JSON bodies', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(viaProto.status).toBe(400);
-    expect(viaProto.body.error).toMatch(/__proto__/);
+    expect(viaProto.body?.error).toMatch(/__proto__/);
 
     const viaConstructor = await call(`${running.url}/api/public/loose`, {
       method: 'POST',
       json: { nested: [{ constructor: { isPolluted: true } }], prototype: {} },
     });
     expect(viaConstructor.status).toBe(400);
-    expect(viaConstructor.body.issues).toEqual([
+    expect(viaConstructor.body?.issues).toEqual([
       { path: 'body.nested[0].constructor', message: 'forbidden key' },
       { path: 'body.prototype', message: 'forbidden key' },
     ]);
 
     const viaQuery = await call(`${running.url}/api/public/echo?__proto__=1`);
     expect(viaQuery.status).toBe(400);
-    expect(viaQuery.body.issues).toEqual([{ path: 'query.__proto__', message: 'forbidden key' }]);
+    expect(viaQuery.body?.issues).toEqual([{ path: 'query.__proto__', message: 'forbidden key' }]);
 
     const clean = await call(`${running.url}/api/public/loose`, { method: 'POST', json: { a: 1 } });
     expect(clean.body).toEqual({ keys: ['a'], isPolluted: false });
@@ -153,7 +153,7 @@ describe('unknown paths and methods', () => {
     running = await startWithAuth();
     const response = await call(`${running.url}/api/things`, { method: 'DELETE', token: 'admin' });
     expect(response.status).toBe(405);
-    expect(response.body.error).toMatch(/^Method not allowed/);
+    expect(response.body?.error).toMatch(/^Method not allowed/);
     expect(response.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'OPTIONS', 'POST']);
 
     const options = await call(`${running.url}/api/things`, { method: 'OPTIONS' });
