@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { readManifest, toCandidate, type AdapterCandidate } from './package-manifest.js';
@@ -17,10 +17,12 @@ export async function dependencyCandidates(manifestPath: string): Promise<Adapte
   const root = await readManifest(dirname(manifestPath));
   const candidates: AdapterCandidate[] = [];
   for (const dependency of Object.keys(root.dependencies ?? {})) {
-    const directory = locateDependency(manifestPath, dependency);
-    if (!directory) {
+    const located = locateDependency(manifestPath, dependency);
+    if (!located) {
       throw new Error(`Dependency ${dependency} of ${root.name ?? manifestPath} is not installed (run npm install)`);
     }
+    // Workspace packages are symlinks; the real path is where their code is, and what Node's loader reports.
+    const directory = await realpath(located);
     const candidate = toCandidate(await readManifest(directory), directory);
     if (candidate) candidates.push(candidate);
   }

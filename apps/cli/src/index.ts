@@ -1,0 +1,2 @@
+export { createProgram } from './program.js';
+export { formatTable, type CliOutput } from './output.js';
