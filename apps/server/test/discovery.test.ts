@@ -1,9 +1,11 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { container } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdapterRegistry } from '@holdfast/kernel';
+import { AdapterRegistry, instantiateAdapter } from '@holdfast/kernel';
 import { discoverAdapters } from '../src/discovery/index.js';
-import { createFixtureTree, type FixtureTree } from './adapter-fixtures.js';
+import { createFixtureTree, writePackage, type FixtureTree } from './adapter-fixtures.js';
 
 let tree: FixtureTree;
 
@@ -106,5 +108,44 @@ describe('adapter discovery', () => {
     const lonely = join(tree.root, 'lonely', 'package.json');
     await writeFile(lonely, JSON.stringify({ name: 'lonely', dependencies: { 'not-there': '1.0.0' } }));
     await expect(discoverAdapters({ manifestPath: lonely })).rejects.toThrow('Dependency not-there of lonely is not installed');
+  });
+});
+
+describe('community package that imports @holdfast/sdk', () => {
+  // Placed inside the repository (.holdfast-tmp is git-ignored) so Node's upward node_modules lookup finds the
+  // server's own @holdfast/sdk: the layout docs/operations.md prescribes for packages that need injection.
+  const insideInstallation = fileURLToPath(new URL('../../../.holdfast-tmp/', import.meta.url));
+  let pluginDir: string;
+
+  beforeEach(async () => {
+    await mkdir(insideInstallation, { recursive: true });
+    pluginDir = await mkdtemp(join(insideInstallation, 'plugins-'));
+  });
+  afterEach(() => rm(pluginDir, { recursive: true, force: true }));
+
+  it('shares the server kernel, so its implementation receives its parsed config by injection', async () => {
+    await writePackage(join(pluginDir, 'sdk-made'), {
+      name: 'sdk-made',
+      holdfast: { kind: 'storage', id: 'sdk-made' },
+      source: `import { defineStorageAdapter, inject, injectable, TOKENS, z } from '@holdfast/sdk';
+class SdkMadeStorage {
+  constructor(config) { this.config = config; }
+}
+inject(TOKENS.AdapterConfig)(SdkMadeStorage, undefined, 0);
+injectable()(SdkMadeStorage);
+export default defineStorageAdapter({
+  id: 'sdk-made',
+  displayName: 'SDK made',
+  configSchema: z.object({ root: z.string().min(1) }),
+  capabilities: {},
+  implementation: SdkMadeStorage,
+});
+`,
+    });
+    const registry = await discoverAdapters({ manifestPath: tree.manifestPath, pluginDir });
+    const { definition } = registry.require('storage', 'sdk-made');
+    const instance = instantiateAdapter(container.createChildContainer(), definition, { root: '/srv/backups' });
+    expect((instance as { config: unknown }).config).toEqual({ root: '/srv/backups' });
+    expect(() => instantiateAdapter(container, definition, { root: '' })).toThrow(/\[storage-sdk-made\] invalid configuration: root/);
   });
 });
