@@ -1,11 +1,13 @@
 import { createDecipheriv } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
-import { DecryptError, isDecryptError } from './errors.js';
+import { DecryptError } from './errors.js';
 import {
+  ENCRYPTION_MAGIC,
   HEADER_LENGTH,
   TAG_LENGTH,
   assertProfileKey,
   chunkAad,
+  checkHeaderPrefix,
   chunkNonce,
   decodeHeader,
   deriveDataKey,
@@ -82,7 +84,11 @@ export class DecryptStream extends Transform {
   override _flush(callback: TransformCallback): void {
     try {
       if (!this.opened) {
-        decodeHeader(this.headerBuffer); // throws the precise reason: not ours, or cut inside the header
+        // The input ended inside the header: say whether it is not ours at all or ours cut short.
+        checkHeaderPrefix(this.headerBuffer);
+        if (this.headerBuffer.length < ENCRYPTION_MAGIC.length) {
+          throw new DecryptError('NOT_ENCRYPTED', 'not a Holdfast encrypted file');
+        }
         throw new DecryptError('TRUNCATED', 'truncated: header incomplete');
       }
       if (this.recordLength === 0) throw new DecryptError('TRUNCATED', 'truncated: final chunk missing');
@@ -101,12 +107,7 @@ export class DecryptStream extends Transform {
     const needed = HEADER_LENGTH - this.headerBuffer.length;
     this.headerBuffer = Buffer.concat([this.headerBuffer, data.subarray(0, needed)]);
     if (this.headerBuffer.length < HEADER_LENGTH) {
-      // Name a foreign file as early as its first bytes allow; an incomplete header is judged at the end.
-      try {
-        decodeHeader(this.headerBuffer);
-      } catch (error) {
-        if (!isDecryptError(error) || error.code !== 'TRUNCATED') throw error;
-      }
+      checkHeaderPrefix(this.headerBuffer);
       return data.length;
     }
     const header = decodeHeader(this.headerBuffer);

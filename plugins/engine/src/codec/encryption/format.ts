@@ -109,17 +109,24 @@ export function encodeHeader(header: EncryptionHeader): Buffer {
 }
 
 /**
- * Parses the first bytes of a file. Checks magic and version as soon as those bytes are there, so a wrong file is
- * named as such even when it is shorter than a header.
+ * Checks the bytes of a header seen so far (possibly fewer than 62): the magic and the version are judged as soon as
+ * they are there, so a foreign file is named as such from its first bytes.
  */
-export function decodeHeader(bytes: Buffer): EncryptionHeader {
-  const magicLength = ENCRYPTION_MAGIC.length;
-  if (bytes.length < magicLength || !bytes.subarray(0, magicLength).equals(ENCRYPTION_MAGIC)) {
+export function checkHeaderPrefix(bytes: Buffer): void {
+  const seen = Math.min(bytes.length, ENCRYPTION_MAGIC.length);
+  if (!bytes.subarray(0, seen).equals(ENCRYPTION_MAGIC.subarray(0, seen))) {
     throw new DecryptError('NOT_ENCRYPTED', 'not a Holdfast encrypted file');
   }
-  if (bytes.length > magicLength && bytes[magicLength] !== ENCRYPTION_FORMAT_VERSION) {
-    throw new DecryptError('UNSUPPORTED_VERSION', `unsupported format version ${bytes[magicLength]}`);
+  const version = bytes[ENCRYPTION_MAGIC.length];
+  if (version !== undefined && version !== ENCRYPTION_FORMAT_VERSION) {
+    throw new DecryptError('UNSUPPORTED_VERSION', `unsupported format version ${version}`);
   }
+}
+
+/** Parses a complete header; input that ended earlier is judged as foreign (< 5 bytes) or truncated. */
+export function decodeHeader(bytes: Buffer): EncryptionHeader {
+  checkHeaderPrefix(bytes);
+  if (bytes.length < ENCRYPTION_MAGIC.length) throw new DecryptError('NOT_ENCRYPTED', 'not a Holdfast encrypted file');
   if (bytes.length < HEADER_LENGTH) throw new DecryptError('TRUNCATED', 'truncated: header incomplete');
   const chunkSize = bytes.readUInt32BE(6);
   if (chunkSize < MIN_CHUNK_SIZE || chunkSize > MAX_CHUNK_SIZE) {

@@ -1,0 +1,28 @@
+export { createEncryptStream, EncryptStream, type EncryptStreamOptions } from './encryption/encrypt-stream.js';
+export { createDecryptStream, DecryptStream, type DecryptStreamOptions } from './encryption/decrypt-stream.js';
+export { DecryptError, isDecryptError, type DecryptErrorCode } from './encryption/errors.js';
+export {
+  DEFAULT_CHUNK_SIZE,
+  ENCRYPTION_FORMAT_VERSION,
+  ENCRYPTION_MAGIC,
+  KEY_LENGTH,
+  MAX_CHUNK_SIZE,
+  MIN_CHUNK_SIZE,
+  keyFingerprint,
+  parseProfileKey,
+  type EncryptionHeader,
+  type EncryptionSidecarInfo,
+} from './encryption/format.js';
+export {
+  CODEC_EXTENSIONS,
+  CODEC_LEVELS,
+  COMPRESSION_CODECS,
+  compressionSidecarInfo,
+  parseCompressionCodec,
+  resolveCompressionLevel,
+  type CodecLevels,
+  type CompressionCodec,
+  type CompressionSidecarInfo,
+} from './compression/codecs.js';
+export { createCompressStream, createDecompressStream, isCodecAvailable } from './compression/streams.js';
+export { buildRecoveryKit, RECOVERY_KIT_FILES, type RecoveryKitFile, type RecoveryKitOptions } from './recovery-kit.js';

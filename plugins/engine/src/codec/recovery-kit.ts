@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import { assertProfileKey, keyFingerprint } from './encryption/format.js';
+
+/** One file of the recovery kit, ready to be put into a zip or tar. */
+export interface RecoveryKitFile {
+  name: string;
+  content: string;
+  /** Suggested permissions: the key file is private, the script executable. */
+  mode: number;
+}
+
+/** Options of {@link buildRecoveryKit}. */
+export interface RecoveryKitOptions {
+  /** The encryption profile's 32-byte key; it goes into the kit's key file. */
+  key: Uint8Array;
+  /** Shown in the key file so people know which profile it belongs to. */
+  profileName?: string;
+  signal?: AbortSignal;
+}
+
+/** File names inside the kit; the kit README refers to them. */
+export const RECOVERY_KIT_FILES = {
+  script: 'holdfast-decrypt.mjs',
+  readme: 'README.md',
+  key: 'holdfast-key.txt',
+} as const;
+
+// Same relative place from src/codec/ (tests) and dist/codec/ (built package): <package>/recovery-kit/.
+const KIT_DIRECTORY = new URL('../../recovery-kit/', import.meta.url);
+
+/**
+ * The files of a recovery kit for one profile key: the decrypt script, its README and a key file. The caller
+ * packs them (zip/tar) and must treat the result as secret, since it contains the key.
+ */
+export async function buildRecoveryKit(options: RecoveryKitOptions): Promise<RecoveryKitFile[]> {
+  const key = assertProfileKey(options.key);
+  const [script, readme] = await Promise.all([
+    readFile(new URL(RECOVERY_KIT_FILES.script, KIT_DIRECTORY), { encoding: 'utf8', signal: options.signal }),
+    readFile(new URL(RECOVERY_KIT_FILES.readme, KIT_DIRECTORY), { encoding: 'utf8', signal: options.signal }),
+  ]);
+  return [
+    { name: RECOVERY_KIT_FILES.script, content: script, mode: 0o755 },
+    { name: RECOVERY_KIT_FILES.readme, content: readme, mode: 0o644 },
+    { name: RECOVERY_KIT_FILES.key, content: keyFileText(key, options.profileName), mode: 0o600 },
+  ];
+}
+
+function keyFileText(key: Buffer, profileName: string | undefined): string {
+  // A profile name is user input: keep it on its comment line so it can never be read as key material.
+  const label = profileName?.replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, ' ').trim();
+  return [
+    '# Holdfast encryption key. Keep this file secret: with it, anyone can read the backups made with this key.',
+    ...(label ? [`# Encryption profile: ${label}`] : []),
+    `# Key fingerprint: ${keyFingerprint(key).toString('hex')}`,
+    `# Use: node ${RECOVERY_KIT_FILES.script} --key-file ${RECOVERY_KIT_FILES.key} --out <output> <backup-file>`,
+    key.toString('hex'),
+    '',
+  ].join('\n');
+}
