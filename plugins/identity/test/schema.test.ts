@@ -11,7 +11,7 @@ afterEach(async () => {
 describe('identity schema', () => {
   it('on PostgreSQL the knex migration creates exactly what the entities describe (empty schema diff)', async () => {
     db = await openPostgres();
-    const diff = await db.orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true });
+    const diff = await db.database.orm.schema.getUpdateSchemaSQL({ wrap: false, safe: true });
     expect(diff.trim()).toBe('');
   });
 
@@ -19,8 +19,8 @@ describe('identity schema', () => {
   // compares columns, nullability and index names directly.
   it('on libsql every entity column exists with the declared nullability, and every declared index exists', async () => {
     db = await openLibsql();
-    const knex = (db.orm.em as SqlEntityManager).getKnex();
-    for (const meta of Object.values(db.orm.getMetadata().getAll())) {
+    const knex = (db.database.em() as SqlEntityManager).getKnex();
+    for (const meta of Object.values(db.database.orm.getMetadata().getAll())) {
       const columns = (await knex.raw(`pragma table_info(\`${meta.tableName}\`)`)) as { name: string; notnull: number }[];
       const byName = new Map(columns.map((c) => [c.name, c]));
       for (const prop of meta.props) {
@@ -41,7 +41,7 @@ describe('identity schema', () => {
   it('the rate-limit counter table exists only on PostgreSQL', async () => {
     for (const dialect of ['sqlite', 'postgresql'] as const) {
       const opened = await openDatabase(dialect);
-      const knex = (opened.orm.em as SqlEntityManager).getKnex();
+      const knex = (opened.database.em() as SqlEntityManager).getKnex();
       expect(await knex.schema.hasTable('rate_limits')).toBe(dialect === 'postgresql');
       await opened.close();
     }
