@@ -1,0 +1,211 @@
+import { ConflictError, NotFoundError, ValidationError, type AnyAdapterDefinition, type ResolvedAdapterConfig } from '@holdfast/kernel';
+import type { EntityManager } from '@mikro-orm/knex';
+import { SecretBox } from '../crypto/secret-box.js';
+import { credentialsByRole, findCredential } from '../credentials/credential-store.js';
+import { AdapterConfigEntity, type AdapterConfigRow } from '../entities/adapter-config.js';
+import { RetentionPolicyEntity } from '../entities/templates.js';
+import { inUse, withUniqueName } from '../shared/conflicts.js';
+import { iso, newId, parseJsonColumn, type Actor, type CatalogDeps } from '../shared/deps.js';
+import { jobsUsingAdapterConfig, templatesBindingChannel } from '../shared/references.js';
+import type { AdapterConfigView, CreateAdapterInput, UpdateAdapterInput } from './adapter-schemas.js';
+import { mergeSecrets, openConfig, publicConfig, sealConfig, validateConfig, type StoredConfig } from './adapter-secrets.js';
+import { definitionFor, kindOfType, secretFields, type AdapterConfigType } from './adapter-types.js';
+
+/** CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. */
+export class AdapterConfigService {
+  constructor(private readonly deps: CatalogDeps) {}
+
+  /** Secret fields of a stored row: the definition's, plus any value that is sealed (adapter since uninstalled). */
+  secretsOf(row: Pick<AdapterConfigRow, 'type' | 'adapterId' | 'config'>): string[] {
+    const found = this.deps.registry().get(kindOfType(row.type as AdapterConfigType), row.adapterId);
+    const stored = parseJsonColumn<StoredConfig>(row.config, {});
+    const sealed = Object.keys(stored).filter((key) => SecretBox.isSealed(stored[key]));
+    return [...new Set([...(found ? secretFields(found.definition) : []), ...sealed])];
+  }
+
+  view(row: AdapterConfigRow): AdapterConfigView {
+    const { config, secretStatus } = publicConfig(parseJsonColumn<StoredConfig>(row.config, {}), this.secretsOf(row));
+    return {
+      id: row.id,
+      name: row.name,
+      type: row.type as AdapterConfigType,
+      adapterId: row.adapterId,
+      config,
+      secretStatus,
+      metadata: parseJsonColumn<Record<string, unknown> | null>(row.metadata, null),
+      primaryCredentialId: row.primaryCredentialId ?? null,
+      sshCredentialId: row.sshCredentialId ?? null,
+      defaultRetentionPolicyId: row.defaultRetentionPolicyId ?? null,
+      excludeFromRestore: Boolean(row.excludeFromRestore),
+      lastHealthCheck: iso(row.lastHealthCheck),
+      lastStatus: row.lastStatus as AdapterConfigView['lastStatus'],
+      lastError: row.lastError ?? null,
+      consecutiveFailures: row.consecutiveFailures,
+      createdAt: iso(row.createdAt)!,
+      updatedAt: iso(row.updatedAt)!,
+    };
+  }
+
+  async list(types: readonly AdapterConfigType[]): Promise<AdapterConfigView[]> {
+    if (types.length === 0) return [];
+    const rows = await this.deps.em().find(AdapterConfigEntity, { type: { $in: [...types] } }, { orderBy: { name: 'asc' } });
+    return rows.map((row) => this.view(row));
+  }
+
+  async find(id: string, em = this.deps.em()): Promise<AdapterConfigRow> {
+    const row = await em.findOne(AdapterConfigEntity, { id });
+    if (!row) throw new NotFoundError('Adapter configuration not found');
+    return row;
+  }
+
+  /** The decrypted plaintext config of a stored row. */
+  plainConfig(row: AdapterConfigRow): Record<string, unknown> {
+    return openConfig(this.deps.box(), parseJsonColumn<StoredConfig>(row.config, {}), this.secretsOf(row));
+  }
+
+  async create(input: CreateAdapterInput, actor: Actor): Promise<AdapterConfigView> {
+    const definition = definitionFor(this.deps.registry(), input.type, input.adapterId);
+    const em = this.deps.em();
+    await this.checkReferences(em, definition, input);
+    const config = validateConfig(definition, mergeSecrets(input.config, null, secretFields(definition)));
+    await this.assertNameFree(em, input.type, input.name);
+    const now = new Date();
+    const row = em.create(AdapterConfigEntity, {
+      id: newId(),
+      name: input.name,
+      type: input.type,
+      adapterId: input.adapterId,
+      config: JSON.stringify(sealConfig(this.deps.box(), config, secretFields(definition))),
+      metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+      primaryCredentialId: input.primaryCredentialId ?? null,
+      sshCredentialId: input.sshCredentialId ?? null,
+      defaultRetentionPolicyId: input.defaultRetentionPolicyId ?? null,
+      excludeFromRestore: input.excludeFromRestore ?? false,
+      lastStatus: 'ONLINE',
+      consecutiveFailures: 0,
+      createdAt: now,
+      updatedAt: now,
+    });
+    await withUniqueName('An adapter configuration', input.name, () => em.flush());
+    await this.deps.audit.record(actor, 'CREATE', 'adapter', row.id, { type: row.type, adapterId: row.adapterId, name: row.name });
+    return this.view(row);
+  }
+
+  async update(id: string, input: UpdateAdapterInput, actor: Actor): Promise<AdapterConfigView> {
+    const em = this.deps.em();
+    const row = await this.find(id, em);
+    const type = row.type as AdapterConfigType;
+    if ((input.type && input.type !== type) || (input.adapterId && input.adapterId !== row.adapterId)) {
+      throw new ValidationError('Invalid request: type and adapterId of a saved configuration cannot change', [
+        { path: 'body.type', message: 'cannot change' },
+      ]);
+    }
+    const definition = definitionFor(this.deps.registry(), type, row.adapterId);
+    const merged = {
+      primaryCredentialId: input.primaryCredentialId === undefined ? row.primaryCredentialId : input.primaryCredentialId,
+      sshCredentialId: input.sshCredentialId === undefined ? row.sshCredentialId : input.sshCredentialId,
+      defaultRetentionPolicyId:
+        input.defaultRetentionPolicyId === undefined ? row.defaultRetentionPolicyId : input.defaultRetentionPolicyId,
+      excludeFromRestore: input.excludeFromRestore ?? row.excludeFromRestore,
+      type,
+    };
+    await this.checkReferences(em, definition, merged);
+    const storedPlain = this.plainConfig(row);
+    const submitted = input.config ?? Object.fromEntries(Object.entries(storedPlain));
+    const config = validateConfig(definition, mergeSecrets(submitted, storedPlain, secretFields(definition)));
+    if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, type, input.name, id);
+    const changed = [
+      ...Object.keys(input).filter((key) => key !== 'config'),
+      ...(input.config ? [`config(${Object.keys(input.config).join(',')})`] : []),
+    ];
+    em.assign(row, {
+      name: input.name ?? row.name,
+      config: JSON.stringify(sealConfig(this.deps.box(), config, secretFields(definition))),
+      metadata: input.metadata === undefined ? row.metadata : input.metadata ? JSON.stringify(input.metadata) : null,
+      primaryCredentialId: merged.primaryCredentialId ?? null,
+      sshCredentialId: merged.sshCredentialId ?? null,
+      defaultRetentionPolicyId: merged.defaultRetentionPolicyId ?? null,
+      excludeFromRestore: merged.excludeFromRestore,
+      updatedAt: new Date(),
+    });
+    await withUniqueName('An adapter configuration', row.name, () => em.flush());
+    await this.deps.audit.record(actor, 'UPDATE', 'adapter', row.id, { type, fields: changed });
+    return this.view(row);
+  }
+
+  async delete(id: string, actor: Actor): Promise<void> {
+    const em = this.deps.em();
+    const row = await this.find(id, em);
+    const jobs = await jobsUsingAdapterConfig(em, id);
+    const templates = row.type === 'notification' ? await templatesBindingChannel(em, id) : [];
+    if (jobs.length > 0 || templates.length > 0) {
+      throw inUse(`Adapter configuration "${row.name}"`, jobs, { notificationTemplates: templates });
+    }
+    await em.removeAndFlush(row);
+    await this.deps.audit.record(actor, 'DELETE', 'adapter', id, { type: row.type, adapterId: row.adapterId });
+  }
+
+  /** The config resolved for use: secrets decrypted and credential payloads attached. */
+  async resolve(id: string): Promise<ResolvedAdapterConfig> {
+    const em = this.deps.em();
+    const row = await this.find(id, em);
+    return {
+      configId: row.id,
+      name: row.name,
+      kind: kindOfType(row.type as AdapterConfigType),
+      adapterId: row.adapterId,
+      config: this.plainConfig(row),
+      credentials: await credentialsByRole(em, this.deps.box(), row),
+    };
+  }
+
+  /** Stores the outcome of a connection test or health check. */
+  async recordHealth(id: string, ok: boolean, message: string): Promise<void> {
+    const em = this.deps.em();
+    const row = await em.findOne(AdapterConfigEntity, { id });
+    if (!row) return;
+    em.assign(row, {
+      lastHealthCheck: new Date(),
+      lastStatus: ok ? 'ONLINE' : 'OFFLINE',
+      lastError: ok ? null : message.slice(0, 2000),
+      consecutiveFailures: ok ? 0 : row.consecutiveFailures + 1,
+    });
+    await em.flush();
+  }
+
+  private async assertNameFree(em: EntityManager, type: string, name: string, exceptId?: string): Promise<void> {
+    const existing = await em.findOne(AdapterConfigEntity, { type, name });
+    if (existing && existing.id !== exceptId) {
+      throw new ConflictError(`An adapter configuration named "${name}" already exists`);
+    }
+  }
+
+  /** Credential and retention references must exist; adapters that declare credentials need a matching profile. */
+  private async checkReferences(
+    em: EntityManager,
+    definition: AnyAdapterDefinition,
+    refs: {
+      type: AdapterConfigType;
+      primaryCredentialId?: string | null;
+      sshCredentialId?: string | null;
+      defaultRetentionPolicyId?: string | null;
+      excludeFromRestore?: boolean;
+    },
+  ): Promise<void> {
+    if (refs.excludeFromRestore && refs.type !== 'database') {
+      throw new ValidationError('Invalid request: excludeFromRestore: only database sources can be excluded from restore', [
+        { path: 'body.excludeFromRestore', message: 'only database sources can be excluded from restore' },
+      ]);
+    }
+    const required = definition.requiredCredentials ?? [];
+    const primary = refs.primaryCredentialId ? await findCredential(em, refs.primaryCredentialId) : null;
+    if (refs.sshCredentialId) await findCredential(em, refs.sshCredentialId, 'SSH credential profile');
+    if (required.length > 0 && (!primary || !required.includes(primary.type))) {
+      const message = `${definition.kind}-${definition.id} requires a credential profile of type ${required.join(' or ')}`;
+      throw new ValidationError(`Invalid request: primaryCredentialId: ${message}`, [{ path: 'body.primaryCredentialId', message }]);
+    }
+    if (refs.defaultRetentionPolicyId && !(await em.findOne(RetentionPolicyEntity, { id: refs.defaultRetentionPolicyId }))) {
+      throw new NotFoundError(`Retention policy ${refs.defaultRetentionPolicyId} not found`);
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import {
+  TOKENS,
+  ValidationError,
+  instantiateAdapter,
+  testBounded,
+  withTimeout,
+  type NotificationChannel,
+  type SourceAdapter,
+  type StorageAdapter,
+} from '@holdfast/kernel';
+import { credentialsByRole } from '../credentials/credential-store.js';
+import type { CatalogDeps } from '../shared/deps.js';
+import type { AdapterConfigService } from './adapter-config-service.js';
+import type { TestConnectionInput } from './adapter-schemas.js';
+import { mergeSecrets, validateConfig } from './adapter-secrets.js';
+import { definitionFor, secretFields, type AdapterConfigType } from './adapter-types.js';
+
+/** A source or storage check that never answers is cut off after this long. */
+export const CHECK_TIMEOUT_MS = 30_000;
+
+/** Outcome of a connection test. */
+export interface ConnectionTestResult {
+  success: boolean;
+  message: string;
+  latencyMs?: number;
+  version?: string;
+}
+
+/** The type a test acts on, for the permission check before anything is decrypted. */
+export async function typeOfTest(service: AdapterConfigService, input: TestConnectionInput): Promise<AdapterConfigType> {
+  if (input.id) return (await service.find(input.id)).type as AdapterConfigType;
+  if (!input.type) {
+    throw new ValidationError('Invalid request: body: send an existing "id", or "type", "adapterId" and "config"', [
+      { path: 'body.type', message: 'required when no id is given' },
+    ]);
+  }
+  return input.type;
+}
+
+/**
+ * Tests a saved or unsaved configuration: `check()` for sources and storage, the kernel's bounded `test()` (10 s)
+ * for notification channels. Secrets left empty are taken from the saved row when an id is given. The outcome of
+ * a saved configuration is stored as its health.
+ */
+export async function testConnection(
+  deps: CatalogDeps,
+  service: AdapterConfigService,
+  input: TestConnectionInput,
+): Promise<ConnectionTestResult> {
+  const row = input.id ? await service.find(input.id) : null;
+  const type = (row?.type as AdapterConfigType | undefined) ?? input.type;
+  const adapterId = row?.adapterId ?? input.adapterId;
+  if (!type || !adapterId || (!row && !input.config)) {
+    throw new ValidationError('Invalid request: body: send an existing "id", or "type", "adapterId" and "config"', [
+      { path: 'body', message: 'id, or type + adapterId + config, required' },
+    ]);
+  }
+  if (row && ((input.type && input.type !== type) || (input.adapterId && input.adapterId !== adapterId))) {
+    throw new ValidationError('Invalid request: type and adapterId must match the saved configuration');
+  }
+  const definition = definitionFor(deps.registry(), type, adapterId);
+  const storedPlain = row ? service.plainConfig(row) : null;
+  const submitted = input.config ?? storedPlain ?? {};
+  const config = validateConfig(definition, mergeSecrets(submitted, storedPlain, secretFields(definition)));
+  const refs = {
+    primaryCredentialId: input.primaryCredentialId === undefined ? row?.primaryCredentialId : input.primaryCredentialId,
+    sshCredentialId: input.sshCredentialId === undefined ? row?.sshCredentialId : input.sshCredentialId,
+  };
+  const em = deps.em();
+  const credentials = await credentialsByRole(em, deps.box(), refs);
+  const required = definition.requiredCredentials ?? [];
+  const primaryType = credentials.primary?.type;
+  let result: ConnectionTestResult;
+  if (required.length > 0 && (typeof primaryType !== 'string' || !required.includes(primaryType))) {
+    result = { success: false, message: `${definition.kind}-${definition.id} requires a credential profile of type ${required.join(' or ')}` };
+  } else {
+    result = await runCheck(deps, definition.kind, () =>
+      instantiateAdapter(deps.container, definition, config, {
+        instanceId: row?.id,
+        instanceName: row?.name,
+        logger: deps.container.isRegistered(TOKENS.Logger, true) ? deps.container.resolve(TOKENS.Logger) : deps.logger,
+        credentials,
+      }),
+    );
+  }
+  if (row) await service.recordHealth(row.id, result.success, result.message);
+  return result;
+}
+
+async function runCheck(deps: CatalogDeps, kind: string, build: () => unknown): Promise<ConnectionTestResult> {
+  let instance: { dispose?(): Promise<void> } | undefined;
+  try {
+    instance = build() as { dispose?(): Promise<void> };
+    if (kind === 'notification') return await testBounded(instance as NotificationChannel);
+    const started = Date.now();
+    const work = (instance as SourceAdapter | StorageAdapter).check().then((health): ConnectionTestResult => ({
+      success: health.ok,
+      message: health.message,
+      latencyMs: health.latencyMs ?? Date.now() - started,
+      ...(health.version ? { version: health.version } : {}),
+    }));
+    return await withTimeout<ConnectionTestResult>(work, CHECK_TIMEOUT_MS, () => ({
+      success: false,
+      message: `Timed out after ${CHECK_TIMEOUT_MS / 1000} seconds`,
+    }));
+  } catch (error) {
+    // Adapter errors never carry secrets (contract); anything else is reduced to its message.
+    return { success: false, message: error instanceof Error ? error.message : String(error) };
+  } finally {
+    await instance?.dispose?.().catch((error: unknown) => deps.logger.warn({ err: String(error) }, 'adapter dispose failed'));
+  }
+}

@@ -1,0 +1,32 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/**
+ * A configured source, storage destination or notification channel (SPEC "AdapterConfig"). `config` is JSON whose
+ * secret fields hold SecretBox-sealed strings; they never leave the catalog except decrypted for the engine.
+ */
+export const AdapterConfigEntity = defineEntity({
+  name: 'AdapterConfig',
+  tableName: 'adapter_configs',
+  properties: {
+    id: p.string().primary().length(36),
+    name: p.string(),
+    /** `database`, `storage` or `notification` (SPEC); `database` is the kernel kind `source`. */
+    type: p.string(),
+    adapterId: p.string(),
+    config: p.text(),
+    metadata: p.text().nullable(),
+    primaryCredentialId: p.string().length(36).nullable(),
+    sshCredentialId: p.string().length(36).nullable(),
+    defaultRetentionPolicyId: p.string().length(36).nullable(),
+    excludeFromRestore: p.boolean().default(false),
+    lastHealthCheck: p.datetime().nullable(),
+    lastStatus: p.string().default('ONLINE'),
+    lastError: p.text().nullable(),
+    consecutiveFailures: p.integer().default(0),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+/** A stored adapter configuration row. */
+export type AdapterConfigRow = InferEntity<typeof AdapterConfigEntity>;

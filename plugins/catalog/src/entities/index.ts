@@ -1,0 +1,29 @@
+import { AdapterConfigEntity } from './adapter-config.js';
+import { JobDestinationEntity, JobEntity, SystemTaskEntity } from './jobs.js';
+import { CredentialProfileEntity, EncryptionProfileEntity, KeyCanaryEntity } from './profiles.js';
+import {
+  NamingTemplateEntity,
+  NotificationTemplateEntity,
+  RetentionPolicyEntity,
+  SchedulePresetEntity,
+} from './templates.js';
+
+export * from './adapter-config.js';
+export * from './jobs.js';
+export * from './profiles.js';
+export * from './templates.js';
+
+/** Every entity the catalog owns. Settings live in identity's `system_settings` table, reached through knex. */
+export const catalogEntities = [
+  AdapterConfigEntity,
+  CredentialProfileEntity,
+  EncryptionProfileEntity,
+  KeyCanaryEntity,
+  RetentionPolicyEntity,
+  NamingTemplateEntity,
+  SchedulePresetEntity,
+  NotificationTemplateEntity,
+  JobEntity,
+  JobDestinationEntity,
+  SystemTaskEntity,
+] as const;

@@ -1,0 +1,57 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** A backup job (SPEC "Job"). JSON-in-text columns follow the SPEC ("JSON string"). */
+export const JobEntity = defineEntity({
+  name: 'Job',
+  tableName: 'jobs',
+  properties: {
+    id: p.string().primary().length(36),
+    name: p.string().unique('jobs_name_unique'),
+    schedule: p.string(),
+    enabled: p.boolean().default(true),
+    databases: p.text(),
+    compression: p.string().default('NONE'),
+    pgCompression: p.string().default(''),
+    notificationEvents: p.string().default('ALWAYS'),
+    skipVerification: p.boolean().default(false),
+    sourceId: p.string().length(36).index('jobs_source_id_index'),
+    encryptionProfileId: p.string().length(36).nullable().index('jobs_encryption_profile_id_index'),
+    namingTemplateId: p.string().length(36).nullable(),
+    schedulePresetId: p.string().length(36).nullable(),
+    notificationTemplateId: p.string().length(36).nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+
+/** One destination of a job (SPEC "JobDestination"). */
+export const JobDestinationEntity = defineEntity({
+  name: 'JobDestination',
+  tableName: 'job_destinations',
+  properties: {
+    id: p.string().primary().length(36),
+    jobId: p.string().length(36).index('job_destinations_job_id_index'),
+    configId: p.string().length(36).index('job_destinations_config_id_index'),
+    priority: p.integer().default(0),
+    retention: p.text(),
+    retentionPolicyId: p.string().length(36).nullable(),
+  },
+});
+
+/** A system task's stored schedule (runner comes later). */
+export const SystemTaskEntity = defineEntity({
+  name: 'SystemTask',
+  tableName: 'system_tasks',
+  properties: {
+    task: p.string().primary(),
+    enabled: p.boolean().default(true),
+    schedule: p.string(),
+    lastRunAt: p.datetime().nullable(),
+    nextRunAt: p.datetime().nullable(),
+    updatedAt: p.datetime(),
+  },
+});
+
+export type JobRow = InferEntity<typeof JobEntity>;
+export type JobDestinationRow = InferEntity<typeof JobDestinationEntity>;
+export type SystemTaskRow = InferEntity<typeof SystemTaskEntity>;

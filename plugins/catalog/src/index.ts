@@ -1,0 +1,14 @@
+export { createCatalogPlugin, CATALOG } from './plugin.js';
+export { Catalog, type CatalogOptions } from './catalog.js';
+export { SecretBox, SecretBoxError, keyFingerprint } from './crypto/secret-box.js';
+export { loadSystemKey, parseKeyText, SYSTEM_KEY_FILE, type SystemKey, type SystemKeySource } from './crypto/system-key.js';
+export { verifyKeyCanary, WRONG_KEY_MESSAGE } from './crypto/key-canary.js';
+export { rotateSystemKey, type RotationReport } from './crypto/key-rotation.js';
+export { RECOVERY_KIT_BUILDER, type RecoveryKitBuilder, type RecoveryKitFile } from './vault/recovery-kit.js';
+export { SETTING_DEFINITIONS, SETTING_KEYS, type SettingKey, type SettingsValues } from './settings/setting-definitions.js';
+export { CREDENTIAL_TYPES, CREDENTIAL_PAYLOADS, type CredentialType } from './credentials/credential-types.js';
+export { ADAPTER_CONFIG_TYPES, type AdapterConfigType } from './adapters/adapter-types.js';
+export { EXPORT_FORMAT, EXPORT_VERSION, parseImportKey, type ExportDocument } from './transfer/export-format.js';
+export type { ImportInput, ImportResult } from './transfer/import-records.js';
+export { catalogEntities } from './entities/index.js';
+export { catalogMigrations } from './migrations/001-catalog-schema.js';

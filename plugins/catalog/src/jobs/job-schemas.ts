@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { nameField, refId, timestamp } from '../shared/schemas.js';
+
+/** Compression codecs a job may use (ZSTD where the engine has it). */
+export const COMPRESSIONS = ['NONE', 'GZIP', 'BROTLI', 'ZSTD'] as const;
+/** Legacy per-job notification setting (SPEC), replaced by notification templates. */
+export const NOTIFICATION_EVENTS = ['ALWAYS', 'FAILURE_ONLY', 'SUCCESS_ONLY'] as const;
+
+/** One destination of a job in a request. */
+export const destinationInput = z.strictObject({
+  configId: refId.describe('Adapter configuration of type storage'),
+  priority: z.int().min(0).max(1000).default(0).describe('Upload order, ascending'),
+  retention: z.record(z.string(), z.unknown()).default({}).describe('Legacy retention JSON (a gfs policy); retentionPolicyId wins'),
+  retentionPolicyId: refId.nullable().optional(),
+});
+
+const jobFields = {
+  name: nameField,
+  schedule: z.string().min(1).max(255).describe('5-part cron; the linked preset overrides it'),
+  enabled: z.boolean(),
+  databases: z.array(z.string().min(1).max(255)).max(1000),
+  compression: z.enum(COMPRESSIONS),
+  pgCompression: z.string().max(64),
+  notificationEvents: z.enum(NOTIFICATION_EVENTS),
+  skipVerification: z.boolean(),
+  sourceId: refId.describe('Adapter configuration of type database'),
+  encryptionProfileId: refId.nullable(),
+  namingTemplateId: refId.nullable().describe('null: the default naming template at run time'),
+  schedulePresetId: refId.nullable(),
+  notificationTemplateId: refId.nullable(),
+  destinations: z.array(destinationInput).min(1).max(50),
+};
+
+/** POST /api/jobs: `schedule` may be left out when a preset is linked. */
+export const createJobBody = z.strictObject({
+  ...jobFields,
+  schedule: jobFields.schedule.optional(),
+  enabled: jobFields.enabled.default(true),
+  databases: jobFields.databases.default([]),
+  compression: jobFields.compression.default('NONE'),
+  pgCompression: jobFields.pgCompression.default(''),
+  notificationEvents: jobFields.notificationEvents.default('ALWAYS'),
+  skipVerification: jobFields.skipVerification.default(false),
+  encryptionProfileId: jobFields.encryptionProfileId.optional(),
+  namingTemplateId: jobFields.namingTemplateId.optional(),
+  schedulePresetId: jobFields.schedulePresetId.optional(),
+  notificationTemplateId: jobFields.notificationTemplateId.optional(),
+});
+
+/** PUT /api/jobs/:id: any subset; `destinations` replaces the whole list. */
+export const updateJobBody = z.strictObject({
+  name: jobFields.name.optional(),
+  schedule: jobFields.schedule.optional(),
+  enabled: jobFields.enabled.optional(),
+  databases: jobFields.databases.optional(),
+  compression: jobFields.compression.optional(),
+  pgCompression: jobFields.pgCompression.optional(),
+  notificationEvents: jobFields.notificationEvents.optional(),
+  skipVerification: jobFields.skipVerification.optional(),
+  sourceId: jobFields.sourceId.optional(),
+  encryptionProfileId: jobFields.encryptionProfileId.optional(),
+  namingTemplateId: jobFields.namingTemplateId.optional(),
+  schedulePresetId: jobFields.schedulePresetId.optional(),
+  notificationTemplateId: jobFields.notificationTemplateId.optional(),
+  destinations: jobFields.destinations.optional(),
+});
+
+/** POST /api/jobs/:id/clone */
+export const cloneJobBody = z.strictObject({ name: nameField.optional() }).optional();
+
+/** A job destination as answered. */
+export const destinationSchema = z.object({
+  id: z.string(),
+  configId: z.string(),
+  priority: z.number().int(),
+  retention: z.record(z.string(), z.unknown()),
+  retentionPolicyId: z.string().nullable(),
+});
+
+/** A job as answered. */
+export const jobSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  schedule: z.string(),
+  effectiveSchedule: z.string().describe('The preset schedule when a preset is linked, else schedule'),
+  enabled: z.boolean(),
+  databases: z.array(z.string()),
+  compression: z.enum(COMPRESSIONS),
+  pgCompression: z.string(),
+  notificationEvents: z.enum(NOTIFICATION_EVENTS),
+  skipVerification: z.boolean(),
+  sourceId: z.string(),
+  encryptionProfileId: z.string().nullable(),
+  namingTemplateId: z.string().nullable(),
+  schedulePresetId: z.string().nullable(),
+  notificationTemplateId: z.string().nullable(),
+  destinations: z.array(destinationSchema),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export type CreateJobInput = z.output<typeof createJobBody>;
+export type UpdateJobInput = z.output<typeof updateJobBody>;
+export type DestinationInput = z.output<typeof destinationInput>;
+export type JobView = z.output<typeof jobSchema>;

@@ -1,0 +1,86 @@
+import { NotFoundError, type JobCatalog, type RunPlan, type RunPlanDestination, type ResolvedAdapterConfig } from '@holdfast/kernel';
+import { AdapterConfigService } from '../adapters/adapter-config-service.js';
+import { EncryptionProfileEntity } from '../entities/profiles.js';
+import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
+import { NamingTemplateEntity, RetentionPolicyEntity } from '../entities/templates.js';
+import { parseJsonColumn, type CatalogDeps } from '../shared/deps.js';
+import { DEFAULT_NAMING_PATTERN } from '../templates/naming-templates.js';
+import { RETENTION_STRATEGY_ID } from '../templates/retention-policies.js';
+
+/** The kernel's JobCatalog port: what the engine reads when a run starts, resolved and decrypted. */
+export class CatalogJobResolver implements JobCatalog {
+  constructor(
+    private readonly deps: CatalogDeps,
+    private readonly adapters: AdapterConfigService,
+  ) {}
+
+  async resolveRunPlan(jobId: string): Promise<RunPlan> {
+    const em = this.deps.em();
+    const job = await em.findOne(JobEntity, { id: jobId });
+    if (!job) throw new NotFoundError('Job not found');
+    const rows = await em.find(JobDestinationEntity, { jobId }, { orderBy: { priority: 'asc', id: 'asc' } });
+    const destinations: RunPlanDestination[] = [];
+    for (const row of rows) {
+      const resolved = await this.adapters.resolve(row.configId);
+      destinations.push({ ...resolved, priority: row.priority, retention: await this.retentionOf(row) });
+    }
+    return {
+      job: {
+        id: job.id,
+        name: job.name,
+        databases: parseJsonColumn<string[]>(job.databases, []),
+        compression: job.compression as RunPlan['job']['compression'],
+        pgCompression: job.pgCompression,
+        skipVerification: job.skipVerification,
+        namingPattern: await this.namingPatternOf(job.namingTemplateId ?? null),
+        notificationTemplateId: job.notificationTemplateId ?? null,
+      },
+      source: await this.adapters.resolve(job.sourceId),
+      destinations,
+      encryption: job.encryptionProfileId
+        ? { profileId: job.encryptionProfileId, key: await this.encryptionKey(job.encryptionProfileId) }
+        : null,
+    };
+  }
+
+  resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig> {
+    return this.adapters.resolve(configId);
+  }
+
+  async encryptionKey(profileId: string): Promise<Buffer> {
+    const row = await this.deps.em().findOne(EncryptionProfileEntity, { id: profileId });
+    if (!row) throw new NotFoundError('Encryption profile not found');
+    return Buffer.from(this.deps.box().open(row.secretKey), 'hex');
+  }
+
+  async jobNames(jobIds: string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(jobIds)];
+    if (unique.length === 0) return new Map();
+    const jobs = await this.deps.em().find(JobEntity, { id: { $in: unique } }, { fields: ['id', 'name'] });
+    return new Map(jobs.map((job) => [job.id, job.name]));
+  }
+
+  /** The policy's config, else the legacy JSON when it holds a policy, else null (keep everything). */
+  private async retentionOf(row: { retentionPolicyId?: string | null; retention: string }): Promise<RunPlanDestination['retention']> {
+    if (row.retentionPolicyId) {
+      const policy = await this.deps.em().findOne(RetentionPolicyEntity, { id: row.retentionPolicyId });
+      if (policy) {
+        return { policyId: policy.id, strategyId: RETENTION_STRATEGY_ID, config: parseJsonColumn<unknown>(policy.config, null) };
+      }
+    }
+    const legacy = parseJsonColumn<Record<string, unknown>>(row.retention, {});
+    if (legacy && typeof legacy === 'object' && Object.keys(legacy).length > 0) {
+      return { policyId: null, strategyId: RETENTION_STRATEGY_ID, config: legacy };
+    }
+    return null;
+  }
+
+  /** The job's template, else the default template, else the built-in default pattern. */
+  private async namingPatternOf(templateId: string | null): Promise<string> {
+    const em = this.deps.em();
+    const template = templateId ? await em.findOne(NamingTemplateEntity, { id: templateId }) : null;
+    if (template) return template.pattern;
+    const fallback = await em.findOne(NamingTemplateEntity, { isDefault: true });
+    return fallback?.pattern ?? DEFAULT_NAMING_PATTERN;
+  }
+}
