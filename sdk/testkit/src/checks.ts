@@ -29,9 +29,12 @@ export function registerChecks(title: string, checks: readonly ConformanceCheck[
   });
 }
 
-/** Finds one check by (part of) its name; for running a single check programmatically. */
+/** Finds one check by its name, part of its name, or its group (first check of it); for running one programmatically. */
 export function findCheck<C extends ConformanceCheck>(checks: readonly C[], name: string): C {
-  const found = checks.find((check) => check.name === name) ?? checks.find((check) => check.name.includes(name));
+  const found =
+    checks.find((check) => check.name === name) ??
+    checks.find((check) => check.name.includes(name)) ??
+    checks.find((check) => check.group === name);
   if (!found) throw new Error(`no conformance check named "${name}"; known: ${checks.map((c) => c.name).join(' | ')}`);
   return found;
 }
