@@ -71,6 +71,8 @@ describe('gfs tiers', () => {
     expect(reasons.filter((r) => r === 'weekly')).toHaveLength(4);
     expect(reasons.filter((r) => r === 'monthly')).toHaveLength(12);
     expect(reasons.filter((r) => r === 'yearly')).toHaveLength(2);
+    expect(reasons).toHaveLength(25);
+    expect(verdicts['2026-09-30']).toBe('keep: monthly 2026-09');
     expect(verdicts['2025-10-31']).toBe('keep: monthly 2025-10');
     expect(verdicts['2025-09-30']).toBe('prune: pruned: outside every tier');
     expect(verdicts['2024-12-31']).toBe('keep: yearly 2024');
