@@ -1,7 +1,7 @@
 import type { DatabasePort } from '@holdfast/kernel';
 import type { EntityManager, FilterQuery } from '@mikro-orm/core';
 import { AuditLogEntity, type AuditLog } from '../entities/audit-log.js';
-import { newId } from '../crypto/tokens.js';
+import { newTimeOrderedId } from '../crypto/tokens.js';
 
 /** Audit actions written by this plugin; other plugins add their own strings (e.g. `EXECUTE` on `job`). */
 export const AUDIT_ACTIONS = {
@@ -52,7 +52,7 @@ export class AuditTrail {
   async record(actor: AuditActor, event: AuditEvent): Promise<AuditLog> {
     const em = this.database.em() as EntityManager;
     const entry = em.create(AuditLogEntity, {
-      id: newId(),
+      id: newTimeOrderedId(),
       userId: actor.userId,
       action: event.action,
       resource: event.resource,
