@@ -38,7 +38,6 @@ function holdfast(args: string[], extraEnv: NodeJS.ProcessEnv = {}): SpawnedProc
     HOLDFAST_DATA_DIR: dataDir,
     HOLDFAST_PLUGIN_DIR: pluginDir,
     PORT: '0',
-    HOLDFAST_ADAPTERS_EXCLUDE: 'storage-local,notification-generic-webhook', // TEMP
     ...extraEnv,
   });
   spawned.push(process);

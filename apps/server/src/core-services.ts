@@ -1,4 +1,4 @@
-import { AdapterRegistry, EventBus, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import { EventBus, TOKENS, type AdapterRegistry, type HoldfastPlugin } from '@holdfast/kernel';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServerSettings } from './runtime-config.js';

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { AdapterRegistry, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import { TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
 import { createHttpApp } from '@holdfast/http';
 import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
 import type { Logger } from 'pino';

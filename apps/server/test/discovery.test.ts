@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { container } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AdapterRegistry, instantiateAdapter } from '@holdfast/kernel';
+import { instantiateAdapter, type AdapterRegistry } from '@holdfast/kernel';
 import { discoverAdapters } from '../src/discovery/index.js';
 import { createFixtureTree, writePackage, type FixtureTree } from './adapter-fixtures.js';
 
@@ -147,5 +147,16 @@ export default defineStorageAdapter({
     const instance = instantiateAdapter(container.createChildContainer(), definition, { root: '/srv/backups' });
     expect((instance as { config: unknown }).config).toEqual({ root: '/srv/backups' });
     expect(() => instantiateAdapter(container, definition, { root: '' })).toThrow(/\[storage-sdk-made\] invalid configuration: root/);
+  });
+});
+
+describe('the adapters apps/server depends on', () => {
+  it('are discovered from the real package.json and load', async () => {
+    const registry = await discoverAdapters();
+    const byPackage = Object.fromEntries(registry.list().map((a) => [a.origin.packageName, `${a.definition.kind}-${a.definition.id}`]));
+    expect(byPackage).toMatchObject({
+      '@holdfast/storage-local': 'storage-local',
+      '@holdfast/notify-webhook': 'notification-generic-webhook',
+    });
   });
 });
