@@ -3,6 +3,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import net from 'node:net';
+import { ensureSshd } from './sshd.mjs';
 
 function isListening(port, host = '127.0.0.1', timeoutMs = 1000) {
   return new Promise((resolve) => {
@@ -35,7 +36,10 @@ async function ensurePostgres() {
 }
 
 /** Every service the suite needs, in start order. Later suites add sshd, FTP, samba, WebDAV here. */
-const services = [['PostgreSQL (127.0.0.1:5432)', ensurePostgres]];
+const services = [
+  ['PostgreSQL (127.0.0.1:5432)', ensurePostgres],
+  ['OpenSSH sshd (127.0.0.1:2222)', ensureSshd],
+];
 
 export async function ensureTestServices() {
   for (const [name, ensure] of services) {

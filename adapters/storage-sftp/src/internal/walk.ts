@@ -1,0 +1,57 @@
+import { posix } from 'node:path';
+import type { StorageObjectInfo } from '@holdfast/sdk';
+import type { SFTPWrapper } from 'ssh2';
+import { aborted, isNoSuchFile, toAdapterError } from './errors.js';
+import { TEMP_FILE_PATTERN } from './keys.js';
+import { readdir, statOrMissing } from './sftp-ops.js';
+
+/** Where a listing walk starts and what it must match. */
+export interface WalkStart {
+  sftp: SFTPWrapper;
+  root: string;
+  /** Folder key to read (`''` at the root, else ending in `/`). */
+  folderKey: string;
+  /** Every yielded key starts with this. */
+  prefix: string;
+  signal?: AbortSignal;
+}
+
+function mayContain(folderKey: string, prefix: string): boolean {
+  return folderKey.startsWith(prefix) || prefix.startsWith(folderKey);
+}
+
+async function entriesOf(start: WalkStart) {
+  try {
+    const entries = await readdir(start.sftp, posix.join(start.root, start.folderKey));
+    return entries.sort((a, b) => (a.filename < b.filename ? -1 : a.filename > b.filename ? 1 : 0));
+  } catch (error) {
+    // Below the root, a missing folder only means no key has this prefix; a missing root is an access failure.
+    if (start.folderKey !== '' && isNoSuchFile(error)) return [];
+    throw toAdapterError(error, `cannot list ${posix.join(start.root, start.folderKey) || '.'}`);
+  }
+}
+
+/**
+ * Walks folders depth-first in name order, yielding files whose key starts with the prefix. Temp files of in-flight
+ * puts are skipped; symlinks to files are listed, symlinked folders are not entered (they could loop).
+ */
+export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObjectInfo> {
+  for (const entry of await entriesOf(start)) {
+    if (start.signal?.aborted) throw aborted('listing');
+    if (entry.filename === '.' || entry.filename === '..') continue;
+    const key = start.folderKey + entry.filename;
+    if (entry.attrs.isDirectory()) {
+      if (mayContain(`${key}/`, start.prefix)) yield* walkObjects({ ...start, folderKey: `${key}/` });
+      continue;
+    }
+    if (TEMP_FILE_PATTERN.test(entry.filename) || !key.startsWith(start.prefix)) continue;
+    let attrs = entry.attrs;
+    if (attrs.isSymbolicLink()) {
+      const target = await statOrMissing(start.sftp, posix.join(start.root, key));
+      if (!target) continue; // a dangling link is not an object
+      attrs = target;
+    }
+    if (!attrs.isFile()) continue;
+    yield { key, size: attrs.size, modifiedAt: new Date(attrs.mtime * 1000) };
+  }
+}

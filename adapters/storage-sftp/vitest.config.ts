@@ -1,0 +1,8 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '@holdfast/tooling/vitest';
+
+// The suite starts its own OpenSSH sshd (127.0.0.1:2222) through the shared launcher, reusing one that runs.
+const sshd = fileURLToPath(new URL('../../tooling/test-services/sshd.mjs', import.meta.url));
+
+export default defineConfig(packageTestConfig('@holdfast/storage-sftp', { globalSetup: [sshd] }));
