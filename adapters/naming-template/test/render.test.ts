@@ -130,3 +130,13 @@ describe('unsafe characters', () => {
     expect(MOMENT.toISOString()).toBe('2026-11-19T10:05:09.042Z');
   });
 });
+
+describe('very long names', () => {
+  it('renders a 100 000-character job name quickly and within the limit', () => {
+    const started = performance.now();
+    const rendered = render(DEFAULT_NAMING_PATTERN, { jobName: 'x/'.repeat(50_000) });
+    expect(Buffer.byteLength(rendered)).toBe(200);
+    expect(rendered.endsWith('_2026-11-19_10-05-09')).toBe(true);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});

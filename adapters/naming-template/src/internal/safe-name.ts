@@ -29,17 +29,23 @@ const utf8Length = (text: string) => Buffer.byteLength(text, 'utf8');
  * trailing dots and spaces are removed (hidden files; Windows drops them) and an empty result becomes `backup`.
  */
 export function finishName(parts: RenderedPart[], maxBytes: number): string {
-  const pieces = parts.map((part) => ({ ...part, codePoints: Array.from(part.text) }));
-  let total = utf8Length(parts.map((part) => part.text).join(''));
+  // A value longer than the whole budget is cut first, which bounds the loop below whatever the input size.
+  const pieces = parts.map((part) => {
+    const codePoints = Array.from(part.shrinkable ? cutToBytes(part.text, maxBytes) : part.text);
+    return { shrinkable: part.shrinkable, codePoints, bytes: utf8Length(codePoints.join('')) };
+  });
+  let total = pieces.reduce((sum, piece) => sum + piece.bytes, 0);
   while (total > maxBytes) {
-    const longest = pieces
-      .filter((piece) => piece.shrinkable && piece.codePoints.length > 0)
-      .reduce<(typeof pieces)[number] | undefined>((best, piece) => (!best || utf8Length(piece.text) > utf8Length(best.text) ? piece : best), undefined);
+    let longest: (typeof pieces)[number] | undefined;
+    for (const piece of pieces) {
+      if (piece.shrinkable && piece.bytes > 0 && (!longest || piece.bytes > longest.bytes)) longest = piece;
+    }
     if (!longest) break;
-    total -= utf8Length(longest.codePoints.pop()!);
-    longest.text = longest.codePoints.join('');
+    const dropped = utf8Length(longest.codePoints.pop()!);
+    longest.bytes -= dropped;
+    total -= dropped;
   }
-  let name = pieces.map((piece) => piece.text).join('');
+  let name = pieces.map((piece) => piece.codePoints.join('')).join('');
   if (utf8Length(name) > maxBytes) name = cutToBytes(name, maxBytes);
   name = name.replace(/^[.\s]+/u, '').replace(/[.\s]+$/u, '');
   return name === '' ? 'backup' : name;
