@@ -3,6 +3,7 @@ import type { Knex } from '@mikro-orm/knex';
 
 type Table = Knex.CreateTableBuilder;
 
+// Each table gets its own schema builder: one builder accumulates statements and would replay them.
 // Timestamps carry a time zone on PostgreSQL; SQLite has one datetime type.
 function timestamps(t: Table): void {
   t.datetime('created_at', { useTz: true }).notNullable();
@@ -15,8 +16,8 @@ function namedRecord(t: Table, table: string): void {
   t.text('description').nullable();
 }
 
-async function createConfigTables(schema: Knex.SchemaBuilder): Promise<void> {
-  await schema.createTable('adapter_configs', (t) => {
+async function createConfigTables(knex: Knex): Promise<void> {
+  await knex.schema.createTable('adapter_configs', (t) => {
     t.string('id', 36).primary();
     t.string('name', 255).notNullable();
     t.string('type', 32).notNullable();
@@ -35,46 +36,46 @@ async function createConfigTables(schema: Knex.SchemaBuilder): Promise<void> {
     // Names are unique per type so export/import can match records by name.
     t.unique(['type', 'name'], { indexName: 'adapter_configs_type_name_unique' });
   });
-  await schema.createTable('credential_profiles', (t) => {
+  await knex.schema.createTable('credential_profiles', (t) => {
     namedRecord(t, 'credential_profiles');
     t.string('type', 32).notNullable();
     t.text('data').notNullable();
     timestamps(t);
   });
-  await schema.createTable('encryption_profiles', (t) => {
+  await knex.schema.createTable('encryption_profiles', (t) => {
     namedRecord(t, 'encryption_profiles');
     t.text('secret_key').notNullable();
     timestamps(t);
   });
-  await schema.createTable('system_key_canary', (t) => {
+  await knex.schema.createTable('system_key_canary', (t) => {
     t.string('id', 64).primary();
     t.text('sealed').notNullable();
     t.datetime('created_at', { useTz: true }).notNullable();
   });
 }
 
-async function createTemplateTables(schema: Knex.SchemaBuilder): Promise<void> {
-  await schema.createTable('retention_policies', (t) => {
+async function createTemplateTables(knex: Knex): Promise<void> {
+  await knex.schema.createTable('retention_policies', (t) => {
     namedRecord(t, 'retention_policies');
     t.text('config').notNullable();
     t.boolean('is_default').notNullable().defaultTo(false);
     t.boolean('is_system').notNullable().defaultTo(false);
     timestamps(t);
   });
-  await schema.createTable('naming_templates', (t) => {
+  await knex.schema.createTable('naming_templates', (t) => {
     namedRecord(t, 'naming_templates');
     t.text('pattern').notNullable();
     t.boolean('is_default').notNullable().defaultTo(false);
     t.boolean('is_system').notNullable().defaultTo(false);
     timestamps(t);
   });
-  await schema.createTable('schedule_presets', (t) => {
+  await knex.schema.createTable('schedule_presets', (t) => {
     namedRecord(t, 'schedule_presets');
     t.string('schedule', 255).notNullable();
     t.boolean('is_system').notNullable().defaultTo(false);
     timestamps(t);
   });
-  await schema.createTable('notification_templates', (t) => {
+  await knex.schema.createTable('notification_templates', (t) => {
     namedRecord(t, 'notification_templates');
     t.boolean('is_default').notNullable().defaultTo(false);
     t.text('bindings').notNullable().defaultTo('[]');
@@ -82,8 +83,8 @@ async function createTemplateTables(schema: Knex.SchemaBuilder): Promise<void> {
   });
 }
 
-async function createJobTables(schema: Knex.SchemaBuilder): Promise<void> {
-  await schema.createTable('jobs', (t) => {
+async function createJobTables(knex: Knex): Promise<void> {
+  await knex.schema.createTable('jobs', (t) => {
     namedRecord(t, 'jobs');
     t.string('schedule', 255).notNullable();
     t.boolean('enabled').notNullable().defaultTo(true);
@@ -99,7 +100,7 @@ async function createJobTables(schema: Knex.SchemaBuilder): Promise<void> {
     t.string('notification_template_id', 36).nullable();
     timestamps(t);
   });
-  await schema.createTable('job_destinations', (t) => {
+  await knex.schema.createTable('job_destinations', (t) => {
     t.string('id', 36).primary();
     t.string('job_id', 36).notNullable().index('job_destinations_job_id_index');
     t.string('config_id', 36).notNullable().index('job_destinations_config_id_index');
@@ -108,7 +109,7 @@ async function createJobTables(schema: Knex.SchemaBuilder): Promise<void> {
     t.string('retention_policy_id', 36).nullable();
     t.unique(['job_id', 'config_id'], { indexName: 'job_destinations_job_config_unique' });
   });
-  await schema.createTable('system_tasks', (t) => {
+  await knex.schema.createTable('system_tasks', (t) => {
     t.string('task', 64).primary();
     t.boolean('enabled').notNullable().defaultTo(true);
     t.string('schedule', 255).notNullable();
@@ -126,9 +127,9 @@ export const catalogSchemaMigration: PluginMigration = {
   name: '20260102-catalog-001-schema',
   async up(builder) {
     const knex = builder as Knex;
-    await createConfigTables(knex.schema);
-    await createTemplateTables(knex.schema);
-    await createJobTables(knex.schema);
+    await createConfigTables(knex);
+    await createTemplateTables(knex);
+    await createJobTables(knex);
     if (!(await knex.schema.hasTable('system_settings'))) {
       await knex.schema.createTable('system_settings', (t) => {
         t.string('key', 255).primary();

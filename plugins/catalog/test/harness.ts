@@ -1,0 +1,183 @@
+// A real catalog server for tests: the persistence plugin on a temp libsql file or a throwaway PostgreSQL
+// database, the catalog plugin, and the http plugin's koa app on an ephemeral port. Identity is replaced by a
+// token-based fake authenticator and a recording audit writer (the kernel ports as defined).
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { buildRecoveryKit } from '@holdfast/engine';
+import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import {
+  AdapterRegistry,
+  TOKENS,
+  type AuditEntry,
+  type AuthContext,
+  type HoldfastPlugin,
+  type RuntimeConfig,
+} from '@holdfast/kernel';
+import namingTemplate from '@holdfast/naming-template';
+import { createPersistencePlugin, openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { createThrowawayPostgres } from '@holdfast/persistence/testing';
+import retentionGfs from '@holdfast/retention-gfs';
+import pino from 'pino';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { CATALOG, createCatalogPlugin, RECOVERY_KIT_BUILDER, type Catalog } from '../src/index.js';
+import { fakeDatabase, fakeDrive, fakeHook, fakeStore } from './fixture-adapters.js';
+
+export type Dialect = 'sqlite' | 'postgresql';
+
+/** Where one test's database lives. */
+export interface Site {
+  dialect: Dialect;
+  dataDir: string;
+  databaseUrl?: string;
+  remove(): Promise<void>;
+}
+
+export async function createSite(dialect: Dialect): Promise<Site> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-catalog-'));
+  const postgres = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
+  return {
+    dialect,
+    dataDir,
+    databaseUrl: postgres?.url,
+    async remove() {
+      await postgres?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Bearer tokens the fake authenticator knows; `perm:a,b` gives exactly those permissions. */
+export function identityOf(token: string): AuthContext | null {
+  if (token === 'admin') return { userId: 'u-admin', permissions: [], isSuperAdmin: true, authMethod: 'session' };
+  if (token.startsWith('perm:')) {
+    return { userId: `u-${token.length}`, permissions: token.slice(5).split(','), isSuperAdmin: false, authMethod: 'apikey', apiKeyId: 'k' };
+  }
+  return null;
+}
+
+export interface CatalogServer {
+  url: string;
+  container: DependencyContainer;
+  catalog: Catalog;
+  db: HoldfastDatabase;
+  logs: string[];
+  audits: AuditEntry[];
+  /** Calls the API; the body is sent as JSON. Answers status, headers, raw text and parsed JSON. */
+  call(method: string, path: string, body?: unknown, token?: string): Promise<Reply>;
+  close(): Promise<void>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+/** Every line the suites' loggers wrote, for the leak test. */
+export const ALL_LOG_LINES: string[] = [];
+
+export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFAST_ENCRYPTION_KEY: TEST_KEY_HEX }): Promise<CatalogServer> {
+  const container = rootContainer.createChildContainer();
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      const text = chunk.toString('utf8');
+      logs.push(text);
+      ALL_LOG_LINES.push(text);
+      callback();
+    },
+  });
+  const logger = pino({ level: 'debug' }, sink);
+  const registry = new AdapterRegistry();
+  for (const definition of [fakeDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate]) {
+    registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
+  }
+  const audits: AuditEntry[] = [];
+  const runtime: RuntimeConfig = { version: '0.1.0-test', dataDir: site.dataDir, port: 0, includeAdapters: [], excludeAdapters: [] };
+  container.register(TOKENS.AdapterRegistry, { useValue: registry });
+  container.register(TOKENS.Logger, { useValue: logger });
+  container.register(TOKENS.RuntimeConfig, { useValue: runtime });
+  container.register(TOKENS.Authenticator, {
+    useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },
+  });
+  container.register(TOKENS.AuditWriter, { useValue: { write: async (entry) => void audits.push(entry) } });
+  container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
+
+  const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ env }), createHttpPlugin()];
+  for (const plugin of plugins) plugin.register?.(container);
+  const db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins, logger });
+  container.register(TOKENS.Database, { useValue: db });
+  let server: Server | undefined;
+  try {
+    await db.migrate();
+    for (const plugin of plugins) await plugin.start?.(container);
+    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger, trustProxy: false });
+    server = await new Promise<Server>((resolve) => {
+      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    });
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const running = server;
+  return {
+    url,
+    container,
+    catalog: container.resolve(CATALOG),
+    db,
+    logs,
+    audits,
+    async call(method, path, body, token = 'admin') {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, headers: response.headers, text, json };
+    },
+    async close() {
+      running.closeAllConnections();
+      await new Promise<void>((resolve) => running.close(() => resolve()));
+      for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
+      await db.close();
+    },
+  };
+}
+
+/** The system key the suites run with (a fixed test value, not a secret). */
+export const TEST_KEY_HEX = '00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff';
+
+/** Every row of every catalog table, for before/after comparisons. */
+export async function snapshotTables(db: HoldfastDatabase): Promise<Record<string, unknown[]>> {
+  const knex = db.em().getKnex();
+  const tables = [
+    'adapter_configs',
+    'credential_profiles',
+    'encryption_profiles',
+    'retention_policies',
+    'naming_templates',
+    'schedule_presets',
+    'notification_templates',
+    'jobs',
+    'job_destinations',
+    'system_tasks',
+    'system_settings',
+    'system_key_canary',
+  ];
+  const snapshot: Record<string, unknown[]> = {};
+  for (const table of tables) snapshot[table] = await knex(table).select('*').orderBy(1);
+  return snapshot;
+}
