@@ -12,6 +12,8 @@ export interface HoldfastEvents {
   backup_success: { executionId: string; jobId: string | null };
   backup_partial: { executionId: string; jobId: string | null };
   backup_failure: { executionId: string; jobId: string | null; error?: string };
+  restore_complete: { executionId: string; file: string; storageId: string; targetSourceId: string | null };
+  restore_failure: { executionId: string; file: string; storageId: string; targetSourceId: string | null; error?: string };
 }
 
 /** A listener; may be async. Its failures are logged, never thrown back to the emitter. */

@@ -1,2 +1,26 @@
-// Backup codecs for now; the queue and the runner join this entry point later.
 export * from './codec/index.js';
+export { createEnginePlugin, ENGINE, type EnginePluginOptions } from './plugin.js';
+export { Engine, type RunTrigger } from './queue/engine.js';
+export { DEFAULT_ENGINE_OPTIONS, engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';
+export { INTERRUPTED_MESSAGE } from './queue/orphans.js';
+export { ExecutionStore, type LogEntry, type NewExecution } from './store/execution-store.js';
+export {
+  ExecutionEntity,
+  ExecutionLogEntity,
+  EXECUTION_STATUSES,
+  EXECUTION_TYPES,
+  FINAL_STATUSES,
+  TRIGGER_TYPES,
+  type Execution,
+  type ExecutionStatus,
+  type ExecutionType,
+  type TriggerType,
+} from './store/entities.js';
+export { parseMetadata, type ExecutionMetadata, type DestinationOutcome } from './store/metadata.js';
+export { createEngineTables } from './store/migration.js';
+export { FanOut, startBranch, type FanOutBranch } from './run/fan-out.js';
+export { planRetention, applyRetention, mapLimit, PARALLEL_METADATA_READS, type RetentionVerdict } from './run/retention.js';
+export { readSidecar, writeSidecar, isSidecarKey, SIDECAR_EXTENSION, SIDECAR_FORMAT_VERSION, type BackupSidecar } from './run/sidecar.js';
+export { STAGES, RESTORE_STAGES } from './run/run-context.js';
+export { restoreRequestSchema, type RestoreRequest } from './restore/restore-run.js';
+export { executionViewSchema, toExecutionView, type ExecutionView } from './routes/representation.js';

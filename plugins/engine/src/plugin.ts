@@ -1,0 +1,85 @@
+import { silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { Engine } from './queue/engine.js';
+import { engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';
+import { AdapterFactory } from './run/adapters.js';
+import type { RunServices } from './run/services.js';
+import { executionRoutes } from './routes/execution-routes.js';
+import { jobRoutes } from './routes/job-routes.js';
+import { restoreRoutes } from './routes/restore-routes.js';
+import { ExecutionEntity, ExecutionLogEntity } from './store/entities.js';
+import { ExecutionStore } from './store/execution-store.js';
+import { createEngineTables } from './store/migration.js';
+
+/** The engine's service in the container: queue runs (scheduler, CLI), restores, cancellations. */
+export const ENGINE = Symbol.for('holdfast:engine') as InjectionToken<Engine>;
+
+/** Options of {@link createEnginePlugin}. */
+export interface EnginePluginOptions {
+  /** Environment read for `HOLDFAST_ENGINE_*` timings (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Timings that win over the environment (tests). */
+  timings?: Partial<EngineOptions>;
+}
+
+function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
+}
+
+/**
+ * The engine plugin: execution rows, the FIFO queue, backup and restore runs, cancellation, and their routes.
+ * Needs `TOKENS.Database`, `TOKENS.JobCatalog`, `TOKENS.Settings` and `TOKENS.AdapterRegistry`; uses
+ * `TOKENS.EventBus` and `TOKENS.AuditWriter` when registered. Registers {@link ENGINE}.
+ */
+export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastPlugin {
+  const timings = engineOptionsFrom(options.env ?? process.env, options.timings);
+  let engine: Engine | undefined;
+  let store: ExecutionStore | undefined;
+  const storeOf = (container: DependencyContainer) => (store ??= new ExecutionStore(container.resolve(TOKENS.Database)));
+  const loggerOf = (container: DependencyContainer): KernelLogger => {
+    const logger = optional(container, TOKENS.Logger);
+    return logger?.child?.({ plugin: 'engine' }) ?? logger ?? silentLogger;
+  };
+  const adaptersOf = (container: DependencyContainer) => new AdapterFactory(container, container.resolve(TOKENS.AdapterRegistry), loggerOf(container));
+  const engineOf = (container: DependencyContainer): Engine => {
+    if (engine) return engine;
+    const logger = loggerOf(container);
+    const services: RunServices = {
+      get catalog() {
+        return container.resolve(TOKENS.JobCatalog);
+      },
+      get settings() {
+        return container.resolve(TOKENS.Settings);
+      },
+      adapters: adaptersOf(container),
+      events: optional(container, TOKENS.EventBus),
+      logger,
+      version: optional(container, TOKENS.RuntimeConfig)?.version ?? '0.1.0',
+    };
+    engine = new Engine(storeOf(container), services, timings, logger);
+    return engine;
+  };
+  const audit = (container: DependencyContainer) => (): AuditWriter | undefined => optional(container, TOKENS.AuditWriter);
+
+  return {
+    name: 'engine',
+    entities: [ExecutionEntity, ExecutionLogEntity],
+    migrations: [createEngineTables],
+    register(container) {
+      container.register(ENGINE, { useFactory: engineOf });
+    },
+    routes(container) {
+      const running = engineOf(container);
+      const catalog = () => container.resolve(TOKENS.JobCatalog);
+      return [
+        ...jobRoutes({ engine: running, catalog, settings: () => container.resolve(TOKENS.Settings), audit: audit(container), adapters: () => adaptersOf(container) }),
+        ...executionRoutes(storeOf(container), running, catalog),
+        ...restoreRoutes(running, catalog, audit(container)),
+      ];
+    },
+    start: (container) => engineOf(container).start(),
+    stop: async () => {
+      await engine?.stop();
+    },
+  };
+}

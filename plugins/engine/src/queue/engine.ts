@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { NotFoundError, type KernelLogger } from '@holdfast/kernel';
+import type { Execution, ExecutionStatus, TriggerType } from '../store/entities.js';
+import type { ExecutionStore } from '../store/execution-store.js';
+import { parseMetadata } from '../store/metadata.js';
+import { RunLog } from '../store/run-log.js';
+import { runBackup } from '../run/backup-run.js';
+import { messageOf, RunCancelled, type CancelCause, type RunOutcome } from '../run/outcome.js';
+import { RunContext } from '../run/run-context.js';
+import { settingOr, type RunServices } from '../run/services.js';
+import { runRestore, type RestoreRequest } from '../restore/restore-run.js';
+import type { EngineOptions } from './engine-options.js';
+import { reapOrphans } from './orphans.js';
+
+/** Who asked for a run. */
+export interface RunTrigger {
+  type: TriggerType;
+  /** User name, API key name or `Scheduler`. */
+  label: string | null;
+}
+
+interface ActiveRun {
+  context: RunContext;
+  controller: AbortController;
+  done: Promise<void>;
+}
+
+const CANCEL_MESSAGES: Record<CancelCause, string> = {
+  cancelled: 'cancellation requested',
+  stuck: 'no progress within the Stuck Job Timeout',
+  shutdown: 'the server shut down and the grace period ran out',
+};
+
+/**
+ * The queue and its runner. Executions are rows; this process claims the oldest Pending one while fewer than
+ * `maxConcurrentJobs` run anywhere, runs it, and looks again when a run ends and on a short poll interval.
+ */
+export class Engine {
+  readonly processId = randomUUID();
+  private readonly active = new Map<string, ActiveRun>();
+  private isStopping = false;
+  private isStarted = false;
+  private kicking: Promise<void> | undefined;
+  private kickAgain = false;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: ExecutionStore,
+    private readonly services: RunServices,
+    private readonly options: EngineOptions,
+    private readonly logger: KernelLogger,
+  ) {}
+
+  /** Closes runs a crash left Running, then starts claiming. */
+  async start(): Promise<void> {
+    await reapOrphans(this.store, this.services, null, this.logger, this.options);
+    this.isStarted = true;
+    this.pollTimer = setInterval(() => void this.kick(), this.options.pollIntervalMs).unref();
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs).unref();
+    void this.kick();
+  }
+
+  /** Queues a backup of `jobId`; throws `NotFoundError('Job not found')` for an unknown job. */
+  async enqueueRun(jobId: string, trigger: RunTrigger, options: { lock?: boolean } = {}): Promise<Execution> {
+    const names = await this.services.catalog.jobNames([jobId]);
+    if (!names.has(jobId)) throw new NotFoundError('Job not found');
+    const execution = await this.store.create({ type: 'Backup', jobId, trigger, lock: options.lock });
+    void this.kick();
+    return execution;
+  }
+
+  /** Queues a restore. */
+  async enqueueRestore(request: RestoreRequest, trigger: RunTrigger): Promise<Execution> {
+    const execution = await this.store.create({ type: 'Restore', jobId: null, trigger, request, metadata: { label: `Restore of ${request.file}` } });
+    void this.kick();
+    return execution;
+  }
+
+  /** Pending -> Cancelled at once; Running -> aborted (here, or by its owner on its next heartbeat). */
+  async cancel(id: string): Promise<ExecutionStatus> {
+    const row = await this.store.get(id);
+    if (!row) throw new NotFoundError('Execution not found');
+    if (row.status === 'Pending' && (await this.store.cancelPending(id))) return 'Cancelled';
+    const active = this.active.get(id);
+    if (active) {
+      this.abort(active, 'cancelled');
+      await active.done;
+    } else if (row.status === 'Running' || (await this.store.get(id))?.status === 'Running') {
+      await this.store.requestCancel(id);
+    }
+    return (await this.store.get(id))?.status as ExecutionStatus;
+  }
+
+  /** Number of executions this process runs now. */
+  get runningHere(): number {
+    return this.active.size;
+  }
+
+  /** Claims as many executions as slots allow; concurrent calls coalesce into one more pass. */
+  kick(): Promise<void> {
+    if (!this.isStarted || this.isStopping) return Promise.resolve();
+    if (this.kicking) {
+      this.kickAgain = true;
+      return this.kicking;
+    }
+    this.kicking = (async () => {
+      do {
+        this.kickAgain = false;
+        try {
+          const max = await settingOr(this.services.settings, 'maxConcurrentJobs', 1);
+          for (;;) {
+            if (this.isStopping) return;
+            const claimed = await this.store.claimNext(this.processId, max);
+            if (!claimed) break;
+            this.launch(claimed);
+          }
+        } catch (error) {
+          this.logger.error({ err: error }, 'queue: claiming failed; retrying on the next poll');
+        }
+      } while (this.kickAgain && !this.isStopping);
+    })().finally(() => {
+      this.kicking = undefined;
+    });
+    return this.kicking;
+  }
+
+  private launch(execution: Execution): void {
+    const controller = new AbortController();
+    const log = new RunLog(this.store, execution.id, this.logger, 0);
+    const context = new RunContext(execution, this.store, log, controller.signal, parseMetadata(execution.metadata));
+    const active: ActiveRun = { context, controller, done: Promise.resolve() };
+    this.active.set(execution.id, active);
+    active.done = this.execute(context)
+      .catch((error: unknown) => this.logger.error({ err: error, executionId: execution.id }, 'run crashed'))
+      .finally(() => {
+        this.active.delete(execution.id);
+        void this.kick();
+      });
+  }
+
+  private async execute(context: RunContext): Promise<void> {
+    const { execution, log } = context;
+    log.info(`${execution.type} run started (trigger ${execution.triggerType ?? 'Manual'}${execution.triggerLabel ? `: ${execution.triggerLabel}` : ''})`);
+    let outcome: RunOutcome;
+    try {
+      outcome = execution.type === 'Restore' ? await runRestore(context, this.services) : await runBackup(context, this.services);
+    } catch (error) {
+      log.error(`run failed: ${messageOf(error)}`);
+      outcome = { status: 'Failed' };
+    }
+    context.metadata.stage = outcome.status === 'Cancelled' ? 'cancelled' : context.metadata.stage;
+    if (outcome.status === 'Success' || outcome.status === 'Partial') context.metadata.progress = 100;
+    const cause = context.signal.reason instanceof RunCancelled ? context.signal.reason.reason : undefined;
+    if (outcome.status === 'Cancelled' && cause) context.metadata.cancelReason = cause;
+    log.write(outcome.status === 'Failed' ? 'error' : 'info', `finished: ${outcome.status}`);
+    if (outcome.status === 'Failed') log.lastError = log.lastError ?? 'the run failed';
+    await context.settle();
+    await log.flush();
+    const error = outcome.status === 'Success' ? null : log.lastError;
+    const isWritten = await this.store.finish(execution.id, outcome.status, { size: outcome.size, path: outcome.path, error, metadata: context.metadata });
+    if (!isWritten) this.logger.warn({ executionId: execution.id }, 'run ended but its row was no longer Running (closed by another process)');
+    await this.emitOutcome(execution, outcome, error);
+  }
+
+  private async emitOutcome(execution: Execution, outcome: RunOutcome, error: string | null): Promise<void> {
+    const events = this.services.events;
+    if (!events) return;
+    if (execution.type === 'Restore') {
+      const request = JSON.parse(execution.request ?? '{}') as RestoreRequest;
+      const payload = { executionId: execution.id, file: request.file, storageId: request.storageId, targetSourceId: request.targetSourceId ?? null };
+      if (outcome.status === 'Success' || outcome.status === 'Partial') await events.emit('restore_complete', payload);
+      else await events.emit('restore_failure', { ...payload, ...(error ? { error } : {}) });
+      return;
+    }
+    const payload = { executionId: execution.id, jobId: execution.jobId ?? null };
+    if (outcome.status === 'Success') await events.emit('backup_success', payload);
+    else if (outcome.status === 'Partial') await events.emit('backup_partial', payload);
+    else if (outcome.status === 'Failed') await events.emit('backup_failure', { ...payload, ...(error ? { error } : {}) });
+  }
+
+  private abort(active: ActiveRun, cause: CancelCause): void {
+    if (active.controller.signal.aborted) return;
+    active.context.log.warn(`cancelling: ${CANCEL_MESSAGES[cause]}`);
+    active.controller.abort(new RunCancelled(cause, CANCEL_MESSAGES[cause]));
+  }
+
+  /** Heartbeat, cancel requests from other processes, Stuck Job Timeout, and orphans of dead processes. */
+  private async heartbeat(): Promise<void> {
+    try {
+      const asked = await this.store.heartbeat(this.processId, [...this.active.keys()]);
+      for (const id of asked) {
+        const active = this.active.get(id);
+        if (active) this.abort(active, 'cancelled');
+      }
+      const minutes = await settingOr<number | null>(this.services.settings, 'stuckJobTimeoutMinutes', 360);
+      if (minutes !== null && minutes > 0) {
+        for (const active of this.active.values()) {
+          if (Date.now() - active.context.lastProgressAt > minutes * 60_000) this.abort(active, 'stuck');
+        }
+      }
+      if (this.store.dialect === 'postgresql' && !this.isStopping) {
+        await reapOrphans(this.store, this.services, new Date(Date.now() - this.options.staleAfterMs), this.logger, this.options);
+      }
+    } catch (error) {
+      this.logger.error({ err: error }, 'engine heartbeat failed');
+    }
+  }
+
+  /** Stops claiming, waits up to the grace period for running executions, then cancels what is left. */
+  async stop(): Promise<void> {
+    this.isStopping = true;
+    clearInterval(this.pollTimer);
+    await this.kicking;
+    // The heartbeat keeps going through the grace period, or another process would take our runs for orphans.
+    try {
+      await this.drain();
+    } finally {
+      clearInterval(this.heartbeatTimer);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    const runs = [...this.active.values()];
+    if (runs.length === 0) return;
+    this.logger.info({ running: runs.length, graceMs: this.options.shutdownGraceMs }, 'waiting for running executions before shutdown');
+    const all = Promise.all(runs.map((run) => run.done));
+    let timer: NodeJS.Timeout | undefined;
+    const isTimedOut = await Promise.race([all.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), this.options.shutdownGraceMs)))]);
+    clearTimeout(timer);
+    if (isTimedOut) {
+      for (const run of this.active.values()) this.abort(run, 'shutdown');
+      await Promise.all([...this.active.values()].map((run) => run.done));
+    }
+  }
+}

@@ -1,0 +1,53 @@
+import type { KernelLogger } from '@holdfast/kernel';
+import type { ExecutionStore } from '../store/execution-store.js';
+import { parseMetadata } from '../store/metadata.js';
+import { messageOf } from '../run/outcome.js';
+import type { RunServices } from '../run/services.js';
+import { SIDECAR_EXTENSION } from '../run/sidecar.js';
+import type { EngineOptions } from './engine-options.js';
+
+/** The log line (and `error`) of a run whose process died. */
+export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped while this run was in progress';
+
+/**
+ * Closes executions left Running by a process that is gone, as Failed with {@link INTERRUPTED_MESSAGE}, then removes
+ * what their upload may have left on each destination (the target key and its sidecar: the puts are atomic, so
+ * this only matters when the crash came between a put and the end of the run). `staleBefore` null means "every
+ * Running row" (libsql at boot: one process); on PostgreSQL, rows whose heartbeat is older than it.
+ */
+export async function reapOrphans(
+  store: ExecutionStore,
+  services: RunServices,
+  staleBefore: Date | null,
+  logger: KernelLogger,
+  options: EngineOptions,
+): Promise<number> {
+  const orphans = await store.findOrphans(store.dialect === 'postgresql' ? (staleBefore ?? new Date(Date.now() - options.staleAfterMs)) : staleBefore);
+  let closed = 0;
+  for (const row of orphans) {
+    if (!(await store.failOrphan(row, INTERRUPTED_MESSAGE))) continue;
+    closed++;
+    const seq = (await store.lastLogSeq(row.id)) + 1;
+    await store.appendLogs([{ executionId: row.id, seq, time: new Date().toISOString(), level: 'error', stage: parseMetadata(row.metadata).stage ?? 'unknown', message: INTERRUPTED_MESSAGE }]);
+    logger.warn({ executionId: row.id }, INTERRUPTED_MESSAGE);
+    await removeTarget(services, parseMetadata(row.metadata).target, logger);
+  }
+  return closed;
+}
+
+async function removeTarget(services: RunServices, target: { key: string; configIds: string[] } | undefined, logger: KernelLogger): Promise<void> {
+  if (!target) return;
+  for (const configId of target.configIds) {
+    try {
+      const storage = services.adapters.storage(await services.catalog.resolveAdapterConfig(configId));
+      try {
+        await storage.adapter.delete(target.key);
+        await storage.adapter.delete(`${target.key}${SIDECAR_EXTENSION}`);
+      } finally {
+        await storage.adapter.dispose?.().catch(() => undefined);
+      }
+    } catch (error) {
+      logger.warn({ configId, key: target.key, err: messageOf(error) }, 'could not remove the object of an interrupted run');
+    }
+  }
+}

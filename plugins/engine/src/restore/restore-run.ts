@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { PassThrough, Transform, type TransformCallback } from 'node:stream';
+import { createByteCounter, abortablePipeline } from '@holdfast/kernel';
+import { z } from 'zod';
+import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
+import { disposeAll, type StorageInstance } from '../run/adapters.js';
+import { cancellationOf, messageOf, streamingProgress, type RunOutcome } from '../run/outcome.js';
+import type { RunContext } from '../run/run-context.js';
+import type { RunServices } from '../run/services.js';
+import { readSidecar } from '../run/sidecar.js';
+
+/** The body of `POST /api/storage/:id/restore`, stored on the execution as its request. */
+export const restoreRequestSchema = z.strictObject({
+  file: z.string().min(1).max(1024).describe('Path of the backup within the storage'),
+  targetSourceId: z.string().min(1).max(64).optional().describe('Source configuration to restore into; default: the source recorded in the sidecar'),
+  database: z.string().min(1).max(255).optional().describe('Target database of a single-database dump'),
+  databaseMapping: z.record(z.string().min(1).max(255), z.string().min(1).max(255)).optional().describe('Source database name to target name (multi-database dumps)'),
+});
+
+/** A stored restore request. */
+export type RestoreRequest = z.output<typeof restoreRequestSchema> & { storageId: string };
+
+/**
+ * Hashes what passes and, at the end, compares with the recorded SHA-256. A mismatch errors the stream before it
+ * ends, so the restore tool never sees a clean end of input and fails instead of finishing with tampered data.
+ */
+class ChecksumGate extends Transform {
+  private readonly hash = createHash('sha256');
+  constructor(private readonly expected: string) {
+    super();
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.hash.update(chunk);
+    callback(null, chunk);
+  }
+  override _flush(callback: TransformCallback): void {
+    const actual = this.hash.digest('hex');
+    if (actual !== this.expected) return callback(new Error(`checksum mismatch: the file's SHA-256 is ${actual}, the sidecar records ${this.expected}`));
+    callback();
+  }
+}
+
+/** Runs a restore execution: download -> verify SHA-256 -> decrypt -> decompress -> `source.restore`. */
+export async function runRestore(ctx: RunContext, services: RunServices): Promise<RunOutcome> {
+  const request = JSON.parse(ctx.execution.request ?? '{}') as RestoreRequest;
+  let storage: StorageInstance | undefined;
+  let source: Awaited<ReturnType<RunServices['adapters']['source']>> | undefined;
+  try {
+    await ctx.enter('01-initialize', 0);
+    storage = services.adapters.storage(await services.catalog.resolveAdapterConfig(request.storageId));
+    const sidecar = await readSidecar(storage.adapter, request.file, ctx.signal);
+    if (!sidecar) throw new Error(`"${request.file}" has no .meta.json sidecar; its checksum and format cannot be verified`);
+    const sourceId = request.targetSourceId ?? sidecar.source?.configId;
+    if (!sourceId) throw new Error('no targetSourceId given and the sidecar records no source');
+    const target = await services.catalog.resolveAdapterConfig(sourceId);
+    source = services.adapters.source(target);
+    const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
+    const key = sidecar.encryption ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;
+    const info = await storage.adapter.stat(request.file);
+    ctx.log.info(`restoring ${request.file} (${info.size} bytes) from ${storage.name} into ${target.name}`);
+    await ctx.enter('02-download', 5);
+    const download = await storage.adapter.get(request.file, { signal: ctx.signal });
+    const counter = createByteCounter((bytes) => ctx.progress(5 + (90 * bytes) / Math.max(1, info.size), { bytesProcessed: bytes }), info.size, 250);
+    await ctx.enter('03-restore', 10);
+    // One pipeline into a PassThrough the source reads: an error anywhere (checksum, tag, codec) destroys the
+    // restore's input with that error, so the restore fails instead of taking a short stream for a whole one.
+    const input = new PassThrough({ highWaterMark: 1024 * 1024 });
+    const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
+    const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
+    piping.catch(() => undefined);
+    const restoring = source.restore(input, { target: { database: request.database, databaseMapping: request.databaseMapping }, signal: ctx.signal });
+    const [result] = await Promise.all([restoring, piping]);
+    await ctx.enter('04-completion', 95);
+    for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
+    ctx.log.info(`restore of ${request.file} finished; SHA-256 verified`);
+    ctx.progress(100, { bytesProcessed: counter.bytes }, true);
+    return { status: result.warnings.length > 0 ? 'Partial' : 'Success', path: request.file, size: info.size };
+  } catch (error) {
+    const cancelled = cancellationOf(ctx.signal);
+    if (cancelled) ctx.log.warn(`cancelled: ${cancelled.message}`);
+    else ctx.log.error(`restore failed: ${messageOf(error)}`);
+    return { status: cancelled ? 'Cancelled' : 'Failed', path: request.file };
+  } finally {
+    await disposeAll([source, storage?.adapter]);
+  }
+}
+
+function requireProfile(profileId: string | undefined): string {
+  if (!profileId) throw new Error('the sidecar does not name the encryption profile of this backup');
+  return profileId;
+}

@@ -1,0 +1,39 @@
+import { defineRoute, NotFoundError, type AuditWriter, type JobCatalog, type RouteDefinition } from '@holdfast/kernel';
+import { z } from 'zod';
+import type { Engine } from '../queue/engine.js';
+import { restoreRequestSchema } from '../restore/restore-run.js';
+import { triggerOf } from './job-routes.js';
+
+const errorBody = z.object({ error: z.string() });
+
+/** `POST /api/storage/:id/restore`: queues a Restore execution of a backup stored on destination `:id`. */
+export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: () => AuditWriter | undefined): RouteDefinition[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/api/storage/:id/restore',
+      summary: 'Restore a backup file from a storage destination into a source',
+      tags: ['storage'],
+      access: { permission: 'storage:restore', scope: { resource: 'destination', param: 'id' } },
+      request: { params: z.object({ id: z.string().min(1).max(64) }), body: restoreRequestSchema },
+      responses: {
+        200: { description: 'Queued.', schema: z.object({ success: z.literal(true), executionId: z.string(), message: z.string() }) },
+        404: { description: 'Storage or source not found.', schema: errorBody },
+      },
+      handler: async ({ params, body, auth, ip, userAgent }) => {
+        // Unknown ids answer 404 now rather than failing the queued run later.
+        const storage = await catalog().resolveAdapterConfig(params.id);
+        if (storage.kind !== 'storage') throw new NotFoundError('Storage not found');
+        if (body.targetSourceId) {
+          const target = await catalog().resolveAdapterConfig(body.targetSourceId);
+          if (target.kind !== 'source') throw new NotFoundError('Source not found');
+        }
+        const execution = await engine.enqueueRestore({ ...body, storageId: params.id }, triggerOf(auth));
+        await audit()
+          ?.write({ userId: auth?.userId ?? null, action: 'restore', resource: 'storage', resourceId: params.id, details: { file: body.file, targetSourceId: body.targetSourceId ?? null, executionId: execution.id }, ipAddress: ip, userAgent: userAgent ?? null })
+          .catch(() => undefined);
+        return { success: true as const, executionId: execution.id, message: 'Restore queued' };
+      },
+    }),
+  ];
+}

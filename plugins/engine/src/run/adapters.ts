@@ -1,0 +1,69 @@
+import {
+  instantiateAdapter,
+  type AdapterKind,
+  type AdapterRegistry,
+  type KernelLogger,
+  type NamingStrategy,
+  type ResolvedAdapterConfig,
+  type RetentionStrategy,
+  type SourceAdapter,
+  type StorageAdapter,
+  type StorageCapabilities,
+} from '@holdfast/kernel';
+import type { DependencyContainer } from 'tsyringe';
+
+/** A storage instance with what the engine needs to know about it. */
+export interface StorageInstance {
+  configId: string;
+  name: string;
+  adapterId: string;
+  adapter: StorageAdapter;
+  capabilities: StorageCapabilities;
+}
+
+/** Builds configured adapter instances from the registry; each run owns and disposes its instances. */
+export class AdapterFactory {
+  constructor(
+    private readonly container: DependencyContainer,
+    private readonly registry: AdapterRegistry,
+    private readonly logger: KernelLogger,
+  ) {}
+
+  private build<T>(kind: AdapterKind, resolved: Pick<ResolvedAdapterConfig, 'adapterId' | 'config'> & Partial<ResolvedAdapterConfig>): T {
+    const { definition } = this.registry.require(kind, resolved.adapterId);
+    return instantiateAdapter(this.container, definition, resolved.config, {
+      instanceId: resolved.configId,
+      instanceName: resolved.name,
+      logger: this.logger.child?.({ adapter: `${kind}-${resolved.adapterId}`, instance: resolved.configId }) ?? this.logger,
+      credentials: resolved.credentials,
+    }) as T;
+  }
+
+  source(resolved: ResolvedAdapterConfig): SourceAdapter {
+    return this.build<SourceAdapter>('source', resolved);
+  }
+
+  storage(resolved: ResolvedAdapterConfig): StorageInstance {
+    const { definition } = this.registry.require('storage', resolved.adapterId);
+    return {
+      configId: resolved.configId,
+      name: resolved.name,
+      adapterId: resolved.adapterId,
+      adapter: this.build<StorageAdapter>('storage', resolved),
+      capabilities: definition.capabilities as StorageCapabilities,
+    };
+  }
+
+  naming(id = 'template'): NamingStrategy {
+    return this.build<NamingStrategy>('naming', { adapterId: id, config: {} });
+  }
+
+  retention(id: string, config: unknown): RetentionStrategy {
+    return this.build<RetentionStrategy>('retention', { adapterId: id, config: config as Record<string, unknown> });
+  }
+}
+
+/** Disposes instances, ignoring failures (a dispose error must not change a run's outcome). */
+export async function disposeAll(instances: Array<{ dispose?: () => Promise<void> } | undefined>): Promise<void> {
+  await Promise.all(instances.map((instance) => instance?.dispose?.().catch(() => undefined)));
+}

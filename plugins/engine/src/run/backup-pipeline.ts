@@ -1,0 +1,89 @@
+import { createByteCounter, createHashingPassThrough, abortablePipeline, type StreamDigests } from '@holdfast/kernel';
+import type { Readable, Transform } from 'node:stream';
+import { createCompressStream, createEncryptStream, type CompressionCodec, type EncryptionSidecarInfo } from '../codec/index.js';
+import type { StorageInstance } from './adapters.js';
+import { FanOut, startBranch, type FanOutBranch } from './fan-out.js';
+
+/** What one destination did with the stream. */
+export interface BranchOutcome {
+  storage: StorageInstance;
+  ok: boolean;
+  size?: number;
+  error?: string;
+}
+
+/** Result of {@link streamBackup}. */
+export interface StreamedBackup {
+  digests: StreamDigests;
+  encryption: EncryptionSidecarInfo | null;
+  outcomes: BranchOutcome[];
+}
+
+/** Options of {@link streamBackup}. */
+export interface StreamBackupOptions {
+  dump: Readable;
+  codec: CompressionCodec;
+  encryptionKey: Buffer | null;
+  /** In ascending priority: puts are started in this order. */
+  storages: StorageInstance[];
+  key: string;
+  signal: AbortSignal;
+  /** Plaintext bytes read from the source so far. */
+  onBytes(bytes: number): void;
+}
+
+/** The stream failed as a whole; `outcomes` says what each destination had seen (for the log). */
+export class BackupStreamError extends Error {
+  override readonly name = 'BackupStreamError';
+  constructor(
+    override readonly cause: unknown,
+    readonly outcomes: BranchOutcome[],
+  ) {
+    super(messageOf(cause), { cause });
+  }
+}
+
+function outcomesOf(storages: StorageInstance[], settled: PromiseSettledResult<unknown>[]): BranchOutcome[] {
+  return settled.map((result, index): BranchOutcome => {
+    const storage = storages[index]!;
+    if (result.status === 'fulfilled') return { storage, ok: true, size: (result.value as { size?: number } | undefined)?.size };
+    return { storage, ok: false, error: messageOf(result.reason) };
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One pass, no temp files: dump -> count -> compress -> encrypt -> hash -> fan-out to every destination at once.
+ * A destination whose put fails is dropped; the pipeline fails only when the source, a codec or every destination
+ * fails, and then every put sees its body destroyed (an atomic put leaves nothing behind).
+ */
+export async function streamBackup(options: StreamBackupOptions): Promise<StreamedBackup> {
+  const branches: FanOutBranch[] = [];
+  // Each destination has its own controller: dropping one aborts its put without touching the others.
+  const controllers = options.storages.map(() => new AbortController());
+  const abortAll = () => controllers.forEach((controller) => controller.abort(options.signal.reason));
+  options.signal.addEventListener('abort', abortAll, { once: true });
+  try {
+    options.storages.forEach((storage, index) => {
+      branches.push(startBranch(storage.name, (body) => storage.adapter.put(options.key, body, { signal: controllers[index]!.signal })));
+    });
+    const counter = createByteCounter((bytes) => options.onBytes(bytes), undefined, 250);
+    const compress = createCompressStream(options.codec);
+    const encrypt = options.encryptionKey ? createEncryptStream({ key: options.encryptionKey }) : undefined;
+    const hasher = createHashingPassThrough();
+    const stages: Array<Readable | Transform> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];
+    try {
+      await abortablePipeline(options.signal, ...stages, new FanOut(branches));
+    } catch (error) {
+      controllers.forEach((controller) => controller.abort(error));
+      throw new BackupStreamError(error, outcomesOf(options.storages, await Promise.allSettled(branches.map((branch) => branch.done))));
+    }
+    const outcomes = outcomesOf(options.storages, await Promise.allSettled(branches.map((branch) => branch.done)));
+    return { digests: hasher.digests(), encryption: encrypt?.sidecarInfo ?? null, outcomes };
+  } finally {
+    options.signal.removeEventListener('abort', abortAll);
+  }
+}

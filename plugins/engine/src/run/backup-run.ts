@@ -1,0 +1,194 @@
+import type { DumpHandle, RunPlan, SourceAdapter } from '@holdfast/kernel';
+import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec } from '../codec/index.js';
+import { disposeAll, type StorageInstance } from './adapters.js';
+import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
+import { backupExtension, pickBackupKey, renderStem } from './file-name.js';
+import { cancellationOf, messageOf, streamingProgress, type RunOutcome } from './outcome.js';
+import { applyRetention, planRetention } from './retention.js';
+import type { RunContext } from './run-context.js';
+import { settingOr, type RunServices } from './services.js';
+import { SIDECAR_EXTENSION, SIDECAR_FORMAT_VERSION, writeSidecar, type BackupSidecar } from './sidecar.js';
+
+interface Prepared {
+  plan: RunPlan;
+  source: SourceAdapter;
+  storages: StorageInstance[];
+  stem: string;
+  timezone: string;
+  recordActor: boolean;
+  createdAt: Date;
+}
+
+/** Runs a backup execution through stages 01..05 and says how it ended. Never throws for a run failure. */
+export async function runBackup(ctx: RunContext, services: RunServices): Promise<RunOutcome> {
+  let prepared: Prepared | undefined;
+  let key: string | undefined;
+  let isCommitted = false;
+  try {
+    prepared = await initialize(ctx, services);
+    const outcome = await dumpAndUpload(ctx, services, prepared, (chosen) => (key = chosen));
+    isCommitted = outcome.status !== 'Failed';
+    if (isCommitted) return await retention(ctx, services, prepared, outcome);
+    return outcome;
+  } catch (error) {
+    const cancelled = cancellationOf(ctx.signal);
+    if (cancelled) ctx.log.warn(`cancelled: ${cancelled.message}`);
+    else ctx.log.error(`${ctx.log.stage} failed: ${messageOf(error)}`);
+    return { status: cancelled ? 'Cancelled' : 'Failed' };
+  } finally {
+    if (key && !isCommitted && prepared) await removeEverywhere(ctx, prepared.storages, key);
+    await disposeAll([prepared?.source, ...(prepared?.storages.map((storage) => storage.adapter) ?? [])]);
+  }
+}
+
+async function initialize(ctx: RunContext, services: RunServices): Promise<Prepared> {
+  await ctx.enter('01-initialize', 0);
+  const plan = await services.catalog.resolveRunPlan(ctx.execution.jobId!);
+  ctx.log.info(`job "${plan.job.name}": source ${plan.source.name} (${plan.source.adapterId}), ${plan.destinations.length} destination(s)`);
+  if (plan.destinations.length === 0) throw new Error('the job has no destination');
+  const codec = plan.job.compression as CompressionCodec;
+  if (!isCodecAvailable(codec)) throw new Error(`compression ${codec} is not available in this process`);
+  const timezone = await settingOr(services.settings, 'systemTimezone', 'UTC');
+  const recordActor = await settingOr(services.settings, 'privacy.recordTriggerActor', true);
+  const source = services.adapters.source(plan.source);
+  const storages = plan.destinations.map((destination) => services.adapters.storage(destination));
+  const createdAt = new Date();
+  const stem = renderStem(services.adapters.naming(), plan.job.namingPattern, { jobName: plan.job.name, databases: plan.job.databases, date: createdAt, timezone });
+  ctx.progress(5, {}, true);
+  return { plan, source, storages, stem, timezone, recordActor, createdAt };
+}
+
+async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: Prepared, onKey: (key: string) => void): Promise<RunOutcome> {
+  const { plan, storages } = prepared;
+  await ctx.enter('02-dump', 5);
+  const databases = plan.job.databases;
+  ctx.log.info(`dumping ${databases.length ? databases.join(', ') : 'all databases'}`);
+  let dump: DumpHandle;
+  try {
+    dump = await prepared.source.dump({ databases, signal: ctx.signal, engineOptions: { pgCompression: plan.job.pgCompression } });
+  } catch (error) {
+    throw new Error(`the dump could not start: ${messageOf(error)}`, { cause: error });
+  }
+  try {
+    const codec = plan.job.compression as CompressionCodec;
+    const extension = backupExtension(dump.extension, codec, plan.encryption !== null);
+    const key = await pickBackupKey(prepared.stem, extension, storages, ctx.signal);
+    onKey(key);
+    ctx.metadata.target = { key, configIds: storages.map((storage) => storage.configId) };
+    ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));
+    await ctx.enter('03-upload', 10);
+    ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);
+    let streamed;
+    try {
+      streamed = await streamBackup({
+        dump: dump.stream,
+        codec,
+        encryptionKey: plan.encryption?.key ?? null,
+        storages,
+        key,
+        signal: ctx.signal,
+        onBytes: (bytes) => ctx.progress(streamingProgress(bytes, 10, 85), { bytesProcessed: bytes }),
+      });
+    } catch (error) {
+      if (error instanceof BackupStreamError) logDestinations(ctx, error.outcomes);
+      throw error;
+    }
+    const stats = await dump.done;
+    ctx.metadata.warnings = stats.warnings;
+    for (const warning of stats.warnings) ctx.log.warn(`source: ${warning}`);
+    const compression = compressionSidecarInfo(codec);
+    const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;
+    const sidecar: BackupSidecar = {
+      formatVersion: SIDECAR_FORMAT_VERSION,
+      createdAt: prepared.createdAt.toISOString(),
+      sha256: streamed.digests.sha256,
+      md5: streamed.digests.md5,
+      size: streamed.digests.bytes,
+      locked: ctx.execution.lockBackup,
+      trigger: {
+        type: ctx.execution.triggerType ?? 'Manual',
+        ...(prepared.recordActor && ctx.execution.triggerLabel ? { actor: ctx.execution.triggerLabel } : {}),
+      },
+      compression,
+      encryption,
+      source: { kind: 'source', adapterId: plan.source.adapterId, configId: plan.source.configId, engineVersion: stats.engineVersion ?? null },
+      databases: stats.databases,
+      jobId: plan.job.id,
+      jobName: plan.job.name,
+      executionId: ctx.execution.id,
+    };
+    // A sidecar goes only where the data object is complete; a destination whose sidecar fails loses its copy too.
+    for (const outcome of streamed.outcomes.filter((o) => o.ok)) {
+      try {
+        await writeSidecar(outcome.storage.adapter, key, sidecar, ctx.signal);
+      } catch (error) {
+        outcome.ok = false;
+        outcome.error = `sidecar could not be written: ${messageOf(error)}`;
+        await outcome.storage.adapter.delete(key).catch(() => undefined);
+      }
+    }
+    logDestinations(ctx, streamed.outcomes);
+    await ctx.enter('04-completion', 90);
+    ctx.metadata.checksums = { sha256: streamed.digests.sha256, md5: streamed.digests.md5 };
+    ctx.metadata.compression = compression;
+    ctx.metadata.encryption = encryption;
+    const succeeded = streamed.outcomes.filter((o) => o.ok).length;
+    if (succeeded === 0) throw new Error('every destination failed');
+    const isPartial = succeeded < streamed.outcomes.length || stats.warnings.length > 0;
+    ctx.log.info(`${key}: ${streamed.digests.bytes} bytes, sha256 ${streamed.digests.sha256}, on ${succeeded} of ${streamed.outcomes.length} destination(s)`);
+    return { status: isPartial ? 'Partial' : 'Success', size: streamed.digests.bytes, path: key };
+  } finally {
+    if (!dump.stream.destroyed) dump.stream.destroy();
+  }
+}
+
+function logDestinations(ctx: RunContext, outcomes: BranchOutcome[]): void {
+  ctx.metadata.destinations = outcomes.map(({ storage, ok, size, error }) => ({
+    configId: storage.configId,
+    name: storage.name,
+    adapterId: storage.adapterId,
+    status: ok ? 'success' : 'failed',
+    ...(size === undefined ? {} : { size }),
+    ...(error ? { error } : {}),
+  }));
+  for (const outcome of outcomes) {
+    if (outcome.ok) ctx.log.info(`destination ${outcome.storage.name}: stored`);
+    else ctx.log.error(`destination ${outcome.storage.name} failed: ${outcome.error}`);
+  }
+}
+
+async function retention(ctx: RunContext, services: RunServices, prepared: Prepared, outcome: RunOutcome): Promise<RunOutcome> {
+  await ctx.enter('05-retention', 95);
+  let hasFailure = false;
+  ctx.metadata.retention = [];
+  const succeeded = new Set(ctx.metadata.destinations?.filter((d) => d.status === 'success').map((d) => d.configId));
+  for (const [index, destination] of prepared.plan.destinations.entries()) {
+    const storage = prepared.storages[index]!;
+    if (!destination.retention || !succeeded.has(storage.configId)) continue;
+    try {
+      const strategy = services.adapters.retention(destination.retention.strategyId, destination.retention.config);
+      const verdicts = await planRetention(storage, strategy, { jobId: prepared.plan.job.id, timezone: prepared.timezone, signal: ctx.signal });
+      const result = await applyRetention(storage, verdicts, ctx.log);
+      const kept = verdicts.filter((v) => v.action === 'keep').length;
+      ctx.log.info(`retention on ${storage.name}: kept ${kept}, deleted ${result.deleted.length}`);
+      ctx.metadata.retention.push({ configId: storage.configId, deleted: result.deleted, kept, errors: result.errors });
+      if (result.errors.length > 0) hasFailure = true;
+    } catch (error) {
+      if (cancellationOf(ctx.signal)) throw error;
+      hasFailure = true;
+      ctx.log.error(`retention on ${storage.name} failed: ${messageOf(error)}`);
+    }
+  }
+  ctx.progress(100, {}, true);
+  // The upload is done: a retention problem makes the run Partial, never Failed.
+  return hasFailure && outcome.status === 'Success' ? { ...outcome, status: 'Partial' } : outcome;
+}
+
+/** Deletes the backup and its sidecar on every destination (best effort; used after a failure or an abort). */
+export async function removeEverywhere(ctx: RunContext, storages: StorageInstance[], key: string): Promise<void> {
+  for (const storage of storages) {
+    for (const target of [key, `${key}${SIDECAR_EXTENSION}`]) {
+      await storage.adapter.delete(target).catch((error: unknown) => ctx.log.warn(`could not remove ${target} from ${storage.name}: ${messageOf(error)}`));
+    }
+  }
+}

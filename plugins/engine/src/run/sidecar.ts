@@ -1,0 +1,90 @@
+import { Readable } from 'node:stream';
+import type { StorageAdapter } from '@holdfast/kernel';
+import { z } from 'zod';
+import type { CompressionSidecarInfo, EncryptionSidecarInfo } from '../codec/index.js';
+
+/** Extension of the metadata sidecar written next to every backup. */
+export const SIDECAR_EXTENSION = '.meta.json';
+/** Version of the sidecar layout (docs/formats/sidecar.md). */
+export const SIDECAR_FORMAT_VERSION = 1;
+// Sidecars are small; anything larger is not one of ours and is not read into memory.
+const MAX_SIDECAR_BYTES = 256 * 1024;
+
+/** The `<file>.meta.json` of one backup (docs/formats/sidecar.md). */
+export interface BackupSidecar {
+  formatVersion: number;
+  createdAt: string;
+  sha256: string;
+  md5: string;
+  size: number;
+  locked: boolean;
+  trigger: { type: string; actor?: string };
+  compression: CompressionSidecarInfo;
+  encryption: (EncryptionSidecarInfo & { profileId: string }) | null;
+  source: { kind: 'source'; adapterId: string; configId: string; engineVersion: string | null };
+  databases: string[];
+  jobId: string | null;
+  jobName: string | null;
+  executionId: string;
+}
+
+const sidecarSchema = z.looseObject({
+  formatVersion: z.number().int().min(1),
+  createdAt: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  md5: z.string().optional(),
+  size: z.number().int().min(0).optional(),
+  locked: z.boolean().default(false),
+  compression: z.looseObject({ codec: z.string() }).optional(),
+  encryption: z.looseObject({ profileId: z.string().optional(), keyFingerprint: z.string() }).nullable().optional(),
+  source: z.looseObject({ adapterId: z.string(), configId: z.string().optional() }).optional(),
+});
+
+/** A parsed sidecar as read back; readers accept newer additive fields. */
+export type ReadSidecar = z.output<typeof sidecarSchema>;
+
+/** True for keys that are sidecars rather than backups (metadata or archive index sidecars). */
+export function isSidecarKey(key: string): boolean {
+  return key.endsWith(SIDECAR_EXTENSION) || key.endsWith('.index.json');
+}
+
+/** Writes the sidecar of `key` (an atomic put like any object). */
+export async function writeSidecar(storage: StorageAdapter, key: string, sidecar: BackupSidecar, signal?: AbortSignal): Promise<void> {
+  const text = `${JSON.stringify(sidecar, null, 2)}\n`;
+  await storage.put(`${key}${SIDECAR_EXTENSION}`, Readable.from([Buffer.from(text, 'utf8')]), { signal, size: Buffer.byteLength(text) });
+}
+
+/**
+ * Reads the sidecar of `key`; `null` when there is none (`NOT_FOUND`). Throws for a sidecar that exists but is not
+ * valid, naming the file, so retention and restores never act on a misread.
+ */
+export async function readSidecar(storage: StorageAdapter, key: string, signal?: AbortSignal): Promise<ReadSidecar | null> {
+  let stream: Readable;
+  try {
+    stream = await storage.get(`${key}${SIDECAR_EXTENSION}`, { signal });
+  } catch (error) {
+    if ((error as { code?: string }).code === 'NOT_FOUND') return null;
+    throw error;
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    length += (chunk as Buffer).length;
+    if (length > MAX_SIDECAR_BYTES) {
+      stream.destroy();
+      throw new Error(`sidecar of "${key}" is larger than ${MAX_SIDECAR_BYTES} bytes; not a Holdfast sidecar`);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw new Error(`sidecar of "${key}" is not valid JSON`);
+  }
+  const parsed = sidecarSchema.safeParse(json);
+  if (!parsed.success) {
+    throw new Error(`sidecar of "${key}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}

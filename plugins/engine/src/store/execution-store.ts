@@ -1,0 +1,240 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabasePort } from '@holdfast/kernel';
+import type { EntityManager } from '@mikro-orm/knex';
+import { ExecutionEntity, ExecutionLogEntity, type Execution, type ExecutionStatus, type ExecutionType, type LogLevel, type TriggerType } from './entities.js';
+import { parseMetadata, type ExecutionMetadata } from './metadata.js';
+import { Mutex } from './mutex.js';
+
+/** What creates an execution. */
+export interface NewExecution {
+  type: ExecutionType;
+  jobId: string | null;
+  trigger: { type: TriggerType; label: string | null };
+  lock?: boolean;
+  request?: unknown;
+  metadata?: ExecutionMetadata;
+}
+
+/** One log entry as the API shows it. */
+export interface LogEntry {
+  time: string;
+  level: LogLevel;
+  stage: string;
+  message: string;
+}
+
+/** Log entry before it is stored. */
+export interface PendingLogEntry extends LogEntry {
+  executionId: string;
+  seq: number;
+}
+
+// Two triggers in the same millisecond keep their order: microseconds from the clock plus a counter.
+let orderCounter = 0;
+function nextQueueOrder(): number {
+  orderCounter = (orderCounter + 1) % 1000;
+  return Date.now() * 1000 + orderCounter;
+}
+
+const PG_CLAIM_LOCK = 0x486f6c64; // "Hold": the advisory lock that serialises claims across processes
+
+/**
+ * Every read and write of executions. The claim is the one place that must be atomic:
+ * PostgreSQL takes a transaction-level advisory lock (so the Running count and the claim are one decision across
+ * processes) and picks the oldest Pending row with `FOR UPDATE SKIP LOCKED`; libsql is one process, so an
+ * in-process mutex plus `UPDATE ... WHERE status = 'Pending'` with an affected-row check does it.
+ */
+export class ExecutionStore {
+  private readonly claimMutex = new Mutex();
+
+  constructor(private readonly database: DatabasePort) {}
+
+  em(): EntityManager {
+    return this.database.em() as EntityManager;
+  }
+
+  get dialect(): 'sqlite' | 'postgresql' {
+    return this.database.dialect;
+  }
+
+  async create(input: NewExecution): Promise<Execution> {
+    const em = this.em();
+    const now = new Date();
+    const row = em.create(ExecutionEntity, {
+      id: randomUUID(),
+      jobId: input.jobId,
+      type: input.type,
+      status: 'Pending',
+      startedAt: now,
+      createdAt: now,
+      queueOrder: nextQueueOrder(),
+      triggerType: input.trigger.type,
+      triggerLabel: input.trigger.label,
+      lockBackup: input.lock ?? false,
+      cancelRequested: false,
+      request: input.request === undefined ? null : JSON.stringify(input.request),
+      metadata: JSON.stringify({ stage: 'queued', progress: 0, ...input.metadata }),
+    });
+    await em.persistAndFlush(row);
+    return row;
+  }
+
+  async get(id: string): Promise<Execution | null> {
+    return this.em().findOne(ExecutionEntity, { id });
+  }
+
+  async countRunning(): Promise<number> {
+    return this.em().count(ExecutionEntity, { status: 'Running' });
+  }
+
+  /** Claims the oldest Pending execution when fewer than `maxRunning` run; null when none may start now. */
+  async claimNext(processId: string, maxRunning: number): Promise<Execution | null> {
+    const claimed = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
+    return claimed ? this.get(claimed) : null;
+  }
+
+  private async claimOnPostgres(processId: string, maxRunning: number): Promise<string | null> {
+    const knex = this.em().getKnex();
+    return knex.transaction(async (trx) => {
+      await trx.raw('SELECT pg_advisory_xact_lock(?)', [PG_CLAIM_LOCK]);
+      const running = await trx('executions').where({ status: 'Running' }).count<{ count: string }[]>({ count: '*' });
+      if (Number(running[0]?.count ?? 0) >= maxRunning) return null;
+      const next = await trx('executions').select('id').where({ status: 'Pending' }).orderBy([{ column: 'queue_order' }, { column: 'id' }]).limit(1).forUpdate().skipLocked();
+      const id = next[0]?.id as string | undefined;
+      if (!id) return null;
+      const now = new Date();
+      const updated = await trx('executions')
+        .where({ id, status: 'Pending' })
+        .update({ status: 'Running', claimed_by: processId, heartbeat_at: now, started_at: now, last_progress_at: now });
+      return updated === 1 ? id : null;
+    });
+  }
+
+  private async claimOnLibsql(processId: string, maxRunning: number): Promise<string | null> {
+    const em = this.em();
+    if ((await em.count(ExecutionEntity, { status: 'Running' })) >= maxRunning) return null;
+    const next = await em.findOne(ExecutionEntity, { status: 'Pending' }, { orderBy: { queueOrder: 'asc', id: 'asc' }, fields: ['id'] });
+    if (!next) return null;
+    const now = new Date();
+    const updated = await em.nativeUpdate(
+      ExecutionEntity,
+      { id: next.id, status: 'Pending' },
+      { status: 'Running', claimedBy: processId, heartbeatAt: now, startedAt: now, lastProgressAt: now },
+    );
+    return updated === 1 ? next.id : null;
+  }
+
+  /** Writes the metadata JSON of a running execution (and marks progress for the Stuck Job Timeout). */
+  async saveMetadata(id: string, metadata: ExecutionMetadata, madeProgress: boolean): Promise<void> {
+    const changes: Partial<Execution> = { metadata: JSON.stringify(metadata) };
+    if (madeProgress) changes.lastProgressAt = new Date();
+    await this.em().nativeUpdate(ExecutionEntity, { id }, changes);
+  }
+
+  /** Moves a Running execution to its final state; false when it was not Running any more. */
+  async finish(
+    id: string,
+    status: Exclude<ExecutionStatus, 'Pending' | 'Running'>,
+    fields: { size?: number | null; path?: string | null; error?: string | null; metadata: ExecutionMetadata },
+  ): Promise<boolean> {
+    const updated = await this.em().nativeUpdate(
+      ExecutionEntity,
+      { id, status: 'Running' },
+      {
+        status,
+        endedAt: new Date(),
+        size: fields.size ?? null,
+        path: fields.path ?? null,
+        error: fields.error ?? null,
+        metadata: JSON.stringify(fields.metadata),
+      },
+    );
+    return updated === 1;
+  }
+
+  /** Pending -> Cancelled; false when it had already been claimed or ended. */
+  async cancelPending(id: string): Promise<boolean> {
+    const row = await this.get(id);
+    const metadata = { ...parseMetadata(row?.metadata), stage: 'cancelled', cancelReason: 'cancelled' };
+    const updated = await this.em().nativeUpdate(
+      ExecutionEntity,
+      { id, status: 'Pending' },
+      { status: 'Cancelled', endedAt: new Date(), metadata: JSON.stringify(metadata) },
+    );
+    return updated === 1;
+  }
+
+  /** Asks the owner of a Running execution to cancel it; false when it is not Running. */
+  async requestCancel(id: string): Promise<boolean> {
+    return (await this.em().nativeUpdate(ExecutionEntity, { id, status: 'Running' }, { cancelRequested: true })) === 1;
+  }
+
+  /** Refreshes the heartbeat of this process's runs and returns the ids whose cancellation was requested. */
+  async heartbeat(processId: string, ids: string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const em = this.em();
+    await em.nativeUpdate(ExecutionEntity, { id: { $in: ids }, claimedBy: processId, status: 'Running' }, { heartbeatAt: new Date() });
+    const asked = await em.find(ExecutionEntity, { id: { $in: ids }, cancelRequested: true }, { fields: ['id'] });
+    return asked.map((row) => row.id);
+  }
+
+  /**
+   * Running executions whose owner is gone: on libsql every Running row at boot (one process); on PostgreSQL the
+   * rows whose heartbeat is older than `staleBefore` (their process stopped refreshing it).
+   */
+  async findOrphans(staleBefore: Date | null): Promise<Execution[]> {
+    const where = staleBefore
+      ? { status: 'Running', $or: [{ heartbeatAt: { $lt: staleBefore } }, { heartbeatAt: null }] }
+      : { status: 'Running' };
+    return this.em().find(ExecutionEntity, where as never);
+  }
+
+  /** Fails an orphaned execution if it is still Running with the same heartbeat (another process may race us). */
+  async failOrphan(row: Execution, message: string): Promise<boolean> {
+    const metadata = { ...parseMetadata(row.metadata), stage: 'interrupted' };
+    const updated = await this.em().nativeUpdate(
+      ExecutionEntity,
+      { id: row.id, status: 'Running', heartbeatAt: row.heartbeatAt ?? null },
+      { status: 'Failed', endedAt: new Date(), error: message, metadata: JSON.stringify(metadata) },
+    );
+    return updated === 1;
+  }
+
+  async appendLogs(entries: PendingLogEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    const em = this.em();
+    await em.insertMany(
+      ExecutionLogEntity,
+      entries.map((entry) => ({
+        executionId: entry.executionId,
+        seq: entry.seq,
+        time: new Date(entry.time),
+        level: entry.level,
+        stage: entry.stage,
+        message: entry.message,
+      })),
+    );
+  }
+
+  /** Log entries of an execution in order; `afterSeq` returns only newer ones (live streams). */
+  async readLogs(executionId: string, afterSeq = -1): Promise<Array<LogEntry & { seq: number }>> {
+    const rows = await this.em().find(
+      ExecutionLogEntity,
+      { executionId, seq: { $gt: afterSeq } },
+      { orderBy: { seq: 'asc' } },
+    );
+    return rows.map((row) => ({
+      seq: row.seq,
+      time: row.time.toISOString(),
+      level: row.level as LogLevel,
+      stage: row.stage,
+      message: row.message,
+    }));
+  }
+
+  /** Highest log sequence number of an execution (-1 without logs), so a resumed logger continues after it. */
+  async lastLogSeq(executionId: string): Promise<number> {
+    const [row] = await this.em().find(ExecutionLogEntity, { executionId }, { orderBy: { seq: 'desc' }, limit: 1, fields: ['seq'] });
+    return row?.seq ?? -1;
+  }
+}
