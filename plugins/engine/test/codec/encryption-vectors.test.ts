@@ -1,28 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { createDecryptStream } from '../../src/codec/encryption/decrypt-stream.js';
 import { createDeterministicEncryptStream } from '../../src/codec/encryption/encrypt-stream.js';
 import { deriveDataKey, keyFingerprint } from '../../src/codec/encryption/format.js';
-import { runThrough } from './helpers.js';
-
-// The vectors are read from the format document itself, so the document and the code cannot drift apart.
-interface VectorDocument {
-  profileKeyHex: string;
-  saltHex: string;
-  noncePrefixHex: string;
-  chunkSize: number;
-  keyFingerprintHex: string;
-  dataKeyHex: string;
-  vectors: { name: string; plaintext: string; ciphertextHex: string }[];
-}
-
-async function readVectors(): Promise<VectorDocument> {
-  const doc = await readFile(new URL('../../../../docs/formats/encryption.md', import.meta.url), 'utf8');
-  const section = doc.slice(doc.indexOf('## Test vectors'));
-  const block = /```json\n([\s\S]*?)\n```/.exec(section);
-  if (!block?.[1]) throw new Error('docs/formats/encryption.md has no JSON block under "## Test vectors"');
-  return JSON.parse(block[1]) as VectorDocument;
-}
+import { readVectors, runThrough } from './helpers.js';
 
 const document = await readVectors();
 const key = Buffer.from(document.profileKeyHex, 'hex');

@@ -1,6 +1,6 @@
 // Small stream helpers for the codec tests. Buffers are fine here: test payloads are a few MiB at most, except
 // in the memory test, which streams instead.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable, Writable, type Transform } from 'node:stream';
@@ -68,4 +68,24 @@ export function firstDifference(actual: Buffer, expected: Buffer): string {
   let offset = 0;
   while (offset < limit && actual[offset] === expected[offset]) offset++;
   return `differ at byte ${offset} (lengths ${actual.length} and ${expected.length})`;
+}
+
+// The vectors are read from the format document itself, so the document and the code cannot drift apart.
+export interface VectorDocument {
+  profileKeyHex: string;
+  saltHex: string;
+  noncePrefixHex: string;
+  chunkSize: number;
+  keyFingerprintHex: string;
+  dataKeyHex: string;
+  vectors: { name: string; plaintext: string; ciphertextHex: string }[];
+}
+
+/** The JSON block under "## Test vectors" of docs/formats/encryption.md. */
+export async function readVectors(): Promise<VectorDocument> {
+  const doc = await readFile(new URL('../../../../docs/formats/encryption.md', import.meta.url), 'utf8');
+  const section = doc.slice(doc.indexOf('## Test vectors'));
+  const block = /```json\n([\s\S]*?)\n```/.exec(section);
+  if (!block?.[1]) throw new Error('docs/formats/encryption.md has no JSON block under "## Test vectors"');
+  return JSON.parse(block[1]) as VectorDocument;
 }

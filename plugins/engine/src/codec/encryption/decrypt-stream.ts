@@ -150,11 +150,13 @@ export class DecryptStream extends Transform {
     decipher.setAAD(chunkAad(opened.headerBytes, this.index, isFinal));
     decipher.setAuthTag(record.subarray(bodyLength));
     const body = decipher.update(record.subarray(0, bodyLength));
+    let rest: Buffer;
     try {
-      return Buffer.concat([body, decipher.final()]);
+      rest = decipher.final();
     } catch {
       return undefined;
     }
+    return rest.length > 0 ? Buffer.concat([body, rest]) : body;
   }
 }
 

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import {
+  CODEC_EXTENSIONS,
+  CODEC_LEVELS,
+  COMPRESSION_CODECS,
+  compressionSidecarInfo,
+  parseCompressionCodec,
+  resolveCompressionLevel,
+  type CompressionCodec,
+} from '../../src/codec/compression/codecs.js';
+import { createCompressStream, createDecompressStream, isCodecAvailable } from '../../src/codec/compression/streams.js';
+import { firstDifference, runThrough, runUntilError } from './helpers.js';
+
+/** Text that compresses like a SQL dump, mixed with some incompressible bytes, about 3 MiB. */
+function dumpLikeData(): Buffer {
+  const lines: string[] = [];
+  for (let row = 0; row < 40_000; row++) {
+    lines.push(`INSERT INTO public.orders VALUES (${row}, 'customer ${row % 977}', ${(row * 37) % 10_000}.25, 'shipped');\n`);
+  }
+  return Buffer.concat([Buffer.from(lines.join('')), randomBytes(64 * 1024)]);
+}
+
+const FRAME_MAGIC: Partial<Record<CompressionCodec, string>> = { GZIP: '1f8b', ZSTD: '28b52ffd' };
+
+describe('compression codecs', () => {
+  const data = dumpLikeData();
+
+  it('has all four codecs available here, ZSTD included', () => {
+    expect(COMPRESSION_CODECS.filter((codec) => isCodecAvailable(codec))).toEqual(['NONE', 'GZIP', 'BROTLI', 'ZSTD']);
+  });
+
+  for (const codec of COMPRESSION_CODECS) {
+    it(`${codec} round-trips a streamed dump byte for byte`, async () => {
+      const compressed = await runThrough(createCompressStream(codec), data, 16_384);
+      if (codec === 'NONE') expect(compressed.equals(data)).toBe(true);
+      else expect(compressed.length).toBeLessThan(data.length / 3);
+      const magic = FRAME_MAGIC[codec];
+      if (magic) expect(compressed.subarray(0, magic.length / 2).toString('hex')).toBe(magic);
+      const restored = await runThrough(createDecompressStream(codec), compressed, 10_007);
+      expect(firstDifference(restored, data)).toBe('identical');
+    });
+  }
+
+  for (const codec of ['GZIP', 'BROTLI', 'ZSTD'] as const) {
+    it(`${codec} honours its lowest and highest level and round-trips the empty input`, async () => {
+      const { min, max } = CODEC_LEVELS[codec];
+      const sample = data.subarray(0, 200_000);
+      const fast = await runThrough(createCompressStream(codec, min), sample);
+      const small = await runThrough(createCompressStream(codec, max), sample);
+      expect(small.length).toBeLessThan(fast.length);
+      expect(firstDifference(await runThrough(createDecompressStream(codec), small), sample)).toBe('identical');
+      const empty = await runThrough(createCompressStream(codec), Buffer.alloc(0));
+      expect(empty.length).toBeGreaterThan(0);
+      expect(await runThrough(createDecompressStream(codec), empty)).toHaveLength(0);
+    });
+
+    it(`${codec} decompression fails on data that is not ${codec}`, async () => {
+      const { error } = await runUntilError(createDecompressStream(codec), randomBytes(4096));
+      expect(error).toBeInstanceOf(Error);
+    });
+  }
+
+  it('writes standard gzip that any gunzip reads', async () => {
+    const compressed = await runThrough(createCompressStream('GZIP', 9), data);
+    expect(gunzipSync(compressed).equals(data)).toBe(true);
+  });
+});
+
+describe('compression settings', () => {
+  it('uses the documented defaults and extensions', () => {
+    expect(resolveCompressionLevel('GZIP')).toBe(3);
+    expect(resolveCompressionLevel('BROTLI')).toBe(3);
+    expect(resolveCompressionLevel('ZSTD')).toBe(3);
+    expect(resolveCompressionLevel('NONE')).toBeUndefined();
+    expect(CODEC_EXTENSIONS).toEqual({ NONE: '', GZIP: '.gz', BROTLI: '.br', ZSTD: '.zst' });
+    expect(compressionSidecarInfo('ZSTD', 7)).toEqual({ codec: 'ZSTD', level: 7, extension: '.zst' });
+    expect(compressionSidecarInfo('NONE')).toEqual({ codec: 'NONE', extension: '' });
+  });
+
+  it('rejects out-of-range levels with the allowed range', () => {
+    expect(() => createCompressStream('GZIP', 10)).toThrow('GZIP compression level must be an integer from 1 to 9, got 10');
+    expect(() => createCompressStream('BROTLI', -1)).toThrow('from 0 to 11, got -1');
+    expect(() => createCompressStream('ZSTD', 2.5)).toThrow('from 1 to 19, got 2.5');
+    expect(() => createCompressStream('NONE', 3)).toThrow('compression codec NONE takes no level');
+  });
+
+  it('rejects unknown codecs and lists the known ones', () => {
+    const expected = 'unknown compression codec "LZMA"; expected one of NONE, GZIP, BROTLI, ZSTD';
+    expect(() => parseCompressionCodec('LZMA')).toThrow(expected);
+    expect(() => createCompressStream('LZMA' as CompressionCodec)).toThrow(expected);
+    expect(() => createDecompressStream('LZMA' as CompressionCodec)).toThrow(expected);
+    expect(parseCompressionCodec(' gzip ')).toBe('GZIP');
+  });
+});
