@@ -26,7 +26,6 @@ function checkSegments(origin: AdapterErrorOrigin | string, key: string, segment
 
 function checkCharacters(origin: AdapterErrorOrigin | string, key: string): void {
   if (typeof key !== 'string') reject(origin, String(key), 'a key must be a string');
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(key)) reject(origin, key, 'control characters (including NUL) are not allowed');
   if (key.includes('\\')) reject(origin, key, 'use "/" as the separator, not "\\"');
   if (key.startsWith('/')) reject(origin, key, 'absolute paths are not allowed; keys are relative to the root');

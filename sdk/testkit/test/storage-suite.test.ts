@@ -7,7 +7,7 @@ import { fixtureStorage, type StorageFlaw } from './fixtures/fixture-storage.js'
 const roots = new Map<string, () => Promise<void>>();
 
 /** Suite options for the fixture storage with the given planted flaws; roots sit one level down (see key safety). */
-function fixtureOptions(flaws: StorageFlaw[] = [], extra: Partial<StorageSuiteOptions> = {}): StorageSuiteOptions<{ root: string }> {
+function fixtureOptions(flaws: StorageFlaw[] = [], extra: Partial<StorageSuiteOptions<{ root: string }>> = {}): StorageSuiteOptions<{ root: string }> {
   return {
     definition: fixtureStorage,
     config: async () => {
@@ -27,7 +27,7 @@ function fixtureOptions(flaws: StorageFlaw[] = [], extra: Partial<StorageSuiteOp
 }
 
 /** Runs one named check of the suite for a flawed fixture and returns its failure message. */
-async function failureOf(flaws: StorageFlaw[], checkName: string, extra: Partial<StorageSuiteOptions> = {}): Promise<string> {
+async function failureOf(flaws: StorageFlaw[], checkName: string, extra: Partial<StorageSuiteOptions<{ root: string }>> = {}): Promise<string> {
   const check = findCheck(storageAdapterChecks(fixtureOptions(flaws, extra)), checkName);
   try {
     await check.run();

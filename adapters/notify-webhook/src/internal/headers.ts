@@ -20,7 +20,6 @@ export function parseCustomHeaders(text: string | undefined): ParsedHeaders {
     if (colon === -1 || name === '') problems.push(`${where}: expected "Key: Value"`);
     else if (!HEADER_NAME.test(name)) problems.push(`${where}: "${name}" is not a valid header name`);
     else if (RESERVED.has(name.toLowerCase())) problems.push(`${where}: ${name} is set by Holdfast and cannot be overridden`);
-    // eslint-disable-next-line no-control-regex
     else if (/[\u0000-\u001f\u007f]/.test(value)) problems.push(`${where}: the value of ${name} contains control characters`);
     else headers.push([name, value]);
   }
