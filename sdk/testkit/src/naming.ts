@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { instantiateAdapter, type AnyAdapterDefinition, type NamingContext, type NamingStrategy } from '@holdfast/sdk';
+import { type NamingContext, type NamingStrategy } from '@holdfast/sdk';
 import fc from 'fast-check';
-import { container } from 'tsyringe';
 import { registerChecks, type ConformanceCheck } from './checks.js';
+import { createAdapterInstance } from './helpers/instantiate.js';
 
 /** Options of {@link describeNamingStrategy}. */
 export interface NamingSuiteOptions {
@@ -47,7 +47,7 @@ export function assertSafeFileName(name: unknown): void {
 
 /** Builds a strategy instance through the kernel's `instantiateAdapter`, as the engine does. */
 export function createNamingStrategy(definition: unknown, config: unknown = {}): NamingStrategy {
-  return instantiateAdapter(container.createChildContainer(), definition as AnyAdapterDefinition, config) as NamingStrategy;
+  return createAdapterInstance<NamingStrategy>(definition, config);
 }
 
 /** Hostile and ordinary names: separators, `..`, control characters, lone surrogates, emoji, very long text. */

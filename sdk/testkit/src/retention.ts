@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import {
-  instantiateAdapter,
   isAdapterError,
   type AnyAdapterDefinition,
   type RetentionCandidate,
@@ -8,8 +7,8 @@ import {
   type RetentionStrategy,
 } from '@holdfast/sdk';
 import fc from 'fast-check';
-import { container } from 'tsyringe';
 import { registerChecks, type ConformanceCheck } from './checks.js';
+import { createAdapterInstance } from './helpers/instantiate.js';
 
 /** Options of {@link describeRetentionStrategy}. */
 export interface RetentionSuiteOptions {
@@ -63,7 +62,7 @@ export function retentionCandidatesArbitrary(maxLength = 40): fc.Arbitrary<Reten
 
 /** Builds a strategy instance through the kernel's `instantiateAdapter`, as the engine does. */
 export function createRetentionStrategy(definition: unknown, config: unknown): RetentionStrategy {
-  return instantiateAdapter(container.createChildContainer(), definition as AnyAdapterDefinition, config) as RetentionStrategy;
+  return createAdapterInstance<RetentionStrategy>(definition, config);
 }
 
 /** Decisions keyed by backup key; fails when a key is missing, doubled or unknown, or a decision is malformed. */
