@@ -2,7 +2,7 @@ import { HttpError } from '@holdfast/kernel';
 
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { pack } from 'tar-stream';
-import type { Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 
 /** One file of a recovery kit (the engine's `buildRecoveryKit` returns these). */
 export interface RecoveryKitFile {
@@ -36,7 +36,8 @@ export function tarOf(folder: string, files: readonly RecoveryKitFile[]): Readab
     tar.entry({ name: `${folder}/${file.name}`, mode: file.mode ?? 0o644, mtime }, file.content);
   }
   tar.finalize();
-  return tar as unknown as Readable;
+  // tar-stream packs into a streamx stream; koa pipes only Node streams, so wrap it (backpressure is kept).
+  return Readable.from(tar as AsyncIterable<Buffer>);
 }
 
 /** A file-system-safe folder/file name for a profile. */
