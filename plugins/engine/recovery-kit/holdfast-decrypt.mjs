@@ -6,7 +6,6 @@ import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import { createReadStream, createWriteStream, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import zlib from 'node:zlib';
 
 const USAGE = `Usage: node holdfast-decrypt.mjs [options] <backup-file | ->
@@ -204,31 +203,42 @@ function codecFromSidecar(file) {
   }
 }
 
+// Hand-written rather than util.parseArgs, which early Node 18 releases lack.
+const VALUE_OPTIONS = new Set(['key-file', 'out', 'decompress']);
+const FLAG_OPTIONS = new Set(['force', 'help']);
+
 function parseCommandLine(argv) {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        'key-file': { type: 'string' },
-        out: { type: 'string' },
-        force: { type: 'boolean', default: false },
-        decompress: { type: 'string' },
-        help: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new KitError(EXIT.usage, `${error.message}\n\n${USAGE}`);
+  const values = {};
+  const positionals = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      positionals.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === '-h') {
+      values.help = true;
+      continue;
+    }
+    if (!arg.startsWith('--')) {
+      positionals.push(arg);
+      continue;
+    }
+    const [name, inline] = arg.slice(2).split(/=(.*)/s);
+    if (FLAG_OPTIONS.has(name) && inline === undefined) values[name] = true;
+    else if (VALUE_OPTIONS.has(name)) {
+      const value = inline ?? argv[++i];
+      if (value === undefined || value === '') throw new KitError(EXIT.usage, `--${name} needs a value\n\n${USAGE}`);
+      values[name] = value;
+    } else throw new KitError(EXIT.usage, `unknown option ${arg}\n\n${USAGE}`);
   }
-  const { values, positionals } = parsed;
   if (values.help) return { help: true };
   if (positionals.length !== 1) throw new KitError(EXIT.usage, `give exactly one backup file\n\n${USAGE}`);
   const decompress = values.decompress?.toLowerCase();
   if (decompress !== undefined && decompress !== 'none' && !(decompress in DECOMPRESSORS)) {
     throw new KitError(EXIT.usage, `--decompress must be gzip, brotli, zstd or none, not "${values.decompress}"`);
   }
-  return { file: positionals[0], keyFile: values['key-file'], out: values.out, force: values.force, decompress };
+  return { file: positionals[0], keyFile: values['key-file'], out: values.out, force: values.force === true, decompress };
 }
 
 async function main(argv) {

@@ -156,6 +156,18 @@ describe('recovery kit', () => {
     const badCodec = await runScript(dir, ['--key-file', 'holdfast-key.txt', '--decompress', 'lzma', 'db.enc']);
     expect(badCodec.code).toBe(2);
     expect(badCodec.stderr).toContain('--decompress must be gzip, brotli, zstd or none, not "lzma"');
+    const unknown = await runScript(dir, ['--key', 'x', 'db.enc']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown option --key');
+    const noValue = await runScript(dir, ['db.enc', '--out']);
+    expect(noValue.code).toBe(2);
+    expect(noValue.stderr).toContain('--out needs a value');
+    const help = await runScript(dir, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout.toString()).toContain('Usage: node holdfast-decrypt.mjs');
+    const inline = await runScript(dir, ['--key-file=holdfast-key.txt', 'db.enc']);
+    expect(inline.code).toBe(0);
+    expect(inline.stdout.equals(plaintext.subarray(0, 1000))).toBe(true);
     const missing = await runScript(dir, ['--key-file', 'holdfast-key.txt', 'nope.enc']);
     expect([missing.code, missing.stderr]).toEqual([6, 'holdfast-decrypt: backup file not found: nope.enc\n']);
     await writeFile(join(dir, 'taken.sql'), 'keep me');
