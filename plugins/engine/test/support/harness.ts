@@ -1,0 +1,131 @@
+// Starts a real Holdfast server (apps/server's startServer: real persistence, real HTTP, real identity) with the
+// engine plugin, over libsql or a throwaway PostgreSQL. The catalog ports are TEST DOUBLES (see doubles.ts).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { TOKENS, type AnyAdapterDefinition, type HoldfastPlugin } from '@holdfast/kernel';
+import { createHttpPlugin } from '@holdfast/http';
+import { createFirstAdmin, createIdentityPlugin, IDENTITY_SERVICES } from '@holdfast/identity';
+import { createPersistencePlugin } from '@holdfast/persistence';
+import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
+import { startServer, type ServerHandle } from '@holdfast/server';
+import namingTemplate from '@holdfast/naming-template';
+import retentionGfs from '@holdfast/retention-gfs';
+import sourcePostgres from '@holdfast/source-postgres';
+import storageLocal from '@holdfast/storage-local';
+import { pino } from 'pino';
+import { createEnginePlugin, ENGINE, type EngineOptions } from '../../src/index.js';
+import { InMemoryJobCatalog, MapSettings, RecordingAuditWriter } from './doubles.js';
+import { flakyStorage, generatedSource } from './test-adapters.js';
+
+export type Dialect = 'sqlite' | 'postgresql';
+
+/** A started server with its doubles and helpers. */
+export interface EngineServer {
+  handle: ServerHandle;
+  url: string;
+  catalog: InMemoryJobCatalog;
+  settings: MapSettings;
+  audit: RecordingAuditWriter;
+  engine(): import('../../src/index.js').Engine;
+  /** Creates an API key with `permissions` and returns the raw key. */
+  apiKey(name: string, permissions: string[]): Promise<string>;
+  close(): Promise<void>;
+}
+
+const ADAPTERS: AnyAdapterDefinition[] = [storageLocal, sourcePostgres, namingTemplate, retentionGfs, generatedSource, flakyStorage] as unknown as AnyAdapterDefinition[];
+
+/** A database for one test: a temp data dir and, on PostgreSQL, a throwaway database. */
+export interface TestDatabaseTarget {
+  dialect: Dialect;
+  dataDir: string;
+  url?: string;
+  drop(): Promise<void>;
+}
+
+export async function createTarget(dialect: Dialect): Promise<TestDatabaseTarget> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-engine-'));
+  const postgres: ThrowawayDatabase | undefined = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
+  return {
+    dialect,
+    dataDir,
+    url: postgres?.url,
+    drop: async () => {
+      await postgres?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+let adminCounter = 0;
+
+/** Starts a server over `target`; several servers may share one target (multi-process drills). */
+export async function startEngineServer(target: TestDatabaseTarget, options: { timings?: Partial<EngineOptions>; catalog?: InMemoryJobCatalog; settings?: MapSettings } = {}): Promise<EngineServer> {
+  const catalog = options.catalog ?? new InMemoryJobCatalog();
+  const settings = options.settings ?? new MapSettings();
+  const audit = new RecordingAuditWriter();
+  const testPorts: HoldfastPlugin = {
+    name: 'test-ports',
+    register(container) {
+      container.register(TOKENS.JobCatalog, { useValue: catalog });
+      container.register(TOKENS.Settings, { useValue: settings });
+      container.register(TOKENS.AuditWriter, { useValue: audit });
+      const registry = container.resolve(TOKENS.AdapterRegistry);
+      for (const definition of ADAPTERS) {
+        if (!registry.get(definition.kind, definition.id)) registry.register(definition, { packageName: `test:${definition.kind}-${definition.id}`, version: '0.0.0' });
+      }
+    },
+  };
+  const plugins = [
+    createPersistencePlugin(),
+    createHttpPlugin(),
+    createIdentityPlugin({ env: {}, config: { settingsCacheMs: 0 } }),
+    testPorts,
+    createEnginePlugin({ env: {}, timings: { pollIntervalMs: 200, heartbeatMs: 200, staleAfterMs: 2_000, shutdownGraceMs: 2_000, ...options.timings } }),
+  ];
+  const handle = await startServer({
+    env: { PORT: '0', HOLDFAST_DATA_DIR: target.dataDir, DATABASE_URL: target.url ?? '', HOLDFAST_ADAPTERS_INCLUDE: 'storage-local' },
+    logger: pino({ level: 'silent' }),
+    plugins,
+    host: '127.0.0.1',
+  });
+  const identity = handle.container.resolve(IDENTITY_SERVICES);
+  for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) await identity.settings.set(key, '100000');
+  return {
+    handle,
+    url: handle.url,
+    catalog,
+    settings,
+    audit,
+    engine: () => handle.container.resolve(ENGINE),
+    apiKey: async (name, permissions) => {
+      const users = await identity.users.count();
+      const admin = users === 0 ? await createFirstAdmin(identity.database, { email: `admin${adminCounter++}@example.test`, password: 'correct horse battery', name: 'Ada Admin' }) : (await identity.users.list())[0]!;
+      const issued = await identity.apiKeys.create(admin.id, { name, permissions });
+      return issued.rawKey;
+    },
+    close: () => handle.close(),
+  };
+}
+
+/** JSON request helper. */
+export async function call(url: string, method: string, path: string, options: { key?: string; json?: unknown } = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const headers: Record<string, string> = {};
+  if (options.key) headers.authorization = `Bearer ${options.key}`;
+  if (options.json !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`${url}${path}`, { method, headers, body: options.json === undefined ? undefined : JSON.stringify(options.json) });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** Polls an execution until it ends; returns the final representation. */
+export async function waitForEnd(url: string, key: string, id: string, timeoutMs = 60_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const reply = await call(url, 'GET', `/api/executions/${id}?includeLogs=true`, { key });
+    if (reply.status !== 200) throw new Error(`poll failed: ${reply.status} ${JSON.stringify(reply.body)}`);
+    if (['Success', 'Partial', 'Failed', 'Cancelled'].includes(reply.body.data.status)) return reply.body.data;
+    if (Date.now() > deadline) throw new Error(`execution ${id} did not end in ${timeoutMs} ms: ${JSON.stringify(reply.body.data)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
