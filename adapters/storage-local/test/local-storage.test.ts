@@ -125,3 +125,18 @@ describe('storage-local specifics', () => {
     expect(() => storageAt('   ')).toThrow(/path: path is required/);
   });
 });
+
+describe('storage-local temp files', () => {
+  it('leaves no temp file or folder when the body fails at once', async () => {
+    const storage = storageAt(root);
+    const body = new Readable({
+      read() {
+        this.destroy(new Error('source died at once'));
+      },
+    });
+    await expect(storage.put('early/fail.bin', body)).rejects.toThrow('source died at once');
+    // A late open of the temp file would land within this pause; nothing may appear.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await readdir(root)).toEqual([]);
+  });
+});

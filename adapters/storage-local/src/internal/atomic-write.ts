@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -26,6 +27,8 @@ export async function writeAtomically(target: string, root: string, body: Readab
   // 0600: backups often hold whole databases; the server user alone reads them.
   const file = createWriteStream(temp, { flags: 'wx', mode: 0o600, flush: true });
   try {
+    // Wait for the open: removing the temp file while the open is still in flight would leave it behind.
+    await once(file, 'open');
     await pipeline(body, counter, file, { signal });
     // `flush: true` fsyncs before close; wait for the close so the data is on disk before the rename.
     if (!file.closed) await finished(file);
