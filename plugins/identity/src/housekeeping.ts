@@ -33,10 +33,10 @@ export class HousekeepingTask {
     await this.running;
   }
 
-  /** Runs every job once (skipped when a run is already going); resolves removed rows by job name. */
+  /** Runs every job once, after a run already going has finished; resolves removed rows by job name. */
   async runOnce(): Promise<Record<string, number>> {
     const removed: Record<string, number> = {};
-    if (this.running) return removed;
+    while (this.running) await this.running;
     this.running = (async () => {
       for (const job of this.jobs) {
         try {

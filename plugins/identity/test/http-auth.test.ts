@@ -3,6 +3,7 @@ import { DIALECTS, openDatabase, type TestDatabase } from './support/database.js
 import { ADMIN, Client, setUpAdmin, startIdentityApp, type RunningIdentityApp } from './support/http.js';
 import { ALL_PERMISSIONS } from '../src/permissions/catalog.js';
 import { identityRoutes } from '../src/routes/index.js';
+import { ApiKeyEntity } from '../src/entities/api-key.js';
 
 let db: TestDatabase | undefined;
 let app: RunningIdentityApp | undefined;
@@ -107,10 +108,7 @@ describe.each(DIALECTS)('sessions and keys over HTTP on %s', (dialect) => {
     const disabled = await make('disabled');
     expect((await admin.call('PATCH', `/api/api-keys/${disabled.apiKey.id}`, { json: { enabled: false } })).body.enabled).toBe(false);
     const expired = await make('expired');
-    await app!.services.database.em().getConnection().execute(
-      `update api_keys set expires_at = ? where id = ?`,
-      [new Date(Date.now() - 60_000), expired.apiKey.id],
-    );
+    await db!.database.em().nativeUpdate(ApiKeyEntity, { id: expired.apiKey.id }, { expiresAt: new Date(Date.now() - 60_000) });
     const client = new Client(app!.url);
     const replies = await Promise.all(
       [disabled.key, expired.key, `svc_key_${'f'.repeat(40)}`, 'garbage'].map((bearer) => client.call('GET', '/api/users', { bearer })),
