@@ -1,0 +1,107 @@
+import { constants } from 'node:fs';
+import { access, opendir, stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import {
+  AdapterError,
+  inject,
+  injectable,
+  TOKENS,
+  type AdapterContext,
+  type DumpHandle,
+  type DumpOptions,
+  type HealthResult,
+  type RestoreOptions,
+  type RestoreResult,
+  type SourceAdapter,
+  type SourceVersion,
+} from '@holdfast/sdk';
+import type { DirectorySourceConfig } from './config.js';
+import { startDump } from './internal/dump.js';
+import { DIRECTORY_ORIGIN, toAdapterError } from './internal/errors.js';
+import { restoreArchive } from './internal/restore.js';
+import type { ArchiveRoot } from './internal/walk.js';
+
+/** Version of the archive layout (`<index>-<basename>/...` members in a PAX tar); bumped if the layout changes. */
+export const ARCHIVE_LAYOUT_VERSION = '1';
+
+/** Backs up directories (and single files) as one streamed tar archive, and restores it below a target folder. */
+@injectable()
+export class DirectorySource implements SourceAdapter {
+  constructor(
+    @inject(TOKENS.AdapterConfig) private readonly config: DirectorySourceConfig,
+    @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
+  ) {}
+
+  async check(): Promise<HealthResult> {
+    const started = Date.now();
+    try {
+      for (const path of this.config.paths) await this.assertReadable(path);
+      const count = this.config.paths.length;
+      return { ok: true, message: `${count} path${count === 1 ? '' : 's'} readable`, latencyMs: Date.now() - started, version: `tar layout ${ARCHIVE_LAYOUT_VERSION}` };
+    } catch (error) {
+      return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
+    }
+  }
+
+  /** There is no server: the version is the archive layout this adapter writes. */
+  async detectVersion(): Promise<SourceVersion> {
+    return { version: ARCHIVE_LAYOUT_VERSION, edition: 'tar (POSIX pax)' };
+  }
+
+  async listDatabases(): Promise<string[]> {
+    return [...this.config.paths];
+  }
+
+  async dump(options: DumpOptions): Promise<DumpHandle> {
+    const roots = this.selectRoots(options.databases);
+    // Every root is checked before the first byte, so a missing or unmounted path fails the run instead of
+    // producing an archive without it.
+    for (const root of roots) await this.assertReadable(root.path);
+    const maxOpenFiles = this.maxOpenFiles(options.engineOptions);
+    this.context.logger.info({ paths: roots.map((root) => root.path), maxOpenFiles }, 'starting directory dump');
+    return startDump({
+      roots,
+      exclude: this.config.exclude,
+      followSymlinks: this.config.followSymlinks,
+      maxOpenFiles,
+      logger: this.context.logger,
+      signal: options.signal,
+    });
+  }
+
+  restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
+    return restoreArchive(stream, options.target.path, options.signal);
+  }
+
+  /** `databases` names a subset of the configured paths; the member index stays the path's position in the config. */
+  private selectRoots(selected: readonly string[]): ArchiveRoot[] {
+    const all = this.config.paths.map((path, index) => ({ index, path }));
+    if (selected.length === 0) return all;
+    const unknown = selected.filter((path) => !this.config.paths.includes(path));
+    if (unknown.length > 0) {
+      throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', `not configured paths: ${unknown.join(', ')} (configured: ${this.config.paths.join(', ')})`);
+    }
+    return all.filter((root) => selected.includes(root.path));
+  }
+
+  private maxOpenFiles(engineOptions: Readonly<Record<string, unknown>> | undefined): number {
+    const override = engineOptions?.maxConcurrentFiles;
+    if (override === undefined || override === null || override === '') return this.config.maxConcurrentFiles;
+    const value = Number(override);
+    if (!Number.isInteger(value) || value < 1 || value > 16) {
+      throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', `maxConcurrentFiles must be an integer from 1 to 16, got "${String(override)}"`);
+    }
+    return value;
+  }
+
+  private async assertReadable(path: string): Promise<void> {
+    try {
+      const info = await stat(path);
+      if (info.isDirectory()) await (await opendir(path)).close();
+      else if (info.isFile()) await access(path, constants.R_OK);
+      else throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', `${path} is neither a directory nor a regular file`);
+    } catch (error) {
+      throw toAdapterError(error, `path ${path} cannot be read (is it mounted?)`);
+    }
+  }
+}

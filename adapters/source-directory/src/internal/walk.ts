@@ -1,0 +1,128 @@
+import type { Stats } from 'node:fs';
+import { lstat, readdir, readlink, stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import picomatch from 'picomatch';
+import type { KernelLogger } from '@holdfast/sdk';
+import { aborted, errnoOf } from './errors.js';
+import type { WarningList } from './warnings.js';
+
+/** One thing to put into the tar, in archive order. */
+export interface ArchiveEntry {
+  kind: 'file' | 'directory' | 'symlink';
+  /** Member name in the tar (`/`-separated, no trailing slash). */
+  member: string;
+  /** Where it lives on disk. */
+  absolute: string;
+  stats: Stats;
+  /** Symlink target as stored in the link. */
+  linkTarget?: string;
+}
+
+/** One configured root and its position in the config (the member name prefix). */
+export interface ArchiveRoot {
+  index: number;
+  path: string;
+}
+
+/** How a walk behaves. */
+export interface WalkOptions {
+  exclude: readonly string[];
+  followSymlinks: boolean;
+  warnings: WarningList;
+  logger: KernelLogger;
+  signal: AbortSignal;
+}
+
+/**
+ * Member name prefix of a root: `<index>-<basename>`, so two roots with the same basename (`/a/data`, `/b/data`)
+ * land in `0-data/` and `1-data/` instead of colliding. The root `/` becomes `<index>-root`.
+ */
+export function rootMember(root: ArchiveRoot): string {
+  return `${root.index}-${basename(root.path) || 'root'}`;
+}
+
+function describe(error: unknown): string {
+  const code = errnoOf(error);
+  if (code === 'ENOENT') return 'it vanished while the backup ran';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return (error as Error).message;
+}
+
+/**
+ * Yields the entries of every root depth-first in name order. Problems with single entries (vanished files,
+ * unreadable folders, symlink loops, special files) become warnings and the walk goes on; the roots themselves were
+ * checked before the dump started.
+ */
+export async function* walkRoots(roots: readonly ArchiveRoot[], options: WalkOptions): AsyncGenerator<ArchiveEntry> {
+  const excluded = options.exclude.length > 0 ? picomatch([...options.exclude], { dot: true, basename: true }) : () => false;
+  for (const root of roots) {
+    const member = rootMember(root);
+    // The configured root itself is always followed: pointing a job at a symlinked folder means its content.
+    const stats = await stat(root.path);
+    if (stats.isDirectory()) {
+      yield { kind: 'directory', member, absolute: root.path, stats };
+      yield* walkDirectory(root.path, member, '', [`${stats.dev}:${stats.ino}`], excluded, options);
+    } else if (stats.isFile()) {
+      yield { kind: 'file', member, absolute: root.path, stats };
+    } else {
+      options.warnings.add(`${root.path}: skipped, not a regular file or directory`);
+    }
+  }
+}
+
+async function* walkDirectory(
+  directory: string,
+  member: string,
+  relative: string,
+  ancestors: string[],
+  excluded: (path: string) => boolean,
+  options: WalkOptions,
+): AsyncGenerator<ArchiveEntry> {
+  let names: string[];
+  try {
+    names = (await readdir(directory)).sort();
+  } catch (error) {
+    options.warnings.add(`${directory}: folder skipped, ${describe(error)}`);
+    return;
+  }
+  for (const name of names) {
+    if (options.signal.aborted) throw aborted('dump');
+    const path = relative === '' ? name : `${relative}/${name}`;
+    if (excluded(path)) continue;
+    const absolute = join(directory, name);
+    const entryMember = `${member}/${name}`;
+    let stats: Stats;
+    try {
+      stats = options.followSymlinks ? await stat(absolute).catch(async (error: unknown) => {
+        // A dangling link cannot be followed; say so rather than "vanished".
+        if (errnoOf(error) === 'ENOENT' && (await lstat(absolute)).isSymbolicLink()) throw new Error('dangling symlink');
+        throw error;
+      }) : await lstat(absolute);
+    } catch (error) {
+      options.warnings.add(`${absolute}: skipped, ${describe(error)}`);
+      continue;
+    }
+    if (stats.isDirectory()) {
+      const identity = `${stats.dev}:${stats.ino}`;
+      if (ancestors.includes(identity)) {
+        options.warnings.add(`${absolute}: skipped, symlink loop back to a parent folder`);
+        continue;
+      }
+      yield { kind: 'directory', member: entryMember, absolute, stats };
+      yield* walkDirectory(absolute, entryMember, path, [...ancestors, identity], excluded, options);
+    } else if (stats.isFile()) {
+      yield { kind: 'file', member: entryMember, absolute, stats };
+    } else if (stats.isSymbolicLink()) {
+      try {
+        yield { kind: 'symlink', member: entryMember, absolute, stats, linkTarget: await readlink(absolute) };
+      } catch (error) {
+        options.warnings.add(`${absolute}: skipped, ${describe(error)}`);
+      }
+    } else if (stats.isSocket()) {
+      // Sockets are endpoints of running programs, meaningless in a backup (GNU tar ignores them too).
+      options.logger.debug({ path: absolute }, 'socket not archived');
+    } else {
+      options.warnings.add(`${absolute}: skipped, FIFOs and device files are not archived`);
+    }
+  }
+}
