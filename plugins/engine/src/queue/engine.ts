@@ -153,7 +153,7 @@ export class Engine {
     if (outcome.status === 'Success' || outcome.status === 'Partial') context.metadata.progress = 100;
     const cause = context.signal.reason instanceof RunCancelled ? context.signal.reason.reason : undefined;
     if (outcome.status === 'Cancelled' && cause) context.metadata.cancelReason = cause;
-    log.write(outcome.status === 'Failed' ? 'error' : 'info', `finished: ${outcome.status}`);
+    log.info(`finished: ${outcome.status}`);
     if (outcome.status === 'Failed') log.lastError = log.lastError ?? 'the run failed';
     await context.settle();
     await log.flush();
