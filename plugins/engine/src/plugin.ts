@@ -10,6 +10,8 @@ import { restoreRoutes } from './routes/restore-routes.js';
 import { ExecutionEntity, ExecutionLogEntity } from './store/entities.js';
 import { ExecutionStore } from './store/execution-store.js';
 import { createEngineTables } from './store/migration.js';
+import { createStorageSnapshotTable } from './dashboard/storage-stats.js';
+import { createReporting, type Reporting, type ReportingOptions } from './history/wiring.js';
 
 /** The engine's service in the container: queue runs (scheduler, CLI), restores, cancellations. */
 export const ENGINE = Symbol.for('holdfast:engine') as InjectionToken<Engine>;
@@ -20,6 +22,8 @@ export interface EnginePluginOptions {
   env?: NodeJS.ProcessEnv;
   /** Timings that win over the environment (tests). */
   timings?: Partial<EngineOptions>;
+  /** Scheduler and storage statistics timings (tests). */
+  reporting?: Partial<ReportingOptions>;
 }
 
 function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
@@ -59,12 +63,14 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
     engine = new Engine(storeOf(container), services, timings, logger);
     return engine;
   };
+  let reporting: Reporting | undefined;
+  const reportingOf = (container: DependencyContainer) => (reporting ??= createReporting(container, () => engineOf(container), () => adaptersOf(container), loggerOf(container), options.reporting));
   const audit = (container: DependencyContainer) => (): AuditWriter | undefined => optional(container, TOKENS.AuditWriter);
 
   return {
     name: 'engine',
     entities: [ExecutionEntity, ExecutionLogEntity],
-    migrations: [createEngineTables],
+    migrations: [createEngineTables, createStorageSnapshotTable],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
     },
@@ -75,10 +81,15 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         ...jobRoutes({ engine: running, catalog, settings: () => container.resolve(TOKENS.Settings), audit: audit(container), adapters: () => adaptersOf(container) }),
         ...executionRoutes(storeOf(container), running, catalog),
         ...restoreRoutes(running, catalog, audit(container)),
+        ...reportingOf(container).routes(),
       ];
     },
-    start: (container) => engineOf(container).start(),
+    start: async (container) => {
+      await engineOf(container).start();
+      await reportingOf(container).start();
+    },
     stop: async () => {
+      await reporting?.stop();
       await engine?.stop();
     },
   };

@@ -1,0 +1,87 @@
+import type { DatabasePort } from '@holdfast/kernel';
+import type { EntityManager, Knex } from '@mikro-orm/knex';
+import { dateOf } from '../history/history-store.js';
+import { addDays, daysBetween, dayOf, startOfDay } from './zoned-days.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Outcome counts of backups over a window. */
+export interface OutcomeCounts {
+  success: number;
+  partial: number;
+  failed: number;
+}
+
+/** One day of the calendar heat map. */
+export interface CalendarDay extends OutcomeCounts {
+  date: string;
+  outcome: 'success' | 'partial' | 'failed' | 'none';
+}
+
+/** Worst outcome of a day: any failed run makes it `failed`, else any partial `partial`, else `success`. */
+export function outcomeOf(counts: OutcomeCounts): CalendarDay['outcome'] {
+  if (counts.failed > 0) return 'failed';
+  if (counts.partial > 0) return 'partial';
+  return counts.success > 0 ? 'success' : 'none';
+}
+
+/**
+ * Backup figures of the dashboard from `executions`: finished-run counts by `ended_at` (index `type, ended_at`)
+ * and the calendar by `started_at` (index `type, started_at`). Restores and checks are not backups and are left
+ * out; Cancelled runs count in neither.
+ */
+export class DashboardFigures {
+  constructor(private readonly database: DatabasePort) {}
+
+  private em(): EntityManager {
+    return this.database.em() as EntityManager;
+  }
+
+  private knex(): Knex {
+    return this.em().getKnex();
+  }
+
+  private dbDate(date: Date): Knex.Value {
+    return this.em().getPlatform().processDateProperty(date) as Knex.Value;
+  }
+
+  /** Backups that ended since `since`, by status. */
+  async finishedSince(since: Date): Promise<OutcomeCounts> {
+    const rows: Array<{ status: string; n: number | string }> = await this.knex()('executions')
+      .select('status')
+      .count({ n: '*' })
+      .where('type', 'Backup')
+      .where('ended_at', '>=', this.dbDate(since))
+      .whereIn('status', ['Success', 'Partial', 'Failed'])
+      .groupBy('status');
+    const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0);
+    return { success: of('Success'), partial: of('Partial'), failed: of('Failed') };
+  }
+
+  /** Success share of finished backups in the last 30 days, percent with one decimal; 0 without any run. */
+  async successRate30d(now: Date): Promise<number> {
+    const counts = await this.finishedSince(new Date(now.getTime() - 30 * DAY_MS));
+    const total = counts.success + counts.partial + counts.failed;
+    return total === 0 ? 0 : Math.round((counts.success / total) * 1000) / 10;
+  }
+
+  /** Per-day backup outcomes from `from` to `to` (inclusive, `YYYY-MM-DD` in `zone`). */
+  async calendar(from: string, to: string, zone: string): Promise<CalendarDay[]> {
+    const days = new Map<string, OutcomeCounts>(daysBetween(from, to).map((day) => [day, { success: 0, partial: 0, failed: 0 }]));
+    const query = this.knex()('executions')
+      .select('started_at', 'status')
+      .where('type', 'Backup')
+      .whereIn('status', ['Success', 'Partial', 'Failed'])
+      .where('started_at', '>=', this.dbDate(startOfDay(from, zone)))
+      .where('started_at', '<', this.dbDate(startOfDay(addDays(to, 1), zone)));
+    // Streamed: a year of backups of many jobs can be many rows; only the per-day counters are kept.
+    for await (const row of query.stream() as AsyncIterable<{ started_at: Date | number | string; status: string }>) {
+      const counts = days.get(dayOf(dateOf(row.started_at), zone));
+      if (!counts) continue;
+      if (row.status === 'Success') counts.success += 1;
+      else if (row.status === 'Partial') counts.partial += 1;
+      else counts.failed += 1;
+    }
+    return [...days].map(([date, counts]) => ({ date, ...counts, outcome: outcomeOf(counts) }));
+  }
+}

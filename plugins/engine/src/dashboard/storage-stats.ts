@@ -1,0 +1,146 @@
+import { randomUUID } from 'node:crypto';
+import type { DatabasePort, EventBus, JobCatalog, KernelLogger, PluginMigration } from '@holdfast/kernel';
+import type { EntityManager, Knex } from '@mikro-orm/knex';
+import { disposeAll, type AdapterFactory, type StorageInstance } from '../run/adapters.js';
+import { isSidecarKey } from '../run/sidecar.js';
+import type { JobDirectory } from '../scheduler/job-directory.js';
+import { dateOf } from '../history/history-store.js';
+
+/** Default refresh period of the storage statistics cache (SPEC: hourly). */
+export const STORAGE_STATS_INTERVAL_MS = 60 * 60 * 1000;
+
+/**
+ * `storage_snapshots` (SPEC "StorageSnapshot"): one row per destination per refresh, so the dashboard reads the
+ * latest row per destination and usage over time stays queryable. Also adds the `ended_at` index the dashboard's
+ * 24-hour and 30-day figures filter on.
+ */
+export const createStorageSnapshotTable: PluginMigration = {
+  name: '20261121-engine-100-storage-snapshots',
+  async up(builder) {
+    const knex = builder as Knex;
+    await knex.schema.createTable('storage_snapshots', (t) => {
+      t.string('id', 36).primary();
+      t.string('adapter_config_id', 36).notNullable();
+      t.string('adapter_name', 255).notNullable();
+      t.string('adapter_id', 64).notNullable();
+      t.bigInteger('size').notNullable().defaultTo(0);
+      t.integer('count').notNullable().defaultTo(0);
+      t.datetime('created_at', { useTz: true }).notNullable();
+      t.index(['adapter_config_id', 'created_at'], 'storage_snapshots_adapter_config_id_created_at_index');
+    });
+    await knex.schema.alterTable('executions', (t) => {
+      t.index(['type', 'ended_at'], 'executions_type_ended_at_index');
+    });
+  },
+};
+
+/** Totals of the latest snapshot of every current destination. */
+export interface StorageTotals {
+  totalSnapshots: number;
+  totalStorageBytes: number;
+  storageUpdatedAt: string | null;
+}
+
+/**
+ * The storage statistics cache: lists every storage destination, counts its backups (sidecars excluded) and sums
+ * the bytes of every object, and records one snapshot row per destination. Refreshes on a timer and, coalesced,
+ * after every backup outcome event. A destination that cannot be listed keeps its previous snapshot.
+ */
+export class StorageStats {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private isQueued = false;
+  private readonly unsubscribe: Array<() => void> = [];
+  private readonly controller = new AbortController();
+
+  constructor(
+    private readonly database: DatabasePort,
+    private readonly deps: { jobs: () => JobDirectory; catalog: () => JobCatalog; adapters: () => AdapterFactory; logger: KernelLogger },
+  ) {}
+
+  private knex(): Knex {
+    return (this.database.em() as EntityManager).getKnex();
+  }
+
+  /** Refreshes at once, then every `intervalMs` and after each backup outcome. */
+  start(intervalMs: number, events: EventBus | undefined): void {
+    this.timer = setInterval(() => void this.refresh(), intervalMs).unref();
+    for (const name of ['backup_success', 'backup_partial', 'backup_failure'] as const) {
+      if (events) this.unsubscribe.push(events.on(name, () => void this.refresh()));
+    }
+    void this.refresh();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    for (const off of this.unsubscribe.splice(0)) off();
+    this.controller.abort();
+    await this.running;
+  }
+
+  /** One refresh; a call while one runs queues exactly one more (the backup that just ended must be counted). */
+  refresh(): Promise<void> {
+    if (this.running) {
+      this.isQueued = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.isQueued = false;
+        await this.refreshAll().catch((error: unknown) => this.deps.logger.error({ err: error }, 'storage statistics refresh failed'));
+      } while (this.isQueued && !this.controller.signal.aborted);
+    })().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async refreshAll(): Promise<void> {
+    for (const destination of await this.deps.jobs().storageDestinations()) {
+      if (this.controller.signal.aborted) return;
+      let instance: StorageInstance | undefined;
+      try {
+        instance = this.deps.adapters().storage(await this.deps.catalog().resolveAdapterConfig(destination.configId));
+        let count = 0;
+        let size = 0;
+        for await (const object of instance.adapter.list('', { signal: this.controller.signal })) {
+          size += object.size;
+          if (!isSidecarKey(object.key)) count += 1;
+        }
+        await this.knex()('storage_snapshots').insert({
+          id: randomUUID(),
+          adapter_config_id: destination.configId,
+          adapter_name: destination.name,
+          adapter_id: destination.adapterId,
+          size,
+          count,
+          created_at: (this.database.em() as EntityManager).getPlatform().processDateProperty(new Date()),
+        });
+      } catch (error) {
+        this.deps.logger.warn({ err: error, configId: destination.configId }, 'storage statistics: listing a destination failed; keeping its last snapshot');
+      } finally {
+        await disposeAll([instance?.adapter]);
+      }
+    }
+  }
+
+  /** Sums the latest snapshot of each current destination. */
+  async totals(): Promise<StorageTotals> {
+    let totalSnapshots = 0;
+    let totalStorageBytes = 0;
+    let updatedAt: Date | null = null;
+    for (const destination of await this.deps.jobs().storageDestinations()) {
+      const row: { size: number | string; count: number | string; created_at: Date | number | string } | undefined = await this.knex()('storage_snapshots')
+        .select('size', 'count', 'created_at')
+        .where({ adapter_config_id: destination.configId })
+        .orderBy('created_at', 'desc')
+        .first();
+      if (!row) continue;
+      totalSnapshots += Number(row.count);
+      totalStorageBytes += Number(row.size);
+      const at = dateOf(row.created_at);
+      if (!updatedAt || at > updatedAt) updatedAt = at;
+    }
+    return { totalSnapshots, totalStorageBytes, storageUpdatedAt: updatedAt ? updatedAt.toISOString() : null };
+  }
+}

@@ -1,0 +1,62 @@
+import { TOKENS, type AccessPolicy, type KernelLogger, type RouteDefinition } from '@holdfast/kernel';
+import type { DependencyContainer } from 'tsyringe';
+import { DashboardFigures } from '../dashboard/dashboard-figures.js';
+import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
+import { STORAGE_STATS_INTERVAL_MS, StorageStats } from '../dashboard/storage-stats.js';
+import type { AdapterFactory } from '../run/adapters.js';
+import { CatalogTables } from '../scheduler/job-directory.js';
+import { PostgresAdvisoryLock, SingleProcessLock } from '../scheduler/leader-lock.js';
+import { DEFAULT_SCHEDULER_OPTIONS, JobScheduler, type RunEnqueuer, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { historyRoutes } from './history-routes.js';
+import { HistoryStore } from './history-store.js';
+
+/** Timings of the scheduler and the storage statistics cache. */
+export interface ReportingOptions extends SchedulerOptions {
+  storageStatsIntervalMs: number;
+  /** False: no scheduler in this process at all (e.g. a CLI that only queues runs). */
+  isSchedulerEnabled: boolean;
+}
+
+/** History, dashboard and scheduler of one engine. */
+export interface Reporting {
+  scheduler: JobScheduler;
+  storage: StorageStats;
+  routes(): RouteDefinition[];
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Builds history, dashboard and scheduler services over the container's database and kernel ports. */
+export function createReporting(
+  container: DependencyContainer,
+  enqueuer: () => RunEnqueuer,
+  adapters: () => AdapterFactory,
+  logger: KernelLogger,
+  options: Partial<ReportingOptions> = {},
+): Reporting {
+  const database = container.resolve(TOKENS.Database);
+  const jobs = new CatalogTables(database);
+  const settings = () => container.resolve(TOKENS.Settings);
+  const catalog = () => container.resolve(TOKENS.JobCatalog);
+  const events = container.isRegistered(TOKENS.EventBus, true) ? container.resolve(TOKENS.EventBus) : undefined;
+  const access = (): AccessPolicy | undefined => (container.isRegistered(TOKENS.AccessPolicy, true) ? container.resolve(TOKENS.AccessPolicy) : undefined);
+  const storage = new StorageStats(database, { jobs: () => jobs, catalog, adapters, logger });
+  const lock = database.dialect === 'postgresql' ? new PostgresAdvisoryLock(database) : new SingleProcessLock();
+  const scheduler = new JobScheduler({ database, jobs: () => jobs, settings, enqueue: enqueuer, lock, logger }, { ...DEFAULT_SCHEDULER_OPTIONS, ...options });
+  return {
+    scheduler,
+    storage,
+    routes: () => [
+      ...historyRoutes({ store: new HistoryStore(database), jobs: () => jobs, catalog, settings, access }),
+      ...dashboardRoutes({ figures: new DashboardFigures(database), storage, jobs: () => jobs, settings }),
+    ],
+    async start() {
+      storage.start(options.storageStatsIntervalMs ?? STORAGE_STATS_INTERVAL_MS, events);
+      if (options.isSchedulerEnabled !== false) await scheduler.start();
+    },
+    async stop() {
+      await scheduler.stop();
+      await storage.stop();
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import type { DatabasePort } from '@holdfast/kernel';
+import type { EntityManager } from '@mikro-orm/knex';
+
+/** Key of the PostgreSQL advisory lock whose holder is the one scheduler ("HfSc"). */
+export const SCHEDULER_LOCK_KEY = 0x48665363;
+
+/** Decides which process runs the scheduler. */
+export interface LeaderLock {
+  /** Takes the lock when it is free; true while this process holds it. */
+  tryAcquire(): Promise<boolean>;
+  /** Checks the lock is still held (its connection may have died); false means leadership was lost. */
+  isHeld(): Promise<boolean>;
+  release(): Promise<void>;
+}
+
+/** libsql is one process: it is always the scheduler. */
+export class SingleProcessLock implements LeaderLock {
+  private isHolding = false;
+
+  async tryAcquire(): Promise<boolean> {
+    this.isHolding = true;
+    return true;
+  }
+
+  async isHeld(): Promise<boolean> {
+    return this.isHolding;
+  }
+
+  async release(): Promise<void> {
+    this.isHolding = false;
+  }
+}
+
+interface PgConnection {
+  query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
+}
+
+interface KnexClient {
+  acquireConnection(): Promise<PgConnection>;
+  releaseConnection(connection: PgConnection): Promise<void>;
+}
+
+/**
+ * `pg_try_advisory_lock` held on a dedicated pool connection for as long as this process is the scheduler. The
+ * lock is per session, so when the holder dies its connection closes, PostgreSQL frees the lock, and the next
+ * process that retries takes over.
+ */
+export class PostgresAdvisoryLock implements LeaderLock {
+  private connection: PgConnection | undefined;
+
+  constructor(
+    private readonly database: DatabasePort,
+    private readonly key = SCHEDULER_LOCK_KEY,
+  ) {}
+
+  private client(): KnexClient {
+    return (this.database.em() as EntityManager).getKnex().client as KnexClient;
+  }
+
+  async tryAcquire(): Promise<boolean> {
+    if (this.connection) return this.isHeld();
+    const client = this.client();
+    const connection = await client.acquireConnection();
+    try {
+      const result = await connection.query('SELECT pg_try_advisory_lock($1) AS ok', [this.key]);
+      if (result.rows[0]?.ok === true) {
+        this.connection = connection;
+        return true;
+      }
+    } catch {
+      // An unusable connection is handed back below; the next retry takes a fresh one.
+    }
+    await client.releaseConnection(connection);
+    return false;
+  }
+
+  async isHeld(): Promise<boolean> {
+    const connection = this.connection;
+    if (!connection) return false;
+    try {
+      const result = await connection.query(
+        'SELECT count(*)::int AS n FROM pg_locks WHERE locktype = $1 AND objid = $2 AND pid = pg_backend_pid() AND granted',
+        ['advisory', this.key],
+      );
+      if (result.rows[0]?.n === 1) return true;
+    } catch {
+      // The session is gone, and the lock with it.
+    }
+    this.connection = undefined;
+    await this.client().releaseConnection(connection).catch(() => undefined);
+    return false;
+  }
+
+  async release(): Promise<void> {
+    const connection = this.connection;
+    if (!connection) return;
+    this.connection = undefined;
+    await connection.query('SELECT pg_advisory_unlock($1)', [this.key]).catch(() => undefined);
+    await this.client().releaseConnection(connection).catch(() => undefined);
+  }
+}
