@@ -1,0 +1,117 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, readlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deterministicStream } from '@holdfast/testkit';
+import { craftTar, directorySource } from './helpers.js';
+import { removeAll, tempDir } from './tree.js';
+
+let work: string;
+const signal = () => new AbortController().signal;
+
+beforeEach(async () => {
+  work = await tempDir('restore');
+});
+afterEach(() => removeAll(work));
+
+describe('source-directory restore safety', () => {
+  it('refuses traversal, absolute names, outside links and writes through symlinked folders; restores the rest', async () => {
+    const target = join(work, 'target');
+    const crafted = await craftTar([
+      { name: '../escape.txt', body: 'outside' },
+      { name: '/abs.txt', body: 'absolute' },
+      { name: 'ok/../../climb.txt', body: 'outside' },
+      { name: 'evil-link', type: 'symlink', linkname: '../../etc' },
+      { name: 'abs-link', type: 'symlink', linkname: '/etc/passwd' },
+      { name: 'hard', type: 'link', linkname: '../escape.txt' },
+      { name: 'sub/', type: 'directory' },
+      // Resolves to the target itself (allowed), but writing through it would land one level too high.
+      { name: 'sub/up', type: 'symlink', linkname: '..' },
+      { name: 'sub/up/through-link.txt', body: 'redirected' },
+      { name: 'safe/file.txt', body: 'restored' },
+      { name: 'safe/inside-link', type: 'symlink', linkname: 'file.txt' },
+    ]);
+    const result = await directorySource({ paths: ['/unused'] }).restore(crafted, { target: { path: target }, signal: signal() });
+
+    expect(result.warnings).toEqual([
+      '../escape.txt: refused, ".." in the member name',
+      '/abs.txt: refused, absolute member name',
+      'ok/../../climb.txt: refused, ".." in the member name',
+      'evil-link: symlink refused, link target "../../etc" points outside the restore folder',
+      'abs-link: symlink refused, absolute link target "/etc/passwd"',
+      'hard: hard link refused, ".." in the member name',
+      'sub/up/through-link.txt: refused, a parent folder is a symlink',
+    ]);
+    expect((await readdir(work)).sort()).toEqual(['target']);
+    expect((await readdir(target)).sort()).toEqual(['safe', 'sub']);
+    expect(await readFile(join(target, 'safe', 'file.txt'), 'utf8')).toBe('restored');
+    expect(await readlink(join(target, 'safe', 'inside-link'))).toBe('file.txt');
+    expect(await readlink(join(target, 'sub', 'up'))).toBe('..');
+  });
+
+  it('needs a target path and rejects an empty stream', async () => {
+    const source = directorySource({ paths: ['/unused'] });
+    await expect(source.restore(await craftTar([]), { target: {}, signal: signal() })).rejects.toThrow(/restore needs target\.path/);
+    await expect(source.restore(await craftTar([]), { target: { path: join(work, 't') }, signal: signal() })).rejects.toThrow(
+      /holds no tar entries/,
+    );
+  });
+});
+
+/** Descriptors of this process currently open on one of `files`, read from /proc/self/fd. */
+async function openDescriptorsOn(files: Set<string>): Promise<number> {
+  let count = 0;
+  for (const fd of await readdir('/proc/self/fd')) {
+    const target = await readlink(`/proc/self/fd/${fd}`).catch(() => '');
+    if (files.has(target)) count++;
+  }
+  return count;
+}
+
+/** Reads a dump slowly, sampling open descriptors on the tree's files after every chunk; returns the peak. */
+async function peakOpenFiles(config: Record<string, unknown>, files: Set<string>, engineOptions?: Record<string, unknown>): Promise<number> {
+  const handle = await directorySource(config).dump({ databases: [], signal: signal(), engineOptions });
+  let peak = 0;
+  for await (const _chunk of handle.stream) {
+    peak = Math.max(peak, await openDescriptorsOn(files));
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  expect((await handle.done).warnings).toEqual([]);
+  return peak;
+}
+
+describe('source-directory read-ahead', () => {
+  let root: string;
+  let files: Set<string>;
+
+  beforeEach(async () => {
+    root = join(work, 'many');
+    await mkdir(root);
+    files = new Set<string>();
+    for (let index = 0; index < 24; index++) {
+      const path = join(root, `file-${String(index).padStart(2, '0')}.bin`);
+      await pipeline(deterministicStream(300 * 1024, { seed: path }), createWriteStream(path));
+      files.add(path);
+    }
+  });
+
+  it('keeps at most maxConcurrentFiles files open, and does open several ahead', async () => {
+    const peak = await peakOpenFiles({ paths: [root], maxConcurrentFiles: 3 }, files);
+    expect(peak).toBeLessThanOrEqual(3);
+    expect(peak).toBeGreaterThanOrEqual(2);
+  });
+
+  it('lets the job override the limit through engineOptions.maxConcurrentFiles, validated', async () => {
+    const peak = await peakOpenFiles({ paths: [root], maxConcurrentFiles: 8 }, files, { maxConcurrentFiles: 1 });
+    expect(peak).toBe(1);
+    await expect(
+      directorySource({ paths: [root] }).dump({ databases: [], signal: signal(), engineOptions: { maxConcurrentFiles: 40 } }),
+    ).rejects.toThrow(/maxConcurrentFiles must be an integer from 1 to 16, got "40"/);
+  });
+
+  it('rejects a config without paths or with a relative path, naming the field', () => {
+    expect(() => directorySource({ paths: [] })).toThrow(/paths: at least one path is required/);
+    expect(() => directorySource({ paths: ['relative/dir'] })).toThrow(/paths\.0: each path must be absolute/);
+  });
+});
