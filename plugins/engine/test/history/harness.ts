@@ -14,6 +14,7 @@ import {
   AdapterRegistry,
   EventBus,
   NotFoundError,
+  silentLogger,
   TOKENS,
   type AccessPolicy,
   type AuthContext,
@@ -95,8 +96,8 @@ export function identityOf(token: string): AuthContext | null {
 
 /** Scoped grants as the identity plugin answers them: `scoped:` users see history of the listed jobs only. */
 const scopedPolicy: AccessPolicy = {
-  async isAllowed(auth) {
-    return auth.isSuperAdmin || auth.permissions.length > 0 || auth.userId.startsWith('scoped|');
+  async isAllowed(auth, permission) {
+    return auth.isSuperAdmin || auth.permissions.includes(permission) || (auth.userId.startsWith('scoped|') && permission === 'history:read');
   },
   async visibleIds(auth, permission) {
     if (auth.isSuperAdmin || auth.permissions.includes(permission)) return 'all';
@@ -175,7 +176,7 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
   try {
     await opened.migrate();
     if (options.startPlugins) for (const plugin of plugins) await plugin.start?.(container);
-    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger: console as never, trustProxy: false });
+    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger: silentLogger, trustProxy: false });
     server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
