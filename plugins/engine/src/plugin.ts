@@ -3,6 +3,7 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { Engine } from './queue/engine.js';
 import { engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';
 import { AdapterFactory } from './run/adapters.js';
+import { KeyReservations } from './run/key-reservations.js';
 import type { RunServices } from './run/services.js';
 import { executionRoutes } from './routes/execution-routes.js';
 import { jobRoutes } from './routes/job-routes.js';
@@ -56,6 +57,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         return container.resolve(TOKENS.Settings);
       },
       adapters: adaptersOf(container),
+      keys: new KeyReservations(() => storeOf(container).runningTargets()),
       events: optional(container, TOKENS.EventBus),
       logger,
       version: optional(container, TOKENS.RuntimeConfig)?.version ?? '0.1.0',

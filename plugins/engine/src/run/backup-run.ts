@@ -37,6 +37,7 @@ export async function runBackup(ctx: RunContext, services: RunServices): Promise
     return { status: cancelled ? 'Cancelled' : 'Failed' };
   } finally {
     if (key && !isCommitted && prepared) await removeEverywhere(ctx, prepared.storages, key);
+    if (key) services.keys.release(key);
     await disposeAll([prepared?.source, ...(prepared?.storages.map((storage) => storage.adapter) ?? [])]);
   }
 }
@@ -72,7 +73,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   try {
     const codec = plan.job.compression as CompressionCodec;
     const extension = backupExtension(dump.extension, codec, plan.encryption !== null);
-    const key = await pickBackupKey(prepared.stem, extension, storages, ctx.signal);
+    const key = await services.keys.reserve((isTaken) => pickBackupKey(prepared.stem, extension, storages, ctx.signal, isTaken));
     onKey(key);
     ctx.metadata.target = { key, configIds: storages.map((storage) => storage.configId) };
     ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));

@@ -25,8 +25,15 @@ export function renderStem(
 }
 
 /** A name free on every destination: `name.ext`, else `name-1.ext`, ... (the backup or its sidecar existing counts). */
-export async function pickBackupKey(stem: string, extension: string, storages: StorageInstance[], signal: AbortSignal): Promise<string> {
+export async function pickBackupKey(
+  stem: string,
+  extension: string,
+  storages: StorageInstance[],
+  signal: AbortSignal,
+  isReserved: (key: string) => boolean = () => false,
+): Promise<string> {
   const exists = async (candidate: string): Promise<boolean> => {
+    if (isReserved(candidate)) return true;
     for (const storage of storages) {
       for (const key of [candidate, `${candidate}.meta.json`]) {
         try {

@@ -1,5 +1,6 @@
 import type { EventBus, JobCatalog, KernelLogger, SettingsReader } from '@holdfast/kernel';
 import type { AdapterFactory } from './adapters.js';
+import type { KeyReservations } from './key-reservations.js';
 
 /** What runs need from the rest of the system, resolved once by the plugin. */
 export interface RunServices {
@@ -8,6 +9,8 @@ export interface RunServices {
   adapters: AdapterFactory;
   events: EventBus | undefined;
   logger: KernelLogger;
+  /** Backup keys handed out to runs still writing them. */
+  keys: KeyReservations;
   /** Release number of the engine, written into sidecars. */
   version: string;
 }

@@ -124,6 +124,12 @@ export class ExecutionStore {
     return updated === 1 ? next.id : null;
   }
 
+  /** Target keys recorded by Running executions (for name reservations across processes). */
+  async runningTargets(): Promise<Set<string>> {
+    const rows = await this.em().find(ExecutionEntity, { status: 'Running' }, { fields: ['metadata'] });
+    return new Set(rows.map((row) => parseMetadata(row.metadata).target?.key).filter((key): key is string => typeof key === 'string'));
+  }
+
   /** Writes the metadata JSON of a running execution (and marks progress for the Stuck Job Timeout). */
   async saveMetadata(id: string, metadata: ExecutionMetadata, madeProgress: boolean): Promise<void> {
     const changes: Partial<Execution> = { metadata: JSON.stringify(metadata) };
