@@ -1,12 +1,12 @@
 import { execFileSync } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isAdapterError } from '@holdfast/sdk';
 import { deterministicStream } from '@holdfast/testkit';
-import { craftTar, directorySource, dumpToBuffer, membersOf } from './helpers.js';
+import { directorySource, dumpToBuffer, membersOf } from './helpers.js';
 import { removeAll, tempDir } from './tree.js';
 
 let work: string;

@@ -86,6 +86,11 @@ export class SftpStorage implements StorageAdapter {
       const info = await statOrMissing(sftp, path);
       if (!info?.isFile()) throw notFound(key);
       const stream = sftp.createReadStream(path, readRange(key, info.size, options.range));
+      // ssh2 closes the remote handle after the last byte; a connection closed meanwhile fails that close and the
+      // stream emits an error after its end, which nobody listens for any more. It changes nothing, so log it.
+      stream.on('error', (error: Error) => {
+        if (stream.readableEnded) this.context.logger.debug({ key, err: error.message }, 'sftp read handle close failed after the end');
+      });
       return options.signal ? addAbortSignal(options.signal, stream) : stream;
     } catch (error) {
       throw toAdapterError(error, `cannot read "${key}"`);

@@ -82,7 +82,10 @@ export class SftpConnection {
           if (error) return fail(error);
           settled = true;
           client.removeListener('error', fail);
-          client.on('error', (late: Error) => this.context.logger.warn({ err: late.message, host: where }, 'sftp connection error'));
+          const logLate = (late: Error) => this.context.logger.warn({ err: late.message, host: where }, 'sftp connection error');
+          client.on('error', logLate);
+          // A fatal SFTP protocol error is also emitted on the channel; the pending requests fail with it anyway.
+          sftp.on('error', logLate);
           resolve({ client, sftp });
         });
       });
