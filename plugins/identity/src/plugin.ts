@@ -1,4 +1,4 @@
-import { silentLogger, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import { silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { identityConfigFromEnv, type IdentityConfig } from './config.js';
 import { identityEntities } from './entities/index.js';
@@ -24,7 +24,7 @@ function optional<T>(container: DependencyContainer, token: InjectionToken<T>): 
 
 /**
  * The identity plugin: users, groups, sessions, API keys, the permission catalog, scoped grants, rate limits and
- * the audit log. Registers `TOKENS.Authenticator`, `TOKENS.AccessPolicy` and `TOKENS.RateLimiter`.
+ * the audit log. Registers `TOKENS.Authenticator`, `TOKENS.AccessPolicy`, `TOKENS.RateLimiter` and `TOKENS.AuditWriter`.
  */
 export function createIdentityPlugin(options: IdentityPluginOptions = {}): HoldfastPlugin {
   const config = identityConfigFromEnv(options.env ?? process.env, options.config);
@@ -49,6 +49,7 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
       container.register(TOKENS.Authenticator, { useFactory: (c) => servicesOf(c).authenticator });
       container.register(TOKENS.AccessPolicy, { useFactory: (c) => servicesOf(c).accessPolicy });
       container.register(TOKENS.RateLimiter, { useFactory: (c) => servicesOf(c).rateLimiter });
+      container.register(TOKENS.AuditWriter, { useFactory: (c) => auditWriterOver(servicesOf(c)) });
     },
     routes: (container) => identityRoutes(servicesOf(container)),
     async start(container) {
@@ -59,6 +60,20 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
     async stop() {
       await services?.housekeeping.stop();
       await services?.apiKeys.idle();
+    },
+  };
+}
+
+/** The kernel's audit port over this plugin's audit trail; a failed write is logged, never thrown to the caller. */
+function auditWriterOver(identity: IdentityServices): AuditWriter {
+  return {
+    async write(entry) {
+      const { userId = null, ipAddress = null, userAgent = null, action, resource, resourceId = null, details } = entry;
+      try {
+        await identity.audit.record({ userId, ipAddress, userAgent }, { action, resource, resourceId, details: details ?? undefined });
+      } catch (error) {
+        identity.logger.error({ err: error, action, resource }, 'audit entry could not be written');
+      }
     },
   };
 }

@@ -82,3 +82,18 @@ describe.each(DIALECTS)('audit log on %s', (dialect) => {
     expect(left.map((e) => e.id)).toEqual(['recent']);
   });
 });
+
+describe.each(DIALECTS)('the kernel AuditWriter port on %s', (dialect) => {
+  it('writes entries other plugins send through TOKENS.AuditWriter, readable via /api/audit', async () => {
+    db = await openDatabase(dialect);
+    app = await startIdentityApp(db);
+    const admin = await setUpAdmin(app);
+    const { TOKENS } = await import('@holdfast/kernel');
+    const writer = app.container.resolve(TOKENS.AuditWriter);
+    await writer.write({ action: 'EXECUTE', resource: 'job', resourceId: 'job-42', details: { trigger: 'api', apiKeyId: 'k1' }, ipAddress: '10.1.2.3' });
+    const page = (await admin.call('GET', '/api/audit?resource=job')).body;
+    expect(page.entries).toHaveLength(1);
+    expect(page.entries[0]).toMatchObject({ action: 'EXECUTE', resource: 'job', resourceId: 'job-42', ipAddress: '10.1.2.3' });
+    expect(JSON.parse(page.entries[0].details)).toEqual({ trigger: 'api', apiKeyId: 'k1' });
+  });
+});
