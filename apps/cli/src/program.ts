@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addAdaptersCommand } from './commands/adapters.js';
+import { addConfigCommand } from './commands/config.js';
 import { addMigrateCommand } from './commands/migrate.js';
+import { addSecretsCommand } from './commands/secrets.js';
 import { addServeCommand } from './commands/serve.js';
 import type { CliOutput } from './output.js';
 
@@ -22,5 +24,7 @@ export function createProgram(output: CliOutput = { write: (text) => void proces
   addServeCommand(program);
   addMigrateCommand(program, output);
   addAdaptersCommand(program, output);
+  addSecretsCommand(program, output);
+  addConfigCommand(program, output);
   return program;
 }

@@ -1,4 +1,5 @@
 import type { HoldfastPlugin } from '@holdfast/kernel';
+import { createCatalogPlugin } from '@holdfast/catalog';
 import { createHttpPlugin } from '@holdfast/http';
 import { createPersistencePlugin } from '@holdfast/persistence';
 
@@ -7,5 +8,5 @@ import { createPersistencePlugin } from '@holdfast/persistence';
  * unlike adapters, which are discovered. Later: identity, catalog, engine, storage-browser, notifications...
  */
 export function featurePlugins(): HoldfastPlugin[] {
-  return [createPersistencePlugin(), createHttpPlugin()];
+  return [createPersistencePlugin(), createHttpPlugin(), createCatalogPlugin()];
 }

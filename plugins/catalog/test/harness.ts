@@ -7,7 +7,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { buildRecoveryKit } from '@holdfast/engine';
 import { createHttpApp, createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
@@ -106,7 +105,14 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
     useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },
   });
   container.register(TOKENS.AuditWriter, { useValue: { write: async (entry) => void audits.push(entry) } });
-  container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
+  // The engine's builder cannot be a dev dependency here (engine tests depend on the server, which loads the
+  // catalog: a build cycle); this stand-in follows its documented contract ({ name, content, mode }[]).
+  container.register(RECOVERY_KIT_BUILDER, {
+    useValue: async ({ key, profileName }) => [
+      { name: 'holdfast-decrypt.mjs', content: '// decrypt script\n', mode: 0o755 },
+      { name: 'holdfast-key.txt', content: `# ${profileName ?? ''}\n${Buffer.from(key).toString('hex')}\n`, mode: 0o600 },
+    ],
+  });
 
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ env }), createHttpPlugin()];
   for (const plugin of plugins) plugin.register?.(container);

@@ -1,0 +1,44 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import type { CliOutput } from '../output.js';
+
+/** `holdfast secrets rotate-key --new-key-file F`: re-encrypts every stored secret under a new system key. */
+export function addSecretsCommand(program: Command, output: CliOutput): void {
+  program
+    .command('secrets')
+    .description('manage the system encryption key')
+    .command('rotate-key')
+    .description('re-encrypt every stored secret under a new system key, in one transaction')
+    .requiredOption('--new-key-file <file>', 'file holding the new 32-byte key (64 hex characters or base64)')
+    .action(async (options: { newKeyFile: string }) => {
+      const { featurePlugins, loadRuntimeConfig, serverVersion } = await import('@holdfast/server');
+      const { openDatabase } = await import('@holdfast/persistence');
+      const { SecretBox, loadSystemKey, parseKeyText, rotateSystemKey, SYSTEM_KEY_FILE } = await import('@holdfast/catalog');
+      const { silentLogger } = await import('@holdfast/kernel');
+      const settings = loadRuntimeConfig(process.env, serverVersion());
+      const current = loadSystemKey(process.env, settings.dataDir, silentLogger);
+      const next = new SecretBox(parseKeyText(await readFile(options.newKeyFile, 'utf8'), `The key file ${options.newKeyFile}`));
+      const database = await openDatabase({ ...settings, plugins: featurePlugins(), logger: silentLogger });
+      let report;
+      try {
+        await database.migrate();
+        report = await rotateSystemKey(database.em(), new SecretBox(current.key), next);
+      } finally {
+        await database.close();
+      }
+      output.write(
+        `Re-encrypted ${report.adapterSecrets} adapter secret(s), ${report.credentialProfiles} credential profile(s) and ` +
+          `${report.encryptionProfiles} encryption profile key(s); new key fingerprint ${next.fingerprint}\n`,
+      );
+      if (current.source === 'data-dir' || current.source === 'generated') {
+        // Replace the key file atomically so a crash never leaves a half-written key.
+        const path = join(settings.dataDir, SYSTEM_KEY_FILE);
+        await writeFile(`${path}.new`, await readFile(options.newKeyFile, 'utf8'), { mode: 0o600 });
+        await rename(`${path}.new`, path);
+        output.write(`Replaced ${path} with the new key\n`);
+      } else {
+        output.write('Now set HOLDFAST_ENCRYPTION_KEY or HOLDFAST_ENCRYPTION_KEY_FILE to the new key before the next start\n');
+      }
+    });
+}
