@@ -69,18 +69,29 @@ export class DashboardFigures {
   async calendar(from: string, to: string, zone: string): Promise<CalendarDay[]> {
     const days = new Map<string, OutcomeCounts>(daysBetween(from, to).map((day) => [day, { success: 0, partial: 0, failed: 0 }]));
     const query = this.knex()('executions')
-      .select('started_at', 'status')
       .where('type', 'Backup')
       .whereIn('status', ['Success', 'Partial', 'Failed'])
       .where('started_at', '>=', this.dbDate(startOfDay(from, zone)))
       .where('started_at', '<', this.dbDate(startOfDay(addDays(to, 1), zone)));
-    // Streamed: a year of backups of many jobs can be many rows; only the per-day counters are kept.
-    for await (const row of query.stream() as AsyncIterable<{ started_at: Date | number | string; status: string }>) {
-      const counts = days.get(dayOf(dateOf(row.started_at), zone));
-      if (!counts) continue;
-      if (row.status === 'Success') counts.success += 1;
-      else if (row.status === 'Partial') counts.partial += 1;
-      else counts.failed += 1;
+    const add = (day: string, status: string, n: number) => {
+      const counts = days.get(day);
+      if (!counts) return;
+      if (status === 'Success') counts.success += n;
+      else if (status === 'Partial') counts.partial += n;
+      else counts.failed += n;
+    };
+    if (this.database.dialect === 'postgresql') {
+      // PostgreSQL knows the zone: it groups by local day and sends one row per day and status.
+      const rows: Array<{ day: string; status: string; n: number | string }> = await query
+        .select(this.knex().raw(`to_char(started_at AT TIME ZONE ?, 'YYYY-MM-DD') AS day`, [zone]), 'status')
+        .count({ n: '*' })
+        .groupBy('day', 'status');
+      for (const row of rows) add(row.day, row.status, Number(row.n));
+    } else {
+      // libsql has no zone rules: rows are streamed and only the per-day counters are kept.
+      for await (const row of query.select('started_at', 'status').stream() as AsyncIterable<{ started_at: Date | number | string; status: string }>) {
+        add(dayOf(dateOf(row.started_at), zone), row.status, 1);
+      }
     }
     return [...days].map(([date, counts]) => ({ date, ...counts, outcome: outcomeOf(counts) }));
   }

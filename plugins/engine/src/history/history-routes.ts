@@ -4,7 +4,7 @@ import { EXECUTION_STATUSES, EXECUTION_TYPES } from '../store/entities.js';
 import { parseMetadata } from '../store/metadata.js';
 import type { JobDirectory } from '../scheduler/job-directory.js';
 import { historyQuerySchema, MAX_NAME_MATCHES, pagingOf, type HistoryFilter, type HistoryQuery } from './history-query.js';
-import { dateOf, HistoryStore, type HistoryRow } from './history-store.js';
+import { dateOf, type HistoryRow, type HistoryStore } from './history-store.js';
 
 /** One entry of the history list: the execution fields (SPEC "Execution") without `logs`. */
 export const historyEntrySchema = z.object({

@@ -14,7 +14,6 @@ import {
   AdapterRegistry,
   EventBus,
   NotFoundError,
-  silentLogger,
   TOKENS,
   type AccessPolicy,
   type AuthContext,
@@ -27,6 +26,7 @@ import {
 import { createPersistencePlugin, openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
 import { createThrowawayPostgres } from '@holdfast/persistence/testing';
 import type { Knex } from '@mikro-orm/knex';
+import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createEnginePlugin, type EnginePluginOptions } from '../../src/index.js';
 
@@ -107,6 +107,7 @@ const scopedPolicy: AccessPolicy = {
 
 export interface Reply {
   status: number;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test replies are checked field by field
   json: any;
 }
 
@@ -138,8 +139,9 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
   const runtime: RuntimeConfig = { version: '0.1.0-test', dataDir: site.dataDir, databaseUrl: site.databaseUrl, port: 0, includeAdapters: [], excludeAdapters: [] };
   const fixture: HoldfastPlugin = { name: 'catalog-fixture', migrations: [catalogFixtureTables] };
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), fixture, createEnginePlugin(options.engine), createHttpPlugin()];
-  let db: HoldfastDatabase | undefined;
-  const knex = () => db!.em().getKnex();
+  // The ports below are registered before the database opens and read it lazily.
+  const opening: { db?: HoldfastDatabase } = {};
+  const knex = () => opening.db!.em().getKnex();
   const jobCatalog: JobCatalog = {
     async jobNames(ids) {
       const rows: Array<{ id: string; name: string }> = ids.length === 0 ? [] : await knex()('jobs').select('id', 'name').whereIn('id', ids);
@@ -169,14 +171,14 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
     useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },
   });
   for (const plugin of plugins) plugin.register?.(container);
-  db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins });
-  container.register(TOKENS.Database, { useValue: db });
-  const opened = db;
+  const opened = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins });
+  opening.db = opened;
+  container.register(TOKENS.Database, { useValue: opened });
   let server: Server | undefined;
   try {
     await opened.migrate();
     if (options.startPlugins) for (const plugin of plugins) await plugin.start?.(container);
-    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger: silentLogger, trustProxy: false });
+    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger: pino({ level: 'silent' }), trustProxy: false });
     server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
     });
