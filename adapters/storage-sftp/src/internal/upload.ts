@@ -32,7 +32,8 @@ export async function uploadAtomically(sftp: SFTPWrapper, target: UploadTarget, 
   try {
     await mkdirBelow(sftp, target.root, target.parent);
     // 0600: backups often hold whole databases; the login user alone reads them.
-    file = sftp.createWriteStream(temp, { flags: 'w', mode: 0o600 });
+    // A 1 MiB buffer lets ssh2 send the buffered chunks as parallel writes (_writev) instead of one per round trip.
+    file = sftp.createWriteStream(temp, { flags: 'w', mode: 0o600, highWaterMark: 1024 * 1024 });
     await pipeline(body, counter, file, { signal });
     // The handle closes after 'finish'; renaming after the close means every write was acknowledged and flushed.
     await closed(file);
