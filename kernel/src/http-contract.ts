@@ -31,6 +31,8 @@ export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {
   auth: AuthContext | null;
   ip: string;
   userAgent: string | undefined;
+  /** The request arrived over TLS (directly, or per `X-Forwarded-Proto` when the proxy is trusted). */
+  secure: boolean;
   headers: Readonly<Record<string, string | string[] | undefined>>;
   signal: AbortSignal;
 }

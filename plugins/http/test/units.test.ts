@@ -15,6 +15,13 @@ describe('mapError', () => {
     expect(mapError(new ForbiddenError('jobs:execute'), false).body).toEqual({ error: 'Forbidden' });
   });
 
+  it('lets a deliberate 403 refusal carry its own message, unlike a failed permission check', () => {
+    expect(mapError(new HttpError(403, 'Email sign-in is disabled on this server'), false)).toMatchObject({
+      status: 403,
+      body: { error: 'Email sign-in is disabled on this server' },
+    });
+  });
+
   it('recognises an HttpError from another copy of the kernel by its shape', () => {
     const foreign = Object.assign(new Error('Job not found'), { name: 'NotFoundError', status: 404 });
     expect(mapError(foreign, false)).toMatchObject({ status: 404, body: { error: 'Job not found' } });

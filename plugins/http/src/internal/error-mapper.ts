@@ -60,9 +60,10 @@ function isExposedClientError(error: unknown): error is { status: number; messag
 export function mapError(error: unknown, isClientGone: boolean): MappedError {
   if (isKernelHttpError(error)) {
     const status = error.status >= 400 && error.status <= 599 ? error.status : 500;
-    // 401 and 403 never explain themselves (SPEC "Errors"): reasons and permissions stay in the server log.
+    // 401 and a failed permission check never explain themselves (SPEC "Errors"): reasons and permissions stay in
+    // the server log. A plain 403 HttpError is a deliberate refusal with its own message (e.g. email sign-in off).
     if (status === 401) return { status, body: { error: 'Unauthorized' }, logLevel: 'info' };
-    if (status === 403) return { status, body: { error: 'Forbidden' }, logLevel: 'info' };
+    if (status === 403 && error.name === 'ForbiddenError') return { status, body: { error: 'Forbidden' }, logLevel: 'info' };
     const body: ErrorBody = { error: error.message };
     if (error.details !== undefined) {
       if (status === 400 && Array.isArray(error.details)) body.issues = error.details;

@@ -42,6 +42,7 @@ export function createRoutePipeline(route: RouteDefinition, deps: RoutePipelineD
       auth,
       ip: ctx.ip,
       userAgent: ctx.get('User-Agent') || undefined,
+      secure: ctx.secure,
       headers: ctx.headers,
       signal: requestStateOf(ctx).signal,
     });
