@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KNOWN_SECRETS } from './fixture-adapters.js';
 import { populate } from './fixtures.js';
-import { createSite, startCatalog, type CatalogServer, type Site } from './harness.js';
+import { createSite, startCatalog, type CatalogServer, type JsonValue, type Site } from './harness.js';
 
 describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) => {
   let site: Site;
@@ -37,7 +37,7 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) 
   });
 
   it('lists installed adapters with JSON Schemas of their configs', async () => {
-    const types = (await server.call('GET', '/api/adapters/types')).json as Array<Record<string, any>>;
+    const types = (await server.call('GET', '/api/adapters/types')).json as Array<Record<string, JsonValue>>;
     const drive = types.find((t) => t.adapterId === 'fake-drive')!;
     expect(drive).toMatchObject({ type: 'storage', requiredCredentials: ['OAUTH'], secretFields: [] });
     const db = types.find((t) => t.adapterId === 'fake-db')!;

@@ -1,9 +1,9 @@
 import { KNOWN_SECRETS } from './fixture-adapters.js';
-import type { CatalogServer } from './harness.js';
+import type { CatalogServer, JsonValue } from './harness.js';
 
 /** Creates one record of every kind through the API; answers their ids. */
 export async function populate(server: CatalogServer) {
-  const ok = (reply: { status: number; json: any; text: string }, status = 201) => {
+  const ok = (reply: { status: number; json: JsonValue; text: string }, status = 201) => {
     if (reply.status !== status) throw new Error(`expected ${status}, got ${reply.status}: ${reply.text}`);
     return reply.json;
   };

@@ -70,11 +70,14 @@ export interface CatalogServer {
   close(): Promise<void>;
 }
 
+/** Parsed JSON of a response; its shape is what the assertions check. */
+export type JsonValue = ReturnType<typeof JSON.parse>;
+
 export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  json: any;
+  json: JsonValue;
 }
 
 /** Every line the suites' loggers wrote, for the leak test. */

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KNOWN_SECRETS } from './fixture-adapters.js';
 import { populate } from './fixtures.js';
-import { createSite, startCatalog, type CatalogServer, type Site } from './harness.js';
+import { createSite, startCatalog, type CatalogServer, type JsonValue, type Site } from './harness.js';
 
 /** The catalog as the API shows it, with ids replaced by names so two installations compare field by field. */
 async function comparable(server: CatalogServer) {
-  const get = async (path: string) => (await server.call('GET', path)).json as Array<Record<string, any>>;
+  const get = async (path: string) => (await server.call('GET', path)).json as Array<Record<string, JsonValue>>;
   const adapters = await get('/api/adapters');
   const credentials = await get('/api/credentials');
   const vault = await get('/api/vault');
@@ -14,8 +14,8 @@ async function comparable(server: CatalogServer) {
   const presets = await get('/api/schedule-presets');
   const templates = await get('/api/notification-templates');
   const jobs = await get('/api/jobs');
-  const nameOf = (list: Array<Record<string, any>>, id: string | null) => (id ? (list.find((r) => r.id === id)?.name ?? `missing:${id}`) : null);
-  const strip = ({ id: _id, createdAt: _c, updatedAt: _u, lastHealthCheck: _h, ...rest }: Record<string, any>) => rest;
+  const nameOf = (list: Array<Record<string, JsonValue>>, id: string | null) => (id ? (list.find((r) => r.id === id)?.name ?? `missing:${id}`) : null);
+  const strip = ({ id: _id, createdAt: _c, updatedAt: _u, lastHealthCheck: _h, ...rest }: Record<string, JsonValue>) => rest;
   const resolved: Record<string, unknown> = {};
   for (const adapter of adapters) resolved[adapter.name] = (await server.catalog.jobCatalog.resolveAdapterConfig(adapter.id)).config;
   return {
@@ -31,7 +31,7 @@ async function comparable(server: CatalogServer) {
     policies: policies.map(strip),
     naming: naming.map(strip),
     presets: presets.map(strip),
-    templates: templates.map((t) => ({ ...strip(t), bindings: t.bindings.map((b: any) => ({ ...b, channelId: nameOf(adapters, b.channelId) })) })),
+    templates: templates.map((t) => ({ ...strip(t), bindings: t.bindings.map((b: JsonValue) => ({ ...b, channelId: nameOf(adapters, b.channelId) })) })),
     jobs: jobs.map((j) => ({
       ...strip(j),
       sourceId: nameOf(adapters, j.sourceId),
@@ -39,7 +39,7 @@ async function comparable(server: CatalogServer) {
       namingTemplateId: nameOf(naming, j.namingTemplateId),
       schedulePresetId: nameOf(presets, j.schedulePresetId),
       notificationTemplateId: nameOf(templates, j.notificationTemplateId),
-      destinations: j.destinations.map(({ id: _id, ...d }: any) => ({ ...d, configId: nameOf(adapters, d.configId), retentionPolicyId: nameOf(policies, d.retentionPolicyId) })),
+      destinations: j.destinations.map(({ id: _id, ...d }: JsonValue) => ({ ...d, configId: nameOf(adapters, d.configId), retentionPolicyId: nameOf(policies, d.retentionPolicyId) })),
     })),
     settings: (await server.call('GET', '/api/settings')).json,
     tasks: (await get('/api/settings/system-tasks')).map(({ nextRunAt: _n, ...t }) => t),

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/knex';
 import { KeyCanaryEntity } from '../entities/profiles.js';
-import { SecretBox, SecretBoxError } from './secret-box.js';
+import { type SecretBox, SecretBoxError } from './secret-box.js';
 
 /** Row id and known text of the canary. */
 export const CANARY_ID = 'system-key';

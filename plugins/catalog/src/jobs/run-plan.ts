@@ -1,5 +1,5 @@
 import { NotFoundError, type JobCatalog, type RunPlan, type RunPlanDestination, type ResolvedAdapterConfig } from '@holdfast/kernel';
-import { AdapterConfigService } from '../adapters/adapter-config-service.js';
+import { type AdapterConfigService } from '../adapters/adapter-config-service.js';
 import { EncryptionProfileEntity } from '../entities/profiles.js';
 import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
 import { NamingTemplateEntity, RetentionPolicyEntity } from '../entities/templates.js';
