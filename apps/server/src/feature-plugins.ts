@@ -1,5 +1,6 @@
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import { createCatalogPlugin } from '@holdfast/catalog';
+import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import { createPersistencePlugin } from '@holdfast/persistence';
 
@@ -8,5 +9,5 @@ import { createPersistencePlugin } from '@holdfast/persistence';
  * unlike adapters, which are discovered. Later: identity, catalog, engine, storage-browser, notifications...
  */
 export function featurePlugins(): HoldfastPlugin[] {
-  return [createPersistencePlugin(), createHttpPlugin(), createCatalogPlugin()];
+  return [createPersistencePlugin(), createHttpPlugin(), createCatalogPlugin(), createEnginePlugin()];
 }

@@ -1,4 +1,4 @@
-// Starts a real Holdfast server (apps/server's startServer: real persistence, real HTTP, real identity) with the
+// Starts a real Holdfast server (compose.mjs: real persistence, real HTTP, real identity) with the
 // engine plugin, over libsql or a throwaway PostgreSQL. The catalog ports are TEST DOUBLES (see doubles.ts).
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,12 +8,12 @@ import { createHttpPlugin } from '@holdfast/http';
 import { createFirstAdmin, createIdentityPlugin, IDENTITY_SERVICES } from '@holdfast/identity';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
-import { startServer, type ServerHandle } from '@holdfast/server';
 import namingTemplate from '@holdfast/naming-template';
 import retentionGfs from '@holdfast/retention-gfs';
 import sourcePostgres from '@holdfast/source-postgres';
 import storageLocal from '@holdfast/storage-local';
 import { pino } from 'pino';
+import { composeServer, type ComposedServer } from './compose.mjs';
 import { createEnginePlugin, ENGINE, type EngineOptions } from '../../src/index.js';
 import { InMemoryJobCatalog, MapSettings, RecordingAuditWriter } from './doubles.js';
 import { flakyStorage, generatedSource } from './test-adapters.js';
@@ -22,7 +22,7 @@ export type Dialect = 'sqlite' | 'postgresql';
 
 /** A started server with its doubles and helpers. */
 export interface EngineServer {
-  handle: ServerHandle;
+  handle: ComposedServer;
   url: string;
   catalog: InMemoryJobCatalog;
   settings: MapSettings;
@@ -70,10 +70,6 @@ export async function startEngineServer(target: TestDatabaseTarget, options: { t
       container.register(TOKENS.JobCatalog, { useValue: catalog });
       container.register(TOKENS.Settings, { useValue: settings });
       container.register(TOKENS.AuditWriter, { useValue: audit });
-      const registry = container.resolve(TOKENS.AdapterRegistry);
-      for (const definition of ADAPTERS) {
-        if (!registry.get(definition.kind, definition.id)) registry.register(definition, { packageName: `test:${definition.kind}-${definition.id}`, version: '0.0.0' });
-      }
     },
   };
   const plugins = [
@@ -83,12 +79,7 @@ export async function startEngineServer(target: TestDatabaseTarget, options: { t
     testPorts,
     createEnginePlugin({ env: {}, timings: { pollIntervalMs: 200, heartbeatMs: 200, staleAfterMs: 2_000, shutdownGraceMs: 2_000, ...options.timings } }),
   ];
-  const handle = await startServer({
-    env: { PORT: '0', HOLDFAST_DATA_DIR: target.dataDir, DATABASE_URL: target.url ?? '', HOLDFAST_ADAPTERS_INCLUDE: 'storage-local' },
-    logger: pino({ level: 'silent' }),
-    plugins,
-    host: '127.0.0.1',
-  });
+  const handle = await composeServer({ dataDir: target.dataDir, databaseUrl: target.url, plugins, logger: pino({ level: 'silent' }), adapters: ADAPTERS });
   const identity = handle.container.resolve(IDENTITY_SERVICES);
   for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) await identity.settings.set(key, '100000');
   return {

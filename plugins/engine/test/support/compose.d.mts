@@ -1,0 +1,18 @@
+import type { AnyAdapterDefinition, HoldfastPlugin, KernelLogger } from '@holdfast/kernel';
+import type { DependencyContainer } from 'tsyringe';
+
+/** A server composed for a test. */
+export interface ComposedServer {
+  url: string;
+  container: DependencyContainer;
+  close(): Promise<void>;
+}
+
+/** See compose.mjs. */
+export function composeServer(options: {
+  dataDir: string;
+  databaseUrl?: string;
+  plugins: HoldfastPlugin[];
+  logger: KernelLogger;
+  adapters?: AnyAdapterDefinition[];
+}): Promise<ComposedServer>;
