@@ -1,0 +1,73 @@
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { describe, expect, it } from 'vitest';
+import { FanOut, startBranch } from '../src/index.js';
+
+/** A consumer that reads slowly and records the largest amount the fan-out got ahead of it. */
+function slowSink(delayMs: number) {
+  let received = 0;
+  const sink = new Writable({
+    highWaterMark: 16 * 1024,
+    write(chunk: Buffer, _encoding, callback) {
+      received += chunk.length;
+      setTimeout(callback, delayMs);
+    },
+  });
+  return { sink, received: () => received };
+}
+
+function source(chunks: number, size: number, onRead?: (produced: number) => void): Readable {
+  let produced = 0;
+  return Readable.from(
+    (function* generate() {
+      for (let i = 0; i < chunks; i++) {
+        produced += size;
+        onRead?.(produced);
+        yield Buffer.alloc(size, i % 256);
+      }
+    })(),
+  );
+}
+
+describe('FanOut', () => {
+  it('delivers every byte to every destination and is paced by the slowest one', async () => {
+    const fast = slowSink(0);
+    const slow = slowSink(2);
+    let maxLead = 0;
+    const branches = [
+      startBranch('fast', (body) => pipeline(body, fast.sink)),
+      startBranch('slow', (body) => pipeline(body, slow.sink), 64 * 1024),
+    ];
+    await pipeline(source(200, 16 * 1024, (produced) => (maxLead = Math.max(maxLead, produced - slow.received()))), new FanOut(branches));
+    await Promise.all(branches.map((branch) => branch.done));
+    expect(fast.received()).toBe(200 * 16 * 1024);
+    expect(slow.received()).toBe(200 * 16 * 1024);
+    // Bounded by the buffers in between (a few hundred KiB), never the 3.2 MiB total.
+    expect(maxLead).toBeLessThan(1024 * 1024);
+  });
+
+  it('drops a destination that fails mid-stream without stalling the others', async () => {
+    const good = slowSink(0);
+    const branches = [
+      startBranch('good', (body) => pipeline(body, good.sink)),
+      startBranch('broken', async (body) => {
+        let seen = 0;
+        for await (const chunk of body) {
+          seen += (chunk as Buffer).length;
+          if (seen > 100_000) throw new Error('disk full');
+        }
+      }),
+    ];
+    await pipeline(source(100, 16 * 1024), new FanOut(branches));
+    await expect(branches[1]!.done).rejects.toThrow('disk full');
+    await branches[0]!.done;
+    expect(branches[1]!.isAlive).toBe(false);
+    expect(good.received()).toBe(100 * 16 * 1024);
+  });
+
+  it('fails the stream when every destination failed, so the source stops', async () => {
+    const branches = [startBranch('a', async () => Promise.reject(new Error('refused'))), startBranch('b', async () => Promise.reject(new Error('refused')))];
+    await Promise.allSettled(branches.map((branch) => branch.done));
+    await expect(pipeline(source(10, 1024), new FanOut(branches))).rejects.toThrow('every destination failed');
+  });
+});
