@@ -2,12 +2,13 @@ import type { HoldfastPlugin } from '@holdfast/kernel';
 import { createCatalogPlugin } from '@holdfast/catalog';
 import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
+import { createIdentityPlugin } from '@holdfast/identity';
 import { createPersistencePlugin } from '@holdfast/persistence';
 
 /**
  * The feature plugins, in start order (stopped in reverse). Static on purpose: features are part of the product,
- * unlike adapters, which are discovered. Later: identity, catalog, engine, storage-browser, notifications...
+ * unlike adapters, which are discovered. Identity comes before the catalog: the catalog reads its settings table.
  */
 export function featurePlugins(): HoldfastPlugin[] {
-  return [createPersistencePlugin(), createHttpPlugin(), createCatalogPlugin(), createEnginePlugin()];
+  return [createPersistencePlugin(), createHttpPlugin(), createIdentityPlugin(), createCatalogPlugin(), createEnginePlugin()];
 }
