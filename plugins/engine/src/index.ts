@@ -24,3 +24,8 @@ export { readSidecar, writeSidecar, isSidecarKey, SIDECAR_EXTENSION, SIDECAR_FOR
 export { STAGES, RESTORE_STAGES } from './run/run-context.js';
 export { restoreRequestSchema, type RestoreRequest } from './restore/restore-run.js';
 export { executionViewSchema, toExecutionView, type ExecutionView } from './routes/representation.js';
+export { HistoryStore } from './history/history-store.js';
+export type { HistoryFilter } from './history/history-query.js';
+export { historyQuerySchema, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, UNPAGED_LIMIT } from './history/history-query.js';
+export { JobScheduler, SCHEDULER_TRIGGER, DEFAULT_SCHEDULER_OPTIONS, type SchedulerOptions, type PlannedJob } from './scheduler/scheduler.js';
+export type { ReportingOptions } from './history/wiring.js';

@@ -1,0 +1,70 @@
+// An in-process Holdfast for the benchmarks: persistence, catalog, engine and http plugins with the real adapters
+// the measured runs use, on an ephemeral port. Authentication is a fixed bench token mapped to a super
+// administrator (the bench measures backups and queries, not sign-in).
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import { createCatalogPlugin, RECOVERY_KIT_BUILDER } from '@holdfast/catalog';
+import { buildRecoveryKit, createEnginePlugin } from '@holdfast/engine';
+import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import { AdapterRegistry, TOKENS } from '@holdfast/kernel';
+import { createPersistencePlugin, openDatabase } from '@holdfast/persistence';
+import pino from 'pino';
+import { container as rootContainer } from 'tsyringe';
+
+const ADAPTERS = ['@holdfast/source-postgres', '@holdfast/source-directory', '@holdfast/storage-local', '@holdfast/naming-template', '@holdfast/retention-gfs'];
+const TOKEN = randomBytes(16).toString('hex');
+
+/** Starts the stack on `dataDir` (libsql) or `databaseUrl` (PostgreSQL); answers `call()` and `close()`. */
+export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true }) {
+  const container = rootContainer.createChildContainer();
+  const logger = pino({ level: process.env.HOLDFAST_BENCH_LOG ?? 'warn' }, pino.destination(2));
+  const registry = new AdapterRegistry();
+  for (const name of ADAPTERS) {
+    const definition = (await import(name)).default;
+    registry.register(definition, { packageName: name, version: '0.1.0' });
+  }
+  container.register(TOKENS.AdapterRegistry, { useValue: registry });
+  container.register(TOKENS.Logger, { useValue: logger });
+  container.register(TOKENS.RuntimeConfig, { useValue: { version: '0.1.0-bench', dataDir, databaseUrl, port: 0, includeAdapters: [], excludeAdapters: [] } });
+  container.register(TOKENS.Authenticator, {
+    useValue: {
+      authenticate: async (request) =>
+        request.headers.authorization === `Bearer ${TOKEN}` ? { userId: 'bench', permissions: [], isSuperAdmin: true, authMethod: 'session', actorName: 'bench' } : null,
+    },
+  });
+  container.register(TOKENS.AuditWriter, { useValue: { write: async () => undefined } });
+  container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
+  const env = { HOLDFAST_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+  const plugins = [createPersistencePlugin(), createCatalogPlugin({ env }), createEnginePlugin({ reporting: { isSchedulerEnabled: false } }), createHttpPlugin()];
+  for (const plugin of plugins) plugin.register?.(container);
+  const db = await openDatabase({ dataDir, databaseUrl, plugins, logger });
+  container.register(TOKENS.Database, { useValue: db });
+  await db.migrate();
+  if (startPlugins) for (const plugin of plugins) await plugin.start?.(container);
+  const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger, trustProxy: false });
+  const server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const url = `http://127.0.0.1:${server.address().port}`;
+  return {
+    db,
+    url,
+    async call(method, path, body) {
+      const response = await fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      const json = text ? JSON.parse(text) : undefined;
+      if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 500)}`);
+      return json;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      if (startPlugins) for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
+      await db.close();
+    },
+  };
+}

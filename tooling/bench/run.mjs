@@ -1,0 +1,124 @@
+// Holdfast benchmarks (`npm run bench`; not part of `npm test`). Each measurement is compared with a baseline run
+// in the same invocation, because the machines are shared and absolute times drift.
+//   HOLDFAST_BENCH_SIZE_MB      size of the generated database and directory (default 2048 = 2 GiB)
+//   HOLDFAST_BENCH_HISTORY_ROWS executions seeded for the history benchmark (default 100000)
+//   HOLDFAST_BENCH_REQUESTS     timed requests per history query (default 25)
+//   HOLDFAST_BENCH_PARTS        comma-separated subset of postgres,directory,history (default all)
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateDirectory, generatePostgres } from './lib/generate.mjs';
+import { historyBench } from './lib/history-bench.mjs';
+import { bytesUnder, measureNode, psql, timeShell } from './lib/measure.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const env = process.env;
+const sizeBytes = Number(env.HOLDFAST_BENCH_SIZE_MB ?? 2048) * 1024 * 1024;
+const historyRows = Number(env.HOLDFAST_BENCH_HISTORY_ROWS ?? 100_000);
+const requests = Number(env.HOLDFAST_BENCH_REQUESTS ?? 25);
+const parts = (env.HOLDFAST_BENCH_PARTS ?? 'postgres,directory,history').split(',').map((part) => part.trim());
+for (const [name, value] of Object.entries({ HOLDFAST_BENCH_SIZE_MB: sizeBytes, HOLDFAST_BENCH_HISTORY_ROWS: historyRows, HOLDFAST_BENCH_REQUESTS: requests })) {
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+}
+const unknownParts = parts.filter((part) => !['postgres', 'directory', 'history'].includes(part));
+if (unknownParts.length > 0) throw new Error(`HOLDFAST_BENCH_PARTS: unknown part(s) ${unknownParts.join(', ')}; use postgres, directory, history`);
+
+const mib = (bytes) => bytes / 1024 / 1024;
+const log = (message) => process.stderr.write(`[bench] ${message}\n`);
+
+/** Runs the Holdfast child against `target` and the baseline script; answers one comparison row. */
+async function compare(kind, target, sourceBytes, baselineScript, work) {
+  log(`${kind}: baseline: ${baselineScript}`);
+  const baselineSeconds = await timeShell(baselineScript);
+  const destination = join(work, `${kind}-dest`);
+  const dataDir = join(work, `${kind}-data`);
+  const tmp = join(work, `${kind}-tmp`);
+  await Promise.all([destination, dataDir, tmp].map((dir) => mkdir(dir, { recursive: true })));
+  log(`${kind}: Holdfast backup (GZIP, local destination)`);
+  const holdfast = await measureNode(join(here, 'holdfast-backup.mjs'), [kind, target, destination, dataDir], tmp);
+  if (holdfast.status !== 'Success') throw new Error(`${kind}: Holdfast backup ended ${holdfast.status}: ${holdfast.errors.join('; ')}`);
+  const baselineMiBs = mib(sourceBytes) / baselineSeconds;
+  const holdfastMiBs = mib(sourceBytes) / holdfast.seconds;
+  return {
+    kind,
+    sourceBytes,
+    baseline: baselineScript,
+    baselineSeconds,
+    baselineMiBs,
+    holdfastSeconds: holdfast.seconds,
+    holdfastMiBs,
+    throughputRatio: holdfastMiBs / baselineMiBs,
+    backupBytes: holdfast.size,
+    peakRssMiB: holdfast.peakRssKiB / 1024,
+    sampledPeakRssMiB: holdfast.sampledPeakRssKiB / 1024,
+    tempBytesPeak: holdfast.peakTmpBytes,
+    tempBytesAfter: holdfast.finalTmpBytes,
+  };
+}
+
+const work = await mkdtemp(join(tmpdir(), 'holdfast-bench-'));
+const report = { startedAt: new Date().toISOString(), sizeBytes, historyRows, requests, node: process.version, backups: [], history: null, notes: [] };
+try {
+  if (parts.includes('postgres')) {
+    const database = `hf_bench_${randomBytes(4).toString('hex')}`;
+    log(`postgres: generating ${mib(sizeBytes).toFixed(0)} MiB database ${database}`);
+    try {
+      const size = await generatePostgres(database, sizeBytes);
+      const user = env.PGUSER ?? 'root';
+      report.backups.push(await compare('postgres', database, size, `pg_dump -Fc -h 127.0.0.1 -U ${user} ${database} | gzip > /dev/null`, work));
+    } finally {
+      await psql('postgres', `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
+    }
+  }
+  if (parts.includes('directory')) {
+    const source = join(work, 'directory-source');
+    log(`directory: generating ${mib(sizeBytes).toFixed(0)} MiB under ${source}`);
+    const size = await generateDirectory(source, sizeBytes);
+    report.backups.push(await compare('directory', source, size, `tar -cf - -C '${source}' . | gzip > /dev/null`, work));
+    await rm(source, { recursive: true, force: true });
+  }
+  if (parts.includes('history')) {
+    log(`history: seeding ${historyRows} executions on PostgreSQL, ${requests} requests per query`);
+    report.history = await historyBench({ rows: historyRows, requests });
+  }
+} finally {
+  report.workLeftBytes = await bytesUnder(work);
+  await rm(work, { recursive: true, force: true });
+}
+
+const table = (rows) => {
+  const widths = rows[0].map((_, column) => Math.max(...rows.map((row) => String(row[column]).length)));
+  return rows.map((row) => row.map((cell, column) => String(cell).padEnd(widths[column])).join('  ')).join('\n');
+};
+if (report.backups.length > 0) {
+  console.log(
+    table([
+      ['backup', 'source MiB', 'baseline MiB/s', 'Holdfast MiB/s', 'ratio', 'peak RSS MiB', 'temp bytes (peak/after)'],
+      ...report.backups.map((row) => [
+        row.kind,
+        mib(row.sourceBytes).toFixed(0),
+        row.baselineMiBs.toFixed(1),
+        row.holdfastMiBs.toFixed(1),
+        row.throughputRatio.toFixed(2),
+        row.peakRssMiB.toFixed(0),
+        `${row.tempBytesPeak}/${row.tempBytesAfter}`,
+      ]),
+    ]),
+  );
+}
+if (report.history) {
+  console.log(`\nhistory: ${historyRows} executions seeded in ${report.history.seedSeconds.toFixed(1)} s; target median < 100 ms`);
+  console.log(
+    table([
+      ['query', 'matching', 'median ms', 'p95 ms', 'index'],
+      ...report.history.results.map((row) => [row.query, row.matching, row.medianMs.toFixed(1), row.p95Ms.toFixed(1), row.usesIndex === undefined ? '-' : row.usesIndex ? 'yes' : 'NO']),
+    ]),
+  );
+}
+const resultsDir = join(here, 'results');
+await mkdir(resultsDir, { recursive: true });
+const file = join(resultsDir, `bench-${report.startedAt.replace(/[:.]/g, '-')}.json`);
+await writeFile(file, `${JSON.stringify(report, null, 2)}\n`);
+console.log(`\nJSON: ${file}`);
