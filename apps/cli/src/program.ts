@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addAdaptersCommand } from './commands/adapters.js';
+import { addAdminCommand } from './commands/admin.js';
+import { addKeysCommand } from './commands/keys.js';
 import { addConfigCommand } from './commands/config.js';
 import { addMigrateCommand } from './commands/migrate.js';
 import { addSecretsCommand } from './commands/secrets.js';
@@ -26,5 +28,7 @@ export function createProgram(output: CliOutput = { write: (text) => void proces
   addAdaptersCommand(program, output);
   addSecretsCommand(program, output);
   addConfigCommand(program, output);
+  addAdminCommand(program, output);
+  addKeysCommand(program, output);
   return program;
 }
