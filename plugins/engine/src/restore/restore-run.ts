@@ -4,7 +4,7 @@ import { createByteCounter, abortablePipeline } from '@holdfast/kernel';
 import { z } from 'zod';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
-import { cancellationOf, messageOf, streamingProgress, type RunOutcome } from '../run/outcome.js';
+import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
 import type { RunServices } from '../run/services.js';
 import { readSidecar } from '../run/sidecar.js';
