@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -73,5 +73,27 @@ describe('backup runs over HTTP (libsql)', () => {
     await rm(restoreTo);
     expect(text.split('\n')).toHaveLength(20_001);
     expect(text.startsWith('line 0\nline 1\n')).toBe(true);
+  });
+
+  it('fails a restore whose file does not match the SHA-256 in its sidecar', async () => {
+    server.catalog.addJob({ id: 'plain', name: 'plain' }, 'src', [{ configId: 'dest-a' }]);
+    const trigger = await call(server.url, 'POST', '/api/jobs/plain/run', { key });
+    const done = await waitForEnd(server.url, key, trigger.body.executionId);
+    expect(done.status).toBe('Success');
+    const file = join(dirs[0]!, done.path);
+    const bytes = await readFile(file);
+    bytes[100] = bytes[100]! ^ 0xff;
+    await writeFile(file, bytes);
+    const restoreTo = join(dirs[1]!, 'restored.txt');
+    server.catalog.addConfig({ configId: 'restore-target', name: 'Restore target', kind: 'source', adapterId: 'generated', config: { restoreTo } });
+    const restore = await call(server.url, 'POST', '/api/storage/dest-a/restore', { key, json: { file: done.path, targetSourceId: 'restore-target' } });
+    const restored = await waitForEnd(server.url, key, restore.body.executionId);
+    expect(restored.status).toBe('Failed');
+    expect(restored.error).toMatch(/checksum mismatch/);
+  });
+
+  it('answers 404 for a restore from an unknown storage and 400 without a file', async () => {
+    expect((await call(server.url, 'POST', '/api/storage/nope/restore', { key, json: { file: 'x.dump' } })).status).toBe(404);
+    expect((await call(server.url, 'POST', '/api/storage/dest-a/restore', { key, json: {} })).status).toBe(400);
   });
 });
