@@ -141,10 +141,10 @@ describe('scheduler leadership on PostgreSQL', () => {
       `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted AND pid <> pg_backend_pid()`,
       [0x48665363],
     );
-    await vi.waitFor(() => expect(second.isLeader).toBe(true), { timeout: 3000, interval: 50 });
-    await vi.waitFor(() => expect(first.isLeader).toBe(false), { timeout: 3000, interval: 50 });
-    expect(second.plan().map((entry) => entry.jobId)).toEqual([job]);
-    expect(first.plan()).toEqual([]);
+    // Leadership flips before the new leader's plan is loaded, so wait for the plan itself.
+    await vi.waitFor(() => expect(second.plan().map((entry) => entry.jobId)).toEqual([job]), { timeout: 5000, interval: 50 });
+    await vi.waitFor(() => expect(first.plan()).toEqual([]), { timeout: 5000, interval: 50 });
+    expect([first.isLeader, second.isLeader]).toEqual([false, true]);
 
     const locks = await one.knex().raw(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted`, [0x48665363]);
     expect(locks.rows[0].n).toBe(1);
@@ -160,6 +160,6 @@ describe('scheduler leadership on PostgreSQL', () => {
     await second.start();
     expect(second.isLeader).toBe(false);
     await first.stop();
-    await vi.waitFor(() => expect(second.isLeader).toBe(true), { timeout: 3000, interval: 50 });
+    await vi.waitFor(() => expect(second.isLeader).toBe(true), { timeout: 5000, interval: 50 });
   });
 });
