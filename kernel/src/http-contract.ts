@@ -21,7 +21,16 @@ export interface AuthContext {
  */
 export type RouteAccess =
   | { public: true }
-  | { public?: false; permission?: string; scope?: { resource: string; param: string } };
+  | {
+      public?: false;
+      permission?: string;
+      /**
+       * For routes whose exact permission depends on the request (e.g. the adapter type): the caller must hold at
+       * least one of these; the handler then checks the exact one.
+       */
+      anyPermission?: readonly string[];
+      scope?: { resource: string; param: string };
+    };
 
 /** Framework-neutral request as a handler sees it; params/query/body are already parsed by their schemas. */
 export interface RouteRequest<P = unknown, Q = unknown, B = unknown> {

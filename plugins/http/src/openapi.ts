@@ -101,11 +101,14 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
   const isPublic = access.public === true;
   const permission = !isPublic ? access.permission : undefined;
   const scope = !isPublic ? access.scope : undefined;
+  const anyPermission = !isPublic && !permission ? access.anyPermission : undefined;
   const description = isPublic
     ? 'Public: no authentication.'
     : permission
       ? `Requires the permission \`${permission}\`${scope ? ` on the ${scope.resource} named by \`${scope.param}\`` : ''}.`
-      : 'Requires an authenticated session or API key.';
+      : anyPermission?.length
+        ? `Requires one of ${anyPermission.map((p) => `\`${p}\``).join(', ')}, as the request decides.`
+        : 'Requires an authenticated session or API key.';
   const path = pathParamsSchema(route);
   const query = route.request?.query;
   const operation: ZodOpenApiOperationObject = {
@@ -124,6 +127,7 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
   };
   if (permission) operation['x-permission'] = permission;
   if (scope) operation['x-permission-scope'] = scope;
+  if (anyPermission?.length) operation['x-permission-any-of'] = [...anyPermission];
   return operation;
 }
 

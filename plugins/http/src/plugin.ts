@@ -13,7 +13,8 @@ function openApiRoute(container: DependencyContainer): RouteDefinition {
     path: '/api/openapi.json',
     summary: 'The OpenAPI 3.1 document of every mounted route',
     tags: ['system'],
-    access: { public: true },
+    // Any signed-in identity may read it; anonymous callers may not (only SPEC's public routes answer them).
+    access: {},
     responses: {
       200: { description: 'OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) },
     },

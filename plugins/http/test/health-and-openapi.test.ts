@@ -4,7 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, createHttpPlugin } from '../src/index.js';
 import { ALL_TEST_ROUTES, createThing, readJob } from './routes.js';
-import { at, call, startApp, type RunningApp } from './support.js';
+import { at, call, FakeAuthenticator, registerFakes, startApp, type RunningApp } from './support.js';
 
 let running: RunningApp | undefined;
 afterEach(async () => {
@@ -59,8 +59,12 @@ describe('GET /api/health', () => {
 
 describe('GET /api/openapi.json', () => {
   it('serves a valid OpenAPI 3.1 document covering every mounted route', async () => {
-    running = await startWithPlugin((c) => c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig }));
-    const response = await call(`${running.url}/api/openapi.json`);
+    running = await startWithPlugin((c) => {
+      c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig });
+      registerFakes(c, { authenticator: new FakeAuthenticator() });
+    });
+    expect((await call(`${running.url}/api/openapi.json`)).status).toBe(401);
+    const response = await call(`${running.url}/api/openapi.json`, { token: 'nobody' });
     expect(response.status).toBe(200);
     const document = response.body;
 

@@ -17,6 +17,10 @@ import {
 import { ADAPTER_CONFIG_TYPES, ADAPTER_PERMISSIONS, type AdapterConfigType } from './adapter-types.js';
 import { testConnection, typeOfTest } from './connection-test.js';
 
+// The exact permission depends on the adapter type in the request; the route-level check needs one of them.
+const ADAPTER_READ_PERMISSIONS = Object.values(ADAPTER_PERMISSIONS).map((p) => p.read);
+const ADAPTER_WRITE_PERMISSIONS = Object.values(ADAPTER_PERMISSIONS).map((p) => p.write);
+
 const TAGS = ['adapters'];
 
 /**
@@ -44,7 +48,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       path: '/api/adapters',
       summary: 'List adapter configurations the caller may read (optionally of one type)',
       tags: TAGS,
-      access: {},
+      access: { anyPermission: ADAPTER_READ_PERMISSIONS },
       request: { query: listAdaptersQuery },
       responses: { 200: { description: 'Configurations', schema: z.array(adapterConfigSchema) }, ...errorResponses(400, 401, 403) },
       handler: async (request) => {
@@ -69,7 +73,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       path: '/api/adapters/test-connection',
       summary: 'Test a saved configuration (id) or an unsaved one (type, adapterId, config)',
       tags: TAGS,
-      access: {},
+      access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { body: testConnectionBody },
       responses: {
         200: { description: 'Outcome of the test', schema: testConnectionResult },
@@ -85,7 +89,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       path: '/api/adapters/:id',
       summary: 'One adapter configuration (secrets as secretStatus)',
       tags: TAGS,
-      access: {},
+      access: { anyPermission: ADAPTER_READ_PERMISSIONS },
       request: { params: idParams },
       responses: { 200: { description: 'Configuration', schema: adapterConfigSchema }, ...errorResponses(401, 403, 404) },
       handler: async (request) => {
@@ -99,7 +103,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       path: '/api/adapters',
       summary: 'Create an adapter configuration',
       tags: TAGS,
-      access: {},
+      access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { body: createAdapterBody },
       responses: { 201: { description: 'Created', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409) },
       handler: async (request) => {
@@ -112,7 +116,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       path: '/api/adapters/:id',
       summary: 'Update an adapter configuration; secrets sent empty or omitted keep their stored value',
       tags: TAGS,
-      access: {},
+      access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { params: idParams, body: updateAdapterBody },
       responses: { 200: { description: 'Updated', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409) },
       handler: async (request) => {
@@ -125,7 +129,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       path: '/api/adapters/:id',
       summary: 'Delete an adapter configuration (409 while jobs or notification templates use it)',
       tags: TAGS,
-      access: {},
+      access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { params: idParams },
       responses: { 200: { description: 'Deleted', schema: deletedSchema }, ...errorResponses(401, 403, 404, 409) },
       handler: async (request) => {

@@ -17,7 +17,8 @@ export function jobRoutes(deps: CatalogDeps, service: JobService): RouteDefiniti
       path: '/api/jobs',
       summary: 'List the jobs the caller may read',
       tags: TAGS,
-      access: {},
+      // Unscoped check: a group with jobs:read on some jobs passes, and the list shows only those.
+      access: { permission: 'jobs:read' },
       responses: { 200: { description: 'Jobs', schema: z.array(jobSchema) }, ...errorResponses(401, 403) },
       handler: async (request) => service.list(await visibleIds(deps.container, authOf(request), 'jobs:read', 'job')),
     }),

@@ -76,7 +76,11 @@ export async function authorise(
   rawParams: Record<string, string>,
 ): Promise<void> {
   const access = route.access;
-  if (access.public === true || !access.permission) return;
+  if (access.public === true) return;
+  if (!access.permission) {
+    if (access.anyPermission?.length) await authoriseAny(container, auth, access.anyPermission);
+    return;
+  }
   const permission = access.permission;
   let isAllowed: boolean;
   if (container.isRegistered(TOKENS.AccessPolicy, true)) {
@@ -87,4 +91,16 @@ export async function authorise(
     isAllowed = auth.isSuperAdmin || auth.permissions.includes(permission);
   }
   if (!isAllowed) throw new ForbiddenError(permission);
+}
+
+/** Coarse check of `anyPermission`: at least one of them, on no particular resource; the handler checks the exact one. */
+async function authoriseAny(container: DependencyContainer, auth: AuthContext, permissions: readonly string[]): Promise<void> {
+  const policy = container.isRegistered(TOKENS.AccessPolicy, true) ? container.resolve(TOKENS.AccessPolicy) : undefined;
+  for (const permission of permissions) {
+    const isAllowed = policy
+      ? await policy.isAllowed(auth, permission)
+      : auth.isSuperAdmin || auth.permissions.includes(permission);
+    if (isAllowed) return;
+  }
+  throw new ForbiddenError(permissions.join('|'));
 }

@@ -1,0 +1,182 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
+
+/** SPEC "Authentication" 10 plus the sign-in and setup endpoints: the only routes that answer without credentials. */
+const ANONYMOUS_ROUTES = [
+  'GET /api/health',
+  'GET /api/storage/public-download',
+  'POST /api/auth/sign-in',
+  'POST /api/auth/sign-out',
+  'POST /api/auth/setup',
+  'GET /api/auth/status',
+].sort();
+
+interface Operation {
+  method: string;
+  path: string;
+  /** The permission the route needs, or the ones of which it needs any (`x-permission-any-of`). */
+  permissions: string[];
+  isPublic: boolean;
+}
+
+/** Every mounted route, read from the OpenAPI document the server builds from its routes: new routes join by themselves. */
+async function operationsOf(server: FullServer, admin: Caller): Promise<Operation[]> {
+  const document = (await server.call('GET', '/api/openapi.json', admin)).body as {
+    paths: Record<string, Record<string, { security?: unknown[]; 'x-permission'?: string; 'x-permission-any-of'?: string[] }>>;
+  };
+  const operations: Operation[] = [];
+  for (const [path, methods] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        permissions: operation['x-permission'] ? [operation['x-permission']] : (operation['x-permission-any-of'] ?? []),
+        isPublic: Array.isArray(operation.security) && operation.security.length === 0,
+      });
+    }
+  }
+  return operations;
+}
+
+const concrete = (path: string) => path.replace(/\{[^}]+\}/g, 'no-such-record');
+const bodyFor = (method: string) => (method === 'GET' || method === 'DELETE' ? undefined : {});
+
+describe.each(['sqlite', 'postgresql'] as const)('route-permission matrix on %s', (dialect) => {
+  let server: FullServer;
+  let admin: Caller;
+  let operations: Operation[];
+  const keyWith = new Map<string, string>();
+
+  beforeAll(async () => {
+    server = await startFullServer(dialect);
+    admin = await server.signIn(ADMIN.email, ADMIN.password);
+    await liftRateLimits(server, admin);
+    operations = await operationsOf(server, admin);
+    const permissions = [...new Set(operations.flatMap((o) => o.permissions))];
+    for (const permission of [...permissions, 'audit:read', 'jobs:read']) {
+      if (keyWith.has(permission)) continue;
+      const issued = await server.call('POST', '/api/api-keys', admin, { name: `matrix ${permission}`, permissions: [permission] });
+      expect(issued.status, JSON.stringify(issued.body)).toBe(201);
+      keyWith.set(permission, issued.body.key ?? issued.body.rawKey);
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('covers the routes of every feature plugin', () => {
+    const paths = new Set(operations.map((o) => `${o.method} ${o.path}`));
+    for (const expected of ['POST /api/jobs/{id}/run', 'GET /api/executions/{id}', 'GET /api/history', 'GET /api/api-keys', 'GET /api/adapters', 'GET /api/settings', 'GET /api/audit']) {
+      expect(paths).toContain(expected);
+    }
+    expect(operations.length).toBeGreaterThan(60);
+  });
+
+  it('only the public routes of SPEC.md and the sign-in/setup endpoints are anonymous', () => {
+    const anonymous = operations.filter((o) => o.isPublic).map((o) => `${o.method} ${o.path}`);
+    expect(anonymous.filter((route) => !ANONYMOUS_ROUTES.includes(route))).toEqual([]);
+    for (const route of ['GET /api/health', 'POST /api/auth/sign-in', 'POST /api/auth/setup']) expect(anonymous).toContain(route);
+  });
+
+  it('every other route answers 401 {"error":"Unauthorized"} without credentials', async () => {
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => !o.isPublic)) {
+      const answer = await server.call(operation.method, concrete(operation.path), {}, bodyFor(operation.method));
+      if (answer.status !== 401 || JSON.stringify(answer.body) !== '{"error":"Unauthorized"}') {
+        failures.push(`${operation.method} ${operation.path} -> ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('a valid key without the permission gets 403 {"error":"Forbidden"}; with it, neither 401 nor 403 nor a 5xx', async () => {
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => !o.isPublic && o.permissions.length > 0)) {
+      const other = operation.permissions.includes('audit:read') ? 'jobs:read' : 'audit:read';
+      const path = concrete(operation.path);
+      const denied = await server.call(operation.method, path, { bearer: keyWith.get(other) }, bodyFor(operation.method));
+      if (denied.status !== 403 || JSON.stringify(denied.body) !== '{"error":"Forbidden"}') {
+        failures.push(`without ${operation.permissions.join('|')}: ${operation.method} ${operation.path} -> ${denied.status} ${JSON.stringify(denied.body)}`);
+      }
+      for (const permission of operation.permissions) {
+        const allowed = await server.call(operation.method, path, { bearer: keyWith.get(permission) }, bodyFor(operation.method));
+        if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500) {
+          failures.push(`with ${permission}: ${operation.method} ${operation.path} -> ${allowed.status} ${JSON.stringify(allowed.body)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it('routes that need only an identity accept any valid key', async () => {
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => !o.isPublic && o.permissions.length === 0)) {
+      const answer = await server.call(operation.method, concrete(operation.path), { bearer: keyWith.get('audit:read') }, bodyFor(operation.method));
+      if (answer.status === 401 || answer.status === 403 || answer.status >= 500) {
+        failures.push(`${operation.method} ${operation.path} -> ${answer.status} ${JSON.stringify(answer.body)}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+describe.each(['sqlite', 'postgresql'] as const)('scoped grants across plugins on %s', (dialect) => {
+  let server: FullServer;
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('a user allowed jobs:read and jobs:execute on job A only gets 403 on job B and sees only job A', async () => {
+    server = await startFullServer(dialect);
+    const admin = await server.signIn(ADMIN.email, ADMIN.password);
+    await liftRateLimits(server, admin);
+    const storageDir = await mkdtemp(join(tmpdir(), 'holdfast-scoped-'));
+    const source = await server.call('POST', '/api/adapters', admin, { name: 'pg', type: 'database', adapterId: 'postgres', config: { user: 'root' } });
+    expect(source.status, JSON.stringify(source.body)).toBe(201);
+    const storage = await server.call('POST', '/api/adapters', admin, { name: 'disk', type: 'storage', adapterId: 'local', config: { path: storageDir } });
+    expect(storage.status, JSON.stringify(storage.body)).toBe(201);
+    const job = async (name: string) => {
+      const created = await server.call('POST', '/api/jobs', admin, {
+        name,
+        schedule: '0 3 * * *',
+        sourceId: source.body.id,
+        databases: ['postgres'],
+        destinations: [{ configId: storage.body.id }],
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return created.body.id as string;
+    };
+    const jobA = await job('A');
+    const jobB = await job('B');
+    const group = await server.call('POST', '/api/groups', admin, {
+      name: 'only-a',
+      permissions: [],
+      grants: [
+        { permission: 'jobs:read', resourceType: 'job', resourceIds: [jobA] },
+        { permission: 'jobs:execute', resourceType: 'job', resourceIds: [jobA] },
+      ],
+    });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    const user = await server.call('POST', '/api/users', admin, { name: 'Scoped', email: 'scoped@example.test', password: 'scoped user pass', groupId: group.body.id });
+    expect(user.status, JSON.stringify(user.body)).toBe(201);
+    const scoped = await server.signIn('scoped@example.test', 'scoped user pass');
+
+    const list = await server.call('GET', '/api/jobs', scoped);
+    expect(list.status).toBe(200);
+    const listed = (Array.isArray(list.body) ? list.body : list.body.jobs ?? list.body.data) as Array<{ id: string }>;
+    expect(listed.map((j) => j.id)).toEqual([jobA]);
+    expect((await server.call('GET', `/api/jobs/${jobA}`, scoped)).status).toBe(200);
+    expect((await server.call('GET', `/api/jobs/${jobB}`, scoped)).status).toBe(403);
+    const runB = await server.call('POST', `/api/jobs/${jobB}/run`, scoped, {});
+    expect(runB.status).toBe(403);
+    expect(runB.body).toEqual({ error: 'Forbidden' });
+    const runA = await server.call('POST', `/api/jobs/${jobA}/run`, scoped, {});
+    expect(runA.status, JSON.stringify(runA.body)).toBe(200);
+    expect(runA.body).toMatchObject({ success: true, executionId: expect.any(String) });
+  });
+});
