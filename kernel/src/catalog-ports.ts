@@ -74,3 +74,13 @@ export interface JobCatalog {
   /** Names of jobs, for history/polling representations. */
   jobNames(jobIds: string[]): Promise<Map<string, string>>;
 }
+
+/** One file of an encryption profile's recovery kit. */
+export interface RecoveryKitFile {
+  name: string;
+  content: string;
+  mode?: number;
+}
+
+/** Builds the recovery kit files (standalone decrypt script, README, key file) for one profile key (engine). */
+export type RecoveryKitBuilder = (options: { key: Uint8Array; profileName?: string; signal?: AbortSignal }) => Promise<RecoveryKitFile[]>;

@@ -6,7 +6,7 @@ import type { KernelLogger } from './logger.js';
 import type { RouteDefinition } from './http-contract.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
-import type { AuditWriter, JobCatalog, SettingsReader } from './catalog-ports.js';
+import type { AuditWriter, JobCatalog, RecoveryKitBuilder, SettingsReader } from './catalog-ports.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
 export const TOKENS = {
@@ -33,6 +33,8 @@ export const TOKENS = {
   AuditWriter: Symbol.for('holdfast:audit-writer') as InjectionToken<AuditWriter>,
   /** Resolved job configuration for runs (catalog plugin). */
   JobCatalog: Symbol.for('holdfast:job-catalog') as InjectionToken<JobCatalog>,
+  /** Recovery kit builder (engine plugin; the catalog's vault serves the kit). */
+  RecoveryKitBuilder: Symbol.for('holdfast:recovery-kit-builder') as InjectionToken<RecoveryKitBuilder>,
 } as const;
 
 /** Process-level settings read once at start from the environment. */

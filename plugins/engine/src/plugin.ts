@@ -1,5 +1,6 @@
 import { silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { buildRecoveryKit } from './codec/recovery-kit.js';
 import { Engine } from './queue/engine.js';
 import { engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';
 import { AdapterFactory } from './run/adapters.js';
@@ -75,6 +76,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
     migrations: [createEngineTables, createStorageSnapshotTable],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
+      container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
     },
     routes(container) {
       const running = engineOf(container);

@@ -1,24 +1,13 @@
-import { HttpError } from '@holdfast/kernel';
+import { HttpError, TOKENS, type RecoveryKitBuilder, type RecoveryKitFile } from '@holdfast/kernel';
 
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import type { DependencyContainer } from 'tsyringe';
 import { pack } from 'tar-stream';
 import { Readable } from 'node:stream';
 
-/** One file of a recovery kit (the engine's `buildRecoveryKit` returns these). */
-export interface RecoveryKitFile {
-  name: string;
-  content: string;
-  mode?: number;
-}
+export type { RecoveryKitBuilder, RecoveryKitFile } from '@holdfast/kernel';
 
-/** Builds the files of a recovery kit for one profile key (the engine's `buildRecoveryKit`). */
-export type RecoveryKitBuilder = (options: { key: Uint8Array; profileName?: string; signal?: AbortSignal }) => Promise<RecoveryKitFile[]>;
-
-/**
- * Token under which the engine (or the composition root) registers its recovery-kit builder. The catalog may not
- * import the engine plugin, so it finds the builder through the container.
- */
-export const RECOVERY_KIT_BUILDER = Symbol.for('holdfast:recovery-kit-builder') as InjectionToken<RecoveryKitBuilder>;
+/** The kernel token the engine registers its recovery-kit builder under (the catalog may not import the engine). */
+export const RECOVERY_KIT_BUILDER = TOKENS.RecoveryKitBuilder;
 
 /** The registered builder, or a 503 saying the engine that provides it is not loaded. */
 export function recoveryKitBuilder(container: DependencyContainer): RecoveryKitBuilder {
