@@ -79,7 +79,10 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) 
       name: 'X', type: 'storage', adapterId: 'fake-store', config: { bucket: 'b', accessKeyId: 'a', secretAccessKey: 's' },
     }, 'perm:sources:write');
     expect(write.status).toBe(403);
-    expect((await server.call('GET', '/api/jobs', undefined, 'perm:sources:read')).json).toEqual([]);
+    // Listing jobs needs jobs:read (scoped grants of it pass and see only their jobs).
+    const jobs = await server.call('GET', '/api/jobs', undefined, 'perm:sources:read');
+    expect(jobs.status).toBe(403);
+    expect(jobs.json).toEqual({ error: 'Forbidden' });
   });
 
   it('validates and stores settings and system tasks', async () => {
