@@ -101,8 +101,12 @@ describe.each(['sqlite', 'postgresql'] as const)('queue on %s', (dialect) => {
       for (const done of ended) {
         expect(done.logs.filter((entry: { message: string }) => entry.message.startsWith('Backup run started'))).toHaveLength(1);
       }
-      const owners = new Set((await store.em().find('Execution', { id: { $in: ids } })).map((row: any) => row.claimedBy)); // eslint-disable-line @typescript-eslint/no-explicit-any
-      expect(owners.size).toBe(2);
+      // Which process wins each claim depends on timing (on a loaded machine one may win them all), so the test
+      // asserts what must always hold: every execution was claimed by exactly one owner and started exactly once.
+      const rows = await store.em().find('Execution', { id: { $in: ids } });
+      expect(rows).toHaveLength(12);
+      for (const row of rows as Array<{ claimedBy: string | null }>) expect(row.claimedBy).toEqual(expect.any(String));
+      expect(new Set(rows.map((row: any) => row.claimedBy)).size).toBeLessThanOrEqual(2); // eslint-disable-line @typescript-eslint/no-explicit-any
     });
   }
 });
