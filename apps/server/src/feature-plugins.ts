@@ -9,6 +9,13 @@ import { createPersistencePlugin } from '@holdfast/persistence';
  * The feature plugins, in start order (stopped in reverse). Static on purpose: features are part of the product,
  * unlike adapters, which are discovered. Identity comes before the catalog: the catalog reads its settings table.
  */
-export function featurePlugins(): HoldfastPlugin[] {
-  return [createPersistencePlugin(), createHttpPlugin(), createIdentityPlugin(), createCatalogPlugin(), createEnginePlugin()];
+export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPlugin[] {
+  // Plugins read their own variables (system key, admin bootstrap, engine timings) from the server's environment.
+  return [
+    createPersistencePlugin(),
+    createHttpPlugin(),
+    createIdentityPlugin({ env }),
+    createCatalogPlugin({ env }),
+    createEnginePlugin({ env }),
+  ];
 }

@@ -19,7 +19,7 @@ export async function migrateDatabase(
   const settings = loadRuntimeConfig(options.env ?? process.env, serverVersion());
   const database = await openDatabase({
     ...settings,
-    plugins: options.plugins ?? featurePlugins(),
+    plugins: options.plugins ?? featurePlugins(options.env ?? process.env),
     logger: options.logger ?? silentLogger,
   });
   try {

@@ -39,7 +39,7 @@ export interface ServerHandle {
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
   const settings = loadRuntimeConfig(options.env ?? process.env, serverVersion());
   const logger = options.logger ?? createLogger(settings.logLevel);
-  const plugins = options.plugins ?? featurePlugins();
+  const plugins = options.plugins ?? featurePlugins(options.env ?? process.env);
   const container = options.container ?? rootContainer.createChildContainer();
   const registry = await discoverAdapters({
     manifestPath: options.manifestPath,

@@ -101,6 +101,13 @@ describe.each(['sqlite', 'postgresql'] as const)('backup and restore through the
     expect(backup).toMatchObject({ jobId: job.id, jobName: 'orders', type: 'Backup', progress: 100, error: null });
     expect(backup.path).toMatch(/\.gz\.enc$/);
 
+    // The trigger is audited as SPEC "Audit events" says: `execute` on `job`, with the trigger kind and the key id.
+    const audit = await server.call('GET', '/api/audit?resource=job', admin);
+    expect(audit.status).toBe(200);
+    const execute = audit.body.entries.find((entry: { action: string }) => entry.action === 'execute');
+    expect(execute).toMatchObject({ resource: 'job', resourceId: job.id, userId: expect.any(String) });
+    expect(JSON.parse(execute.details)).toMatchObject({ trigger: 'api', apiKeyId: issued.apiKey.id });
+
     // Both destinations hold the same file and a sidecar naming its SHA-256.
     const localFiles = await readdir(localDir, { recursive: true });
     const fileName = localFiles.find((name) => name.endsWith('.gz.enc'))!;
