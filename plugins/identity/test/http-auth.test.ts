@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DIALECTS, openDatabase, type TestDatabase } from './support/database.js';
 import { ADMIN, Client, setUpAdmin, startIdentityApp, type RunningIdentityApp } from './support/http.js';
 import { ALL_PERMISSIONS } from '../src/permissions/catalog.js';
-import { identityRoutes } from '../src/routes/index.js';
 import { ApiKeyEntity } from '../src/entities/api-key.js';
 
 let db: TestDatabase | undefined;

@@ -69,7 +69,7 @@ export async function startIdentityApp(db: TestDatabase, options: StartOptions =
 /** A parsed response. */
 export interface Reply {
   status: number;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
+  body: any;  
   headers: Headers;
 }
 
