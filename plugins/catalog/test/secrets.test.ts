@@ -1,3 +1,4 @@
+import ssh2 from 'ssh2';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WRONG_KEY_MESSAGE } from '../src/index.js';
 import { KNOWN_SECRETS } from './fixture-adapters.js';
@@ -117,7 +118,11 @@ describe.each(['sqlite', 'postgresql'] as const)('secrets on %s', (dialect) => {
       expect(reply.json.secretStatus).toEqual({ privateKey: true, passphrase: true });
       expect(reply.text).not.toContain('PRIVATE KEY');
       const revealed = await server.call('POST', `/api/credentials/${reply.json.id}/reveal`);
-      expect(revealed.json.data.privateKey).toMatch(/-----BEGIN ENCRYPTED PRIVATE KEY-----|Proc-Type: 4,ENCRYPTED/);
+      const privateKey = revealed.json.data.privateKey as string;
+      expect(privateKey).toMatch(/^-----BEGIN OPENSSH PRIVATE KEY-----/);
+      // Encrypted with the passphrase: it opens with it, and not without it.
+      expect(ssh2.utils.parseKey(privateKey, 'pp')).toMatchObject({ type: algorithm === 'ed25519' ? 'ssh-ed25519' : 'ecdsa-sha2-nistp256' });
+      expect(ssh2.utils.parseKey(privateKey)).toBeInstanceOf(Error);
     }
   });
 });
