@@ -1,6 +1,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
@@ -74,6 +75,27 @@ describe.each(['sqlite', 'postgresql'] as const)('route-permission matrix on %s'
       expect(paths).toContain(expected);
     }
     expect(operations.length).toBeGreaterThan(60);
+  });
+
+  it('the assembled OpenAPI document of every plugin passes an OpenAPI 3.1 validator and has schemas for every operation', async () => {
+    const document = (await server.call('GET', '/api/openapi.json', admin)).body;
+    const validator = new Validator();
+    const result = await validator.validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    const missing: string[] = [];
+    for (const [path, methods] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(methods)) {
+        const ok = Object.entries(operation.responses ?? {}).find(([status]) => status.startsWith('2'));
+        if (!ok) missing.push(`${method} ${path}: no success response`);
+        else if (!(ok[1] as any).content && ok[0] !== '204') missing.push(`${method} ${path}: success response without a schema`);
+        if (['post', 'put', 'patch'].includes(method) && !operation.requestBody && !/sign-out|cancel|rotate|clone|reveal|run$/.test(path)) {
+          missing.push(`${method} ${path}: no request body schema`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('only the public routes of SPEC.md and the sign-in/setup endpoints are anonymous', () => {
