@@ -3,7 +3,6 @@ import type { AdapterContext } from './adapter-context.js';
 import type { EventBus } from './event-bus.js';
 import type { AdapterRegistry } from './adapter-registry.js';
 import type { KernelLogger } from './logger.js';
-import type { RouteDefinition } from './http-contract.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
 import type { AuditWriter, JobCatalog, RecoveryKitBuilder, SettingsReader } from './catalog-ports.js';
@@ -17,8 +16,6 @@ export const TOKENS = {
   AdapterRegistry: Symbol.for('holdfast:adapter-registry') as InjectionToken<AdapterRegistry>,
   EventBus: Symbol.for('holdfast:event-bus') as InjectionToken<EventBus>,
   Logger: Symbol.for('holdfast:logger') as InjectionToken<KernelLogger>,
-  /** Every plugin registers its routes under this token (multi-registration). */
-  Routes: Symbol.for('holdfast:routes') as InjectionToken<RouteDefinition[]>,
   Plugins: Symbol.for('holdfast:plugins') as InjectionToken<HoldfastPlugin[]>,
   /** Runtime settings of the process: data dir, database URL, version. */
   RuntimeConfig: Symbol.for('holdfast:runtime-config') as InjectionToken<RuntimeConfig>,
