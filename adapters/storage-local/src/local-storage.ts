@@ -15,13 +15,13 @@ import {
   type PutResult,
   type StorageAdapter,
   type StorageObjectInfo,
+  resolveByteRange,
 } from '@holdfast/sdk';
 import type { LocalStorageConfig } from './config.js';
 import { writeAtomically } from './internal/atomic-write.js';
 import { removeEmptyParents } from './internal/directories.js';
-import { notFound, toAdapterError } from './internal/errors.js';
+import { LOCAL_ORIGIN, notFound, toAdapterError } from './internal/errors.js';
 import { KeyPaths } from './internal/paths.js';
-import { readRange } from './internal/range.js';
 import { walkObjects } from './internal/walk.js';
 
 const MISSING = new Set(['ENOENT', 'ENOTDIR']);
@@ -87,7 +87,7 @@ export class LocalStorage implements StorageAdapter {
     try {
       const info = await handle.stat();
       if (!info.isFile()) throw notFound(key);
-      const range = readRange(key, info.size, options.range);
+      const range = resolveByteRange(LOCAL_ORIGIN, key, info.size, options.range);
       return createReadStream(file, { fd: handle, ...range, signal: options.signal });
     } catch (error) {
       await handle.close();

@@ -13,12 +13,12 @@ import {
   type PutResult,
   type StorageAdapter,
   type StorageObjectInfo,
+  resolveByteRange,
 } from '@holdfast/sdk';
 import type { SftpStorageConfig } from './config.js';
 import { SftpConnection } from './internal/connection.js';
 import { SFTP_ORIGIN, isNoSuchFile, notFound, toAdapterError } from './internal/errors.js';
 import { listingStart, remotePathOf } from './internal/keys.js';
-import { readRange } from './internal/range.js';
 import { call, removeEmptyParents, statOrMissing, unlinkIfPresent } from './internal/sftp-ops.js';
 import { uploadAtomically } from './internal/upload.js';
 import { walkObjects } from './internal/walk.js';
@@ -85,7 +85,7 @@ export class SftpStorage implements StorageAdapter {
       const sftp = await this.connection.sftp();
       const info = await statOrMissing(sftp, path);
       if (!info?.isFile()) throw notFound(key);
-      const stream = sftp.createReadStream(path, readRange(key, info.size, options.range));
+      const stream = sftp.createReadStream(path, resolveByteRange(SFTP_ORIGIN, key, info.size, options.range));
       // ssh2 closes the remote handle after the last byte; a connection closed meanwhile fails that close and the
       // stream emits an error after its end, which nobody listens for any more. It changes nothing, so log it.
       stream.on('error', (error: Error) => {

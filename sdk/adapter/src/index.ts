@@ -3,3 +3,5 @@ export * from './define.js';
 export * from './secrets.js';
 export { injectable, inject } from 'tsyringe';
 export { z } from 'zod';
+export * from './byte-range.js';
+export * from './fs-errors.js';
