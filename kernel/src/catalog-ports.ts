@@ -64,8 +64,28 @@ export interface RunPlan {
   encryption: { profileId: string; key: Buffer } | null;
 }
 
+/** A job as listings see it; `schedule` is the effective one (the linked preset's when one is set). */
+export interface JobSummary {
+  id: string;
+  name: string;
+  schedule: string;
+  scheduleFrom: 'job' | 'preset';
+  enabled: boolean;
+}
+
+/** A storage destination as listings see it. */
+export interface StorageSummary {
+  configId: string;
+  name: string;
+  adapterId: string;
+}
+
 /** Resolves saved configuration for the engine (registered by the catalog plugin). */
 export interface JobCatalog {
+  /** Every job with its effective schedule (scheduler, dashboard, history search). */
+  listJobs(): Promise<JobSummary[]>;
+  /** Every configured storage destination (storage statistics). */
+  listStorageDestinations(): Promise<StorageSummary[]>;
   /** Throws `NotFoundError('Job not found')` for an unknown id. */
   resolveRunPlan(jobId: string): Promise<RunPlan>;
   resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig>;

@@ -47,6 +47,21 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog records on %s', (diale
     expect(plan.destinations[1]!.credentials.primary).toMatchObject({ clientSecret: KNOWN_SECRETS.oauthSecret });
     expect(plan.encryption?.key.toString('hex')).toBe(KNOWN_SECRETS.vaultKey);
     expect(await server.catalog.jobCatalog.jobNames([ids.job.id, 'nope'])).toEqual(new Map([[ids.job.id, 'Nightly main']]));
+
+    // The listing half of the port (scheduler, dashboard, storage statistics): effective schedules, storage configs.
+    expect(await server.catalog.jobCatalog.listJobs()).toEqual([
+      { id: ids.job.id, name: 'Nightly main', schedule: '0 1 * * *', scheduleFrom: 'preset', enabled: true },
+    ]);
+    const hourly = (await server.call('GET', '/api/schedule-presets')).json.find((p: { schedule: string }) => p.schedule === '0 * * * *');
+    expect((await server.call('PUT', `/api/jobs/${ids.job.id}`, { schedulePresetId: hourly.id, enabled: false })).status).toBe(200);
+    expect(await server.catalog.jobCatalog.listJobs()).toEqual([
+      { id: ids.job.id, name: 'Nightly main', schedule: '0 * * * *', scheduleFrom: 'preset', enabled: false },
+    ]);
+    expect((await server.call('PUT', `/api/jobs/${ids.job.id}`, { schedulePresetId: null, schedule: '30 2 * * *' })).status).toBe(200);
+    expect((await server.catalog.jobCatalog.listJobs())[0]).toMatchObject({ schedule: '30 2 * * *', scheduleFrom: 'job' });
+    const storages = await server.catalog.jobCatalog.listStorageDestinations();
+    expect(storages.map((d) => d.configId).sort()).toEqual([ids.store.id, ids.drive.id].sort());
+    expect(storages.find((d) => d.configId === ids.store.id)?.adapterId).toBe('fake-store');
   });
 
   it('falls back to the default naming template when a job names none', async () => {

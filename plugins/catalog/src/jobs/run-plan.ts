@@ -1,8 +1,9 @@
-import { NotFoundError, type JobCatalog, type RunPlan, type RunPlanDestination, type ResolvedAdapterConfig } from '@holdfast/kernel';
+import { NotFoundError, type JobCatalog, type JobSummary, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary } from '@holdfast/kernel';
 import { type AdapterConfigService } from '../adapters/adapter-config-service.js';
+import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import { EncryptionProfileEntity } from '../entities/profiles.js';
 import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
-import { NamingTemplateEntity, RetentionPolicyEntity } from '../entities/templates.js';
+import { NamingTemplateEntity, RetentionPolicyEntity, SchedulePresetEntity } from '../entities/templates.js';
 import { parseJsonColumn, type CatalogDeps } from '../shared/deps.js';
 import { DEFAULT_NAMING_PATTERN } from '../templates/naming-templates.js';
 import { RETENTION_STRATEGY_ID } from '../templates/retention-policies.js';
@@ -51,6 +52,29 @@ export class CatalogJobResolver implements JobCatalog {
     const row = await this.deps.em().findOne(EncryptionProfileEntity, { id: profileId });
     if (!row) throw new NotFoundError('Encryption profile not found');
     return Buffer.from(this.deps.box().open(row.secretKey), 'hex');
+  }
+
+  async listJobs(): Promise<JobSummary[]> {
+    const em = this.deps.em();
+    const jobs = await em.find(JobEntity, {}, { orderBy: { id: 'asc' } });
+    const presetIds = [...new Set(jobs.map((job) => job.schedulePresetId).filter((id): id is string => Boolean(id)))];
+    const presets = presetIds.length === 0 ? [] : await em.find(SchedulePresetEntity, { id: { $in: presetIds } });
+    const presetSchedule = new Map(presets.map((preset) => [preset.id, preset.schedule]));
+    return jobs.map((job) => {
+      const preset = job.schedulePresetId ? presetSchedule.get(job.schedulePresetId) : undefined;
+      return {
+        id: job.id,
+        name: job.name,
+        schedule: (preset ?? job.schedule ?? '').trim(),
+        scheduleFrom: preset ? ('preset' as const) : ('job' as const),
+        enabled: job.enabled,
+      };
+    });
+  }
+
+  async listStorageDestinations(): Promise<StorageSummary[]> {
+    const rows = await this.deps.em().find(AdapterConfigEntity, { type: 'storage' }, { orderBy: { id: 'asc' } });
+    return rows.map((row) => ({ configId: row.id, name: row.name, adapterId: row.adapterId }));
   }
 
   async jobNames(jobIds: string[]): Promise<Map<string, string>> {

@@ -4,7 +4,7 @@ import { DashboardFigures } from '../dashboard/dashboard-figures.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { STORAGE_STATS_INTERVAL_MS, StorageStats } from '../dashboard/storage-stats.js';
 import type { AdapterFactory } from '../run/adapters.js';
-import { CatalogTables } from '../scheduler/job-directory.js';
+import { CatalogDirectory } from '../scheduler/job-directory.js';
 import { PostgresAdvisoryLock, SingleProcessLock } from '../scheduler/leader-lock.js';
 import { DEFAULT_SCHEDULER_OPTIONS, JobScheduler, type RunEnqueuer, type SchedulerOptions } from '../scheduler/scheduler.js';
 import { historyRoutes } from './history-routes.js';
@@ -35,9 +35,9 @@ export function createReporting(
   options: Partial<ReportingOptions> = {},
 ): Reporting {
   const database = container.resolve(TOKENS.Database);
-  const jobs = new CatalogTables(database);
   const settings = () => container.resolve(TOKENS.Settings);
   const catalog = () => container.resolve(TOKENS.JobCatalog);
+  const jobs = new CatalogDirectory(catalog);
   const events = container.isRegistered(TOKENS.EventBus, true) ? container.resolve(TOKENS.EventBus) : undefined;
   const access = (): AccessPolicy | undefined => (container.isRegistered(TOKENS.AccessPolicy, true) ? container.resolve(TOKENS.AccessPolicy) : undefined);
   const storage = new StorageStats(database, { jobs: () => jobs, catalog, adapters, logger });

@@ -1,5 +1,4 @@
-import type { DatabasePort } from '@holdfast/kernel';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+import type { JobCatalog } from '@holdfast/kernel';
 
 /** A job as the scheduler sees it: the effective schedule is the linked preset's when one is set. */
 export interface ScheduledJob {
@@ -11,12 +10,7 @@ export interface ScheduledJob {
   scheduleFrom: 'job' | 'preset';
 }
 
-/**
- * What the engine's history, dashboard and scheduler read about jobs and storage destinations. The catalog owns
- * these records; the kernel's `JobCatalog` port has no listing yet, so {@link CatalogTables} reads the catalog's
- * tables (read-only, by their documented names) through the shared database. Swap in a port-backed
- * implementation when the kernel grows one.
- */
+/** What the engine's history, dashboard and scheduler read about jobs and storage destinations (owned by the catalog). */
 export interface JobDirectory {
   /** Every job with its effective schedule. */
   scheduledJobs(): Promise<ScheduledJob[]>;
@@ -31,41 +25,29 @@ export function likePattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/** {@link JobDirectory} over the catalog's `jobs`, `schedule_presets` and `adapter_configs` tables. */
-export class CatalogTables implements JobDirectory {
-  constructor(private readonly database: DatabasePort) {}
-
-  private knex(): Knex {
-    return (this.database.em() as EntityManager).getKnex();
-  }
+/** {@link JobDirectory} over the catalog's kernel port (`TOKENS.JobCatalog`): no plugin reads another's tables. */
+export class CatalogDirectory implements JobDirectory {
+  constructor(private readonly catalog: () => JobCatalog) {}
 
   async scheduledJobs(): Promise<ScheduledJob[]> {
-    const rows: Array<{ id: string; name: string; schedule: string; enabled: unknown; preset_schedule: string | null }> = await this.knex()('jobs as j')
-      .leftJoin('schedule_presets as p', 'p.id', 'j.schedule_preset_id')
-      .select('j.id', 'j.name', 'j.schedule', 'j.enabled', 'p.schedule as preset_schedule')
-      .orderBy('j.id');
-    return rows.map((row) => ({
-      jobId: row.id,
-      name: row.name,
-      schedule: (row.preset_schedule ?? row.schedule ?? '').trim(),
-      enabled: row.enabled === true || row.enabled === 1,
-      scheduleFrom: row.preset_schedule ? 'preset' : 'job',
+    return (await this.catalog().listJobs()).map((job) => ({
+      jobId: job.id,
+      name: job.name,
+      schedule: job.schedule,
+      enabled: job.enabled,
+      scheduleFrom: job.scheduleFrom,
     }));
   }
 
   async jobIdsNamed(text: string, limit: number): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.knex()('jobs')
-      .select('id')
-      .whereRaw(`lower(name) like ? escape '\\'`, [likePattern(text)])
-      .limit(limit);
-    return rows.map((row) => row.id);
+    const wanted = text.toLowerCase();
+    return (await this.catalog().listJobs())
+      .filter((job) => job.name.toLowerCase().includes(wanted))
+      .slice(0, limit)
+      .map((job) => job.id);
   }
 
-  async storageDestinations(): Promise<Array<{ configId: string; name: string; adapterId: string }>> {
-    const rows: Array<{ id: string; name: string; adapter_id: string }> = await this.knex()('adapter_configs')
-      .select('id', 'name', 'adapter_id')
-      .where({ type: 'storage' })
-      .orderBy('id');
-    return rows.map((row) => ({ configId: row.id, name: row.name, adapterId: row.adapter_id }));
+  storageDestinations(): Promise<Array<{ configId: string; name: string; adapterId: string }>> {
+    return this.catalog().listStorageDestinations();
   }
 }

@@ -147,6 +147,24 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
       const rows: Array<{ id: string; name: string }> = ids.length === 0 ? [] : await knex()('jobs').select('id', 'name').whereIn('id', ids);
       return new Map(rows.map((row) => [row.id, row.name]));
     },
+    // The fixture tables stand in for the catalog's; this double answers the listing part of the port from them.
+    async listJobs() {
+      const rows: Array<{ id: string; name: string; schedule: string; enabled: unknown; preset_schedule: string | null }> = await knex()('jobs as j')
+        .leftJoin('schedule_presets as p', 'p.id', 'j.schedule_preset_id')
+        .select('j.id', 'j.name', 'j.schedule', 'j.enabled', 'p.schedule as preset_schedule')
+        .orderBy('j.id');
+      return rows.map((row) => ({
+        id: row.id,
+        name: row.name,
+        schedule: (row.preset_schedule ?? row.schedule ?? '').trim(),
+        scheduleFrom: row.preset_schedule ? ('preset' as const) : ('job' as const),
+        enabled: row.enabled === true || row.enabled === 1,
+      }));
+    },
+    async listStorageDestinations() {
+      const rows: Array<{ id: string; name: string; adapter_id: string }> = await knex()('adapter_configs').select('id', 'name', 'adapter_id').where({ type: 'storage' }).orderBy('id');
+      return rows.map((row) => ({ configId: row.id, name: row.name, adapterId: row.adapter_id }));
+    },
     async resolveRunPlan() {
       throw new Error('not used by these suites');
     },

@@ -1,7 +1,7 @@
-import { silentLogger } from '@holdfast/kernel';
+import { silentLogger, TOKENS } from '@holdfast/kernel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ENGINE } from '../../src/index.js';
-import { CatalogTables } from '../../src/scheduler/job-directory.js';
+import { CatalogDirectory, type JobDirectory } from '../../src/scheduler/job-directory.js';
 import { PostgresAdvisoryLock, SingleProcessLock, type LeaderLock } from '../../src/scheduler/leader-lock.js';
 import { JobScheduler, type RunEnqueuer } from '../../src/scheduler/scheduler.js';
 import { createSite, startEngineServer, type EngineServer, type Site } from '../history/harness.js';
@@ -24,7 +24,7 @@ function schedulerOf(server: EngineServer, lock: LeaderLock = new SingleProcessL
   const scheduler = new JobScheduler(
     {
       database: server.db,
-      jobs: () => new CatalogTables(server.db),
+      jobs: () => new CatalogDirectory(() => server.container.resolve(TOKENS.JobCatalog)),
       settings: () => ({ get: async <T>(key: string) => server.settings.get(key) as T }),
       enqueue: () => server.container.resolve(ENGINE) as RunEnqueuer,
       lock,
@@ -99,7 +99,7 @@ describe('job scheduler', () => {
     const jobs = { scheduledJobs: async () => [{ jobId: 'job-1', name: 'minutely', schedule: '* * * * *', enabled: true, scheduleFrom: 'job' as const }] };
     const scheduler = new JobScheduler({
       database: undefined as never,
-      jobs: () => jobs as unknown as CatalogTables,
+      jobs: () => jobs as unknown as JobDirectory,
       settings: () => ({ get: async <T>() => 'UTC' as T }),
       enqueue: () => ({ enqueueRun: async () => ({ id: 'unused' }) }),
       lock: new SingleProcessLock(),

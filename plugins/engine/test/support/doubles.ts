@@ -1,7 +1,7 @@
 // TEST DOUBLES of the catalog's kernel ports (TOKENS.JobCatalog, TOKENS.Settings) and of identity's
 // TOKENS.AuditWriter. The catalog plugin was still landing while the engine was written, so these stand in for it:
 // they implement exactly the kernel port contracts in kernel/src/catalog-ports.ts and nothing more.
-import { NotFoundError, type AuditEntry, type AuditWriter, type JobCatalog, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type SettingsReader } from '@holdfast/kernel';
+import { NotFoundError, type AuditEntry, type AuditWriter, type JobCatalog, type JobSummary, type ResolvedAdapterConfig, type StorageSummary, type RunPlan, type RunPlanDestination, type SettingsReader } from '@holdfast/kernel';
 
 /** In-memory JobCatalog (test double). */
 export class InMemoryJobCatalog implements JobCatalog {
@@ -51,6 +51,15 @@ export class InMemoryJobCatalog implements JobCatalog {
 
   async jobNames(jobIds: string[]): Promise<Map<string, string>> {
     return new Map(jobIds.filter((id) => this.plans.has(id)).map((id) => [id, this.plans.get(id)!.job.name]));
+  }
+
+  /** Jobs added here have no schedule: the scheduler leaves them alone. */
+  async listJobs(): Promise<JobSummary[]> {
+    return [...this.plans.values()].map(({ job }) => ({ id: job.id, name: job.name, schedule: '', scheduleFrom: 'job' as const, enabled: true }));
+  }
+
+  async listStorageDestinations(): Promise<StorageSummary[]> {
+    return [...this.configs.values()].filter((c) => c.kind === 'storage').map((c) => ({ configId: c.configId, name: c.name, adapterId: c.adapterId }));
   }
 }
 
