@@ -1,11 +1,8 @@
 // A real catalog server for tests: the persistence plugin on a temp libsql file or a throwaway PostgreSQL
 // database, the catalog plugin, and the http plugin's koa app on an ephemeral port. Identity is replaced by a
 // token-based fake authenticator and a recording audit writer (the kernel ports as defined).
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createHttpApp, createHttpPlugin } from '@holdfast/http';
 import {
@@ -18,35 +15,20 @@ import {
 } from '@holdfast/kernel';
 import namingTemplate from '@holdfast/naming-template';
 import { createPersistencePlugin, openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
-import { createThrowawayPostgres } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
 import retentionGfs from '@holdfast/retention-gfs';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { CATALOG, createCatalogPlugin, RECOVERY_KIT_BUILDER, type Catalog } from '../src/index.js';
 import { fakeDatabase, fakeDrive, fakeHook, fakeStore } from './fixture-adapters.js';
 
-export type Dialect = 'sqlite' | 'postgresql';
+export type Dialect = TestDialect;
 
 /** Where one test's database lives. */
-export interface Site {
-  dialect: Dialect;
-  dataDir: string;
-  databaseUrl?: string;
-  remove(): Promise<void>;
-}
+export type Site = TestSite;
 
-export async function createSite(dialect: Dialect): Promise<Site> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-catalog-'));
-  const postgres = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
-  return {
-    dialect,
-    dataDir,
-    databaseUrl: postgres?.url,
-    async remove() {
-      await postgres?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+export function createSite(dialect: Dialect): Promise<Site> {
+  return createTestSite(dialect, 'catalog');
 }
 
 /** Bearer tokens the fake authenticator knows; `perm:a,b` gives exactly those permissions. */

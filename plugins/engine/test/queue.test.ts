@@ -106,7 +106,7 @@ describe.each(['sqlite', 'postgresql'] as const)('queue on %s', (dialect) => {
       const rows = await store.em().find('Execution', { id: { $in: ids } });
       expect(rows).toHaveLength(12);
       for (const row of rows as Array<{ claimedBy: string | null }>) expect(row.claimedBy).toEqual(expect.any(String));
-      expect(new Set(rows.map((row: any) => row.claimedBy)).size).toBeLessThanOrEqual(2); // eslint-disable-line @typescript-eslint/no-explicit-any
+      expect(new Set(rows.map((row: any) => row.claimedBy)).size).toBeLessThanOrEqual(2);  
     });
   }
 });

@@ -48,3 +48,34 @@ export async function createThrowawayPostgres(): Promise<ThrowawayDatabase> {
     },
   };
 }
+
+/** The two databases every suite runs on. */
+export type TestDialect = 'sqlite' | 'postgresql';
+
+/** Where one test's installation lives: a temp data directory and, on PostgreSQL, a throwaway database. */
+export interface TestSite {
+  dialect: TestDialect;
+  dataDir: string;
+  /** Set on PostgreSQL; unset selects the embedded libsql file in `dataDir`. */
+  databaseUrl?: string;
+  /** Drops the database and removes the directory. */
+  remove(): Promise<void>;
+}
+
+/** Creates a {@link TestSite}; `label` names the temp directory so leftovers are recognisable. */
+export async function createTestSite(dialect: TestDialect, label = 'site'): Promise<TestSite> {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dataDir = await mkdtemp(join(tmpdir(), `holdfast-${label}-`));
+  const postgres = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
+  return {
+    dialect,
+    dataDir,
+    databaseUrl: postgres?.url,
+    async remove() {
+      await postgres?.drop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -4,11 +4,8 @@
 // depends on the engine), so its tables are created by a fixture migration with the columns the engine reads, and
 // the kernel ports it would register (JobCatalog, Settings) are small in-memory stand-ins over those rows.
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createHttpApp, createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
@@ -24,35 +21,20 @@ import {
   type SettingsReader,
 } from '@holdfast/kernel';
 import { createPersistencePlugin, openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
-import { createThrowawayPostgres } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
 import type { Knex } from '@mikro-orm/knex';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createEnginePlugin, type EnginePluginOptions } from '../../src/index.js';
 
-export type Dialect = 'sqlite' | 'postgresql';
+export type Dialect = TestDialect;
 export const DIALECTS: Dialect[] = ['sqlite', 'postgresql'];
 
 /** Where one test's database lives. */
-export interface Site {
-  dialect: Dialect;
-  dataDir: string;
-  databaseUrl?: string;
-  remove(): Promise<void>;
-}
+export type Site = TestSite;
 
-export async function createSite(dialect: Dialect): Promise<Site> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-engine-h10-'));
-  const postgres = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
-  return {
-    dialect,
-    dataDir,
-    databaseUrl: postgres?.url,
-    async remove() {
-      await postgres?.drop();
-      await rm(dataDir, { recursive: true, force: true });
-    },
-  };
+export function createSite(dialect: Dialect): Promise<Site> {
+  return createTestSite(dialect, 'engine-history');
 }
 
 /** The catalog tables as far as the engine reads them (names and columns as the catalog's migration makes them). */
@@ -107,7 +89,7 @@ const scopedPolicy: AccessPolicy = {
 
 export interface Reply {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test replies are checked field by field
+   
   json: any;
 }
 

@@ -100,7 +100,7 @@ export async function startEngineServer(target: TestDatabaseTarget, options: { t
 }
 
 /** JSON request helper. */
-export async function call(url: string, method: string, path: string, options: { key?: string; json?: unknown } = {}): Promise<{ status: number; body: any }> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function call(url: string, method: string, path: string, options: { key?: string; json?: unknown } = {}): Promise<{ status: number; body: any }> {  
   const headers: Record<string, string> = {};
   if (options.key) headers.authorization = `Bearer ${options.key}`;
   if (options.json !== undefined) headers['content-type'] = 'application/json';
@@ -110,7 +110,7 @@ export async function call(url: string, method: string, path: string, options: {
 }
 
 /** Polls an execution until it ends; returns the final representation. */
-export async function waitForEnd(url: string, key: string, id: string, timeoutMs = 60_000): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+export async function waitForEnd(url: string, key: string, id: string, timeoutMs = 60_000): Promise<any> {  
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const reply = await call(url, 'GET', `/api/executions/${id}?includeLogs=true`, { key });
