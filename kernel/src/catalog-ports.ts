@@ -36,6 +36,8 @@ export interface ResolvedAdapterConfig {
   config: Record<string, unknown>;
   /** Decrypted credential profile payloads by role (`primary`, `ssh`). */
   credentials: Record<string, Record<string, unknown>>;
+  /** Sources only: never restore into this one (backups from it are still made). */
+  excludeFromRestore?: boolean;
 }
 
 /** One destination of a run plan. */

@@ -69,7 +69,9 @@ describe.each(['sqlite', 'postgresql'] as const)('backup and restore through the
       expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(201);
       return answer.body;
     };
-    const pg = await create('/api/adapters', { name: 'orders db', type: 'database', adapterId: 'postgres', config: { user: 'root', host: '127.0.0.1' } });
+    // The production source is excluded from restores; restores go to a separate target configuration.
+    const pg = await create('/api/adapters', { name: 'orders db', type: 'database', adapterId: 'postgres', config: { user: 'root', host: '127.0.0.1' }, excludeFromRestore: true });
+    const scratch = await create('/api/adapters', { name: 'restore target', type: 'database', adapterId: 'postgres', config: { user: 'root', host: '127.0.0.1' } });
     const local = await create('/api/adapters', { name: 'local disk', type: 'storage', adapterId: 'local', config: { path: localDir } });
     const sftp = await create('/api/adapters', {
       name: 'offsite sftp',
@@ -123,10 +125,20 @@ describe.each(['sqlite', 'postgresql'] as const)('backup and restore through the
     expect(sidecar.encryption).toMatchObject({ algorithm: 'AES-256-GCM', profileId: vault.id });
     expect(backup.size).toBe(sidecar.size);
 
-    // Restore from the SFTP copy into a new database through the API.
+    // Restoring into the excluded production source is refused, whether named or taken from the sidecar.
     const restored = databaseName('restored');
     databases.push(restored);
-    const restore = await server.call('POST', `/api/storage/${sftp.id}/restore`, ci, { file: fileName, database: restored });
+    const named = await server.call('POST', `/api/storage/${sftp.id}/restore`, ci, { file: fileName, database: restored, targetSourceId: pg.id });
+    expect(named.status).toBe(409);
+    expect(named.body.error).toMatch(/excluded from restores/);
+    const implied = await server.call('POST', `/api/storage/${sftp.id}/restore`, ci, { file: fileName, database: restored });
+    expect(implied.status).toBe(200);
+    const refused = await settled(server, ci, implied.body.executionId);
+    expect(refused.status).toBe('Failed');
+    expect(refused.error).toMatch(/excluded from restores/);
+
+    // Restore from the SFTP copy into a new database through the API.
+    const restore = await server.call('POST', `/api/storage/${sftp.id}/restore`, ci, { file: fileName, database: restored, targetSourceId: scratch.id });
     expect(restore.status, JSON.stringify(restore.body)).toBe(200);
     const restoreRun = await settled(server, ci, restore.body.executionId);
     expect(restoreRun.status, JSON.stringify(restoreRun.logs?.slice(-5))).toBe('Success');

@@ -156,6 +156,7 @@ export class AdapterConfigService {
       adapterId: row.adapterId,
       config: this.plainConfig(row),
       credentials: await credentialsByRole(em, this.deps.box(), row),
+      excludeFromRestore: Boolean(row.excludeFromRestore),
     };
   }
 

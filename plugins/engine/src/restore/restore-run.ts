@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
-import { createByteCounter, abortablePipeline } from '@holdfast/kernel';
+import { abortablePipeline, ConflictError, createByteCounter } from '@holdfast/kernel';
 import { z } from 'zod';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
@@ -16,6 +16,11 @@ export const restoreRequestSchema = z.strictObject({
   database: z.string().min(1).max(255).optional().describe('Target database of a single-database dump'),
   databaseMapping: z.record(z.string().min(1).max(255), z.string().min(1).max(255)).optional().describe('Source database name to target name (multi-database dumps)'),
 });
+
+/** SPEC: sources flagged as excluded are never restore targets (they are often production databases). */
+export function excludedTarget(name: string): ConflictError {
+  return new ConflictError(`Source "${name}" is excluded from restores; choose another target source (targetSourceId)`);
+}
 
 /** A stored restore request. */
 export type RestoreRequest = z.output<typeof restoreRequestSchema> & { storageId: string };
@@ -53,6 +58,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const sourceId = request.targetSourceId ?? sidecar.source?.configId;
     if (!sourceId) throw new Error('no targetSourceId given and the sidecar records no source');
     const target = await services.catalog.resolveAdapterConfig(sourceId);
+    if (target.excludeFromRestore) throw excludedTarget(target.name);
     source = services.adapters.source(target);
     const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
     const key = sidecar.encryption ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;

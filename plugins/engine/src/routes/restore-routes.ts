@@ -1,7 +1,7 @@
 import { defineRoute, NotFoundError, type AuditWriter, type JobCatalog, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import type { Engine } from '../queue/engine.js';
-import { restoreRequestSchema } from '../restore/restore-run.js';
+import { excludedTarget, restoreRequestSchema } from '../restore/restore-run.js';
 import { triggerOf } from './job-routes.js';
 
 const errorBody = z.object({ error: z.string() });
@@ -19,6 +19,7 @@ export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: 
       responses: {
         200: { description: 'Queued.', schema: z.object({ success: z.literal(true), executionId: z.string(), message: z.string() }) },
         404: { description: 'Storage or source not found.', schema: errorBody },
+        409: { description: 'The target source is excluded from restores.', schema: errorBody },
       },
       handler: async ({ params, body, auth, ip, userAgent }) => {
         // Unknown ids answer 404 now rather than failing the queued run later.
@@ -27,6 +28,7 @@ export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: 
         if (body.targetSourceId) {
           const target = await catalog().resolveAdapterConfig(body.targetSourceId);
           if (target.kind !== 'source') throw new NotFoundError('Source not found');
+          if (target.excludeFromRestore) throw excludedTarget(target.name);
         }
         const execution = await engine.enqueueRestore({ ...body, storageId: params.id }, triggerOf(auth));
         await audit()
