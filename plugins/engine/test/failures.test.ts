@@ -1,10 +1,11 @@
 // Acceptance 4: partial and total destination failures, and a source that cannot connect.
-// `storage-flaky` is a TEST-ONLY adapter (support/test-adapters.ts) that refuses writes after N bytes.
+// `storage-flaky` and `storage-undeletable` are TEST-ONLY adapters (support/test-adapters.ts).
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
+import { undeletableObjects } from './support/test-adapters.js';
 
 describe('failing destinations and sources (libsql)', () => {
   let target: TestDatabaseTarget;
@@ -38,6 +39,22 @@ describe('failing destinations and sources (libsql)', () => {
     expect(done.logs.some((entry: { level: string; message: string }) => entry.level === 'error' && entry.message.includes('Full disk'))).toBe(true);
     expect((await readdir(dir)).sort()).toEqual([done.path, `${done.path}.meta.json`]);
     expect(done.size).toBeGreaterThan(100_000);
+  });
+
+  it('ends Partial, never Failed, when retention cannot delete after a good upload, and logs each failed deletion', async () => {
+    undeletableObjects.clear();
+    server.catalog.addConfig({ configId: 'locked', name: 'Object-lock bucket', kind: 'storage', adapterId: 'undeletable', config: {} });
+    server.catalog.addConfig({ configId: 'small', name: 'Small', kind: 'source', adapterId: 'generated', config: { lines: 50 } });
+    const keepOne = { policyId: 'p1', strategyId: 'gfs', config: { mode: 'keep-last', count: 1 } };
+    server.catalog.addJob({ id: 'job', name: 'locked' }, 'small', [{ configId: 'locked', retention: keepOne }]);
+    const first = await waitForEnd(server.url, key, (await call(server.url, 'POST', '/api/jobs/job/run', { key })).body.executionId);
+    expect(first.status).toBe('Success');
+    const second = await waitForEnd(server.url, key, (await call(server.url, 'POST', '/api/jobs/job/run', { key })).body.executionId);
+    expect(second.status).toBe('Partial');
+    expect(second.error).toMatch(/could not delete .*not permitted/);
+    expect(second.logs.some((entry: { level: string; stage: string; message: string }) => entry.stage === '05-retention' && entry.level === 'error' && entry.message.includes(first.path))).toBe(true);
+    // Nothing was lost: both backups and their sidecars are still there.
+    expect([...undeletableObjects.keys()].sort()).toEqual([first.path, `${first.path}.meta.json`, second.path, `${second.path}.meta.json`].sort());
   });
 
   it('ends Failed when every destination fails, leaving nothing behind', async () => {

@@ -16,7 +16,7 @@ import { pino } from 'pino';
 import { composeServer, type ComposedServer } from './compose.mjs';
 import { createEnginePlugin, ENGINE, type EngineOptions } from '../../src/index.js';
 import { InMemoryJobCatalog, MapSettings, RecordingAuditWriter } from './doubles.js';
-import { flakyStorage, generatedSource } from './test-adapters.js';
+import { flakyStorage, generatedSource, undeletableStorage } from './test-adapters.js';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -33,7 +33,7 @@ export interface EngineServer {
   close(): Promise<void>;
 }
 
-const ADAPTERS: AnyAdapterDefinition[] = [storageLocal, sourcePostgres, namingTemplate, retentionGfs, generatedSource, flakyStorage] as unknown as AnyAdapterDefinition[];
+const ADAPTERS: AnyAdapterDefinition[] = [storageLocal, sourcePostgres, namingTemplate, retentionGfs, generatedSource, flakyStorage, undeletableStorage] as unknown as AnyAdapterDefinition[];
 
 /** A database for one test: a temp data dir and, on PostgreSQL, a throwaway database. */
 export interface TestDatabaseTarget {

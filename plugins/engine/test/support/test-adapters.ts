@@ -3,6 +3,7 @@
 //   drills), optionally with warnings or failing at connect; its restore writes what it receives to a file.
 // - `storage-flaky`: a destination that accepts bytes and then refuses writes after `failAfterBytes` (the
 //   "destination starts refusing writes mid-run" drill), standing in for a full disk or a dropped connection.
+// - `storage-undeletable`: an in-memory destination whose deletes fail (a retention stage that cannot delete).
 import { createWriteStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -118,4 +119,50 @@ export const flakyStorage = defineStorageAdapter({
   configSchema: flakyConfig,
   capabilities: { rangeReads: false, serverChecksum: false, parallelMetadataReads: false, symlinks: false, maxParallelParts: 1 },
   implementation: FlakyStorage,
+});
+
+const undeletableConfig = z.object({ label: z.string().default('undeletable') });
+
+/** In-memory objects shared by every instance, so a test can inspect them. */
+export const undeletableObjects = new Map<string, { data: Buffer; modifiedAt: Date }>();
+
+@injectable()
+class UndeletableStorage implements StorageAdapter {
+  async check() {
+    return { ok: true, message: 'undeletable' };
+  }
+  async put(key: string, body: Readable) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of body) chunks.push(chunk as Buffer);
+    const data = Buffer.concat(chunks);
+    undeletableObjects.set(key, { data, modifiedAt: new Date() });
+    return { key, size: data.length };
+  }
+  async get(key: string): Promise<Readable> {
+    const object = undeletableObjects.get(key);
+    if (!object) throw new AdapterError('storage-undeletable', 'NOT_FOUND', `${key} not found`);
+    return Readable.from([object.data]);
+  }
+  async *list(prefix: string): AsyncIterable<StorageObjectInfo> {
+    for (const [key, object] of undeletableObjects) {
+      if (key.startsWith(prefix)) yield { key, size: object.data.length, modifiedAt: object.modifiedAt };
+    }
+  }
+  async stat(key: string): Promise<StorageObjectInfo> {
+    const object = undeletableObjects.get(key);
+    if (!object) throw new AdapterError('storage-undeletable', 'NOT_FOUND', `${key} not found`);
+    return { key, size: object.data.length, modifiedAt: object.modifiedAt };
+  }
+  async delete(key: string): Promise<void> {
+    throw new AdapterError('storage-undeletable', 'AUTH', `deleting ${key} is not permitted (object lock)`);
+  }
+}
+
+/** Test-only storage whose deletes always fail (see file header); small test backups only, it holds them in memory. */
+export const undeletableStorage = defineStorageAdapter({
+  id: 'undeletable',
+  displayName: 'Undeletable destination (test only)',
+  configSchema: undeletableConfig,
+  capabilities: { rangeReads: false, serverChecksum: false, parallelMetadataReads: true, symlinks: false, maxParallelParts: 1 },
+  implementation: UndeletableStorage,
 });
