@@ -70,4 +70,21 @@ describe('FanOut', () => {
     await Promise.allSettled(branches.map((branch) => branch.done));
     await expect(pipeline(source(10, 1024), new FanOut(branches))).rejects.toThrow('every destination failed');
   });
+
+  it('leaves no listeners behind on a branch after many backpressured writes', async () => {
+    const slow = slowSink(0);
+    const branch = startBranch('slow', (body) => pipeline(body, slow.sink), 1024);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      await pipeline(source(3000, 4096), new FanOut([branch]));
+      await branch.done;
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(slow.received()).toBe(3000 * 4096);
+    for (const event of ['drain', 'close', 'error']) expect(branch.body.listenerCount(event)).toBeLessThanOrEqual(3);
+    expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
 });

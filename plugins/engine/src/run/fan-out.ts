@@ -31,9 +31,21 @@ export function startBranch(name: string, start: (body: PassThrough) => Promise<
   return branch;
 }
 
-/** Resolves when the branch can take more (drain) or has been dropped. */
-function writable(branch: FanOutBranch): Promise<void> {
-  return Promise.race([once(branch.body, 'drain').then(() => undefined), branch.done.then(() => undefined, () => undefined), once(branch.body, 'close').then(() => undefined)]);
+/**
+ * Resolves when the branch can take more (drain) or has been dropped (closed, or its put settled). The listeners are
+ * removed as soon as one fires: a long backup waits here tens of thousands of times, and listeners left behind
+ * would pile up on the branch stream.
+ */
+async function writable(branch: FanOutBranch): Promise<void> {
+  const cleanup = new AbortController();
+  const { signal } = cleanup;
+  try {
+    await Promise.race([once(branch.body, 'drain', { signal }), once(branch.body, 'close', { signal }), branch.done]);
+  } catch {
+    // An error event or a failed put drops the branch; the other destinations go on.
+  } finally {
+    cleanup.abort();
+  }
 }
 
 /**
