@@ -1,4 +1,4 @@
-import type { KernelLogger } from '@holdfast/kernel';
+import type { KernelLogger, StorageAdapter } from '@holdfast/kernel';
 import type { ExecutionStore } from '../store/execution-store.js';
 import { parseMetadata } from '../store/metadata.js';
 import { messageOf } from '../run/outcome.js';
@@ -11,8 +11,8 @@ export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped while this r
 
 /**
  * Closes executions left Running by a process that is gone, as Failed with {@link INTERRUPTED_MESSAGE}, then removes
- * what their upload may have left on each destination (the target key and its sidecar: the puts are atomic, so
- * this only matters when the crash came between a put and the end of the run). `staleBefore` null means "every
+ * an unfinished object their upload may have left on each destination (see {@link removeTarget}; the puts are
+ * atomic, so this only matters when the crash came between a put and its sidecar). `staleBefore` null means "every
  * Running row" (libsql at boot: one process); on PostgreSQL, rows whose heartbeat is older than it.
  */
 export async function reapOrphans(
@@ -35,19 +35,37 @@ export async function reapOrphans(
   return closed;
 }
 
+/**
+ * On each destination, removes the object of the interrupted run unless its sidecar exists: a sidecar is written only
+ * after its data object committed, so object + sidecar is a complete, verifiable backup and is kept (nothing lost);
+ * an object without a sidecar is the unfinished part and goes (nothing partial left).
+ */
 async function removeTarget(services: RunServices, target: { key: string; configIds: string[] } | undefined, logger: KernelLogger): Promise<void> {
   if (!target) return;
   for (const configId of target.configIds) {
     try {
       const storage = services.adapters.storage(await services.catalog.resolveAdapterConfig(configId));
       try {
+        if (await exists(storage.adapter, `${target.key}${SIDECAR_EXTENSION}`)) {
+          logger.warn({ configId, key: target.key }, 'kept the complete backup (data and sidecar) of an interrupted run');
+          continue;
+        }
         await storage.adapter.delete(target.key);
-        await storage.adapter.delete(`${target.key}${SIDECAR_EXTENSION}`);
       } finally {
         await storage.adapter.dispose?.().catch(() => undefined);
       }
     } catch (error) {
       logger.warn({ configId, key: target.key, err: messageOf(error) }, 'could not remove the object of an interrupted run');
     }
+  }
+}
+
+async function exists(storage: StorageAdapter, key: string): Promise<boolean> {
+  try {
+    await storage.stat(key);
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === 'NOT_FOUND') return false;
+    throw error;
   }
 }
