@@ -58,7 +58,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         return container.resolve(TOKENS.Settings);
       },
       adapters: adaptersOf(container),
-      keys: new KeyReservations(() => storeOf(container).runningTargets()),
+      keys: new KeyReservations((executionId, configIds, pick) => storeOf(container).reserveTarget(executionId, configIds, pick)),
       events: optional(container, TOKENS.EventBus),
       logger,
       version: optional(container, TOKENS.RuntimeConfig)?.version ?? '0.1.0',

@@ -97,6 +97,8 @@ describe.each(['sqlite', 'postgresql'] as const)('queue on %s', (dialect) => {
       await sampler;
       expect(ended.map((e) => e.status)).toEqual(Array(12).fill('Success'));
       expect(maxSeen).toBeLessThanOrEqual(2);
+      // Same job, same second, two processes: the locked pick gives every run its own file name.
+      expect(new Set(ended.map((e) => e.path)).size).toBe(12);
       expect([...starts.values()]).toEqual(Array(12).fill(1));
       for (const done of ended) {
         expect(done.logs.filter((entry: { message: string }) => entry.message.startsWith('Backup run started'))).toHaveLength(1);

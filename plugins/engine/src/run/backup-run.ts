@@ -73,9 +73,10 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   try {
     const codec = plan.job.compression as CompressionCodec;
     const extension = backupExtension(dump.extension, codec, plan.encryption !== null);
-    const key = await services.keys.reserve((isTaken) => pickBackupKey(prepared.stem, extension, storages, ctx.signal, isTaken));
+    const configIds = storages.map((storage) => storage.configId);
+    const key = await services.keys.reserve(ctx.execution.id, configIds, (isTaken) => pickBackupKey(prepared.stem, extension, storages, ctx.signal, isTaken));
     onKey(key);
-    ctx.metadata.target = { key, configIds: storages.map((storage) => storage.configId) };
+    ctx.metadata.target = { key, configIds };
     ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));
     await ctx.enter('03-upload', 10);
     ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DatabasePort } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/knex';
+import type { EntityManager, Knex } from '@mikro-orm/knex';
 import { ExecutionEntity, ExecutionLogEntity, type Execution, type ExecutionStatus, type ExecutionType, type LogLevel, type TriggerType } from './entities.js';
 import { parseMetadata, type ExecutionMetadata } from './metadata.js';
 import { Mutex } from './mutex.js';
@@ -37,6 +37,7 @@ function nextQueueOrder(): number {
 }
 
 const PG_CLAIM_LOCK = 0x486f6c64; // "Hold": the advisory lock that serialises claims across processes
+const PG_KEY_LOCK = 0x4e616d65; // "Name": the advisory lock that serialises backup name picks across processes
 
 /**
  * Every read and write of executions. The claim is the one place that must be atomic:
@@ -46,6 +47,7 @@ const PG_CLAIM_LOCK = 0x486f6c64; // "Hold": the advisory lock that serialises c
  */
 export class ExecutionStore {
   private readonly claimMutex = new Mutex();
+  private readonly keyMutex = new Mutex();
 
   constructor(private readonly database: DatabasePort) {}
 
@@ -128,6 +130,36 @@ export class ExecutionStore {
   async runningTargets(): Promise<Set<string>> {
     const rows = await this.em().find(ExecutionEntity, { status: 'Running' }, { fields: ['metadata'] });
     return new Set(rows.map((row) => parseMetadata(row.metadata).target?.key).filter((key): key is string => typeof key === 'string'));
+  }
+
+  /**
+   * Picks a backup key no Running execution holds and records it as this execution's target in one step. On
+   * PostgreSQL the step holds a transaction-level advisory lock, so two processes picking names for runs of the same
+   * job in the same second never both take one name; libsql is one process and serialises here.
+   */
+  async reserveTarget(executionId: string, configIds: string[], pick: (taken: Set<string>) => Promise<string>): Promise<string> {
+    if (this.dialect !== 'postgresql') {
+      return this.keyMutex.run(async () => {
+        const key = await pick(await this.runningTargets());
+        await this.recordTarget(this.em().getKnex(), executionId, { key, configIds });
+        return key;
+      });
+    }
+    return this.em()
+      .getKnex()
+      .transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(?)', [PG_KEY_LOCK]);
+        const rows: Array<{ metadata: string | null }> = await trx('executions').select('metadata').where({ status: 'Running' });
+        const taken = new Set(rows.map((row) => parseMetadata(row.metadata).target?.key).filter((key): key is string => typeof key === 'string'));
+        const key = await pick(taken);
+        await this.recordTarget(trx, executionId, { key, configIds });
+        return key;
+      });
+  }
+
+  private async recordTarget(knex: Knex, executionId: string, target: { key: string; configIds: string[] }): Promise<void> {
+    const row: { metadata: string | null } | undefined = await knex('executions').select('metadata').where({ id: executionId }).first();
+    await knex('executions').where({ id: executionId }).update({ metadata: JSON.stringify({ ...parseMetadata(row?.metadata), target }) });
   }
 
   /** Writes the metadata JSON of a running execution (and marks progress for the Stuck Job Timeout). */
