@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, stat, writeFile, mkdir, symlink } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat, writeFile, mkdir, symlink, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { Readable } from 'node:stream';
@@ -138,5 +138,19 @@ describe('storage-local temp files', () => {
     // A late open of the temp file would land within this pause; nothing may appear.
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await readdir(root)).toEqual([]);
+  });
+
+  it('sweeps a temp file a crash left a day ago as a listing passes it, and keeps a fresh one', async () => {
+    const storage = storageAt(root);
+    await mkdir(join(root, 'nightly'));
+    const stale = join(root, 'nightly', '.db.dump.gz.0123456789abcdef.partial');
+    const fresh = join(root, 'nightly', '.db.dump.gz.fedcba9876543210.partial');
+    await writeFile(stale, 'half a backup');
+    await writeFile(fresh, 'a put in flight');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    await utimes(stale, twoDaysAgo, twoDaysAgo);
+    await storage.put('nightly/db.dump.gz', Readable.from([Buffer.from('whole backup')]));
+    expect(await keys(storage)).toEqual(['nightly/db.dump.gz']);
+    expect((await readdir(join(root, 'nightly'))).sort()).toEqual(['.db.dump.gz.fedcba9876543210.partial', 'db.dump.gz']);
   });
 });

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { StorageObjectInfo } from '@holdfast/sdk';
 import { AdapterError } from '@holdfast/sdk';
@@ -33,9 +33,18 @@ async function readSorted(directory: string, root: string) {
   }
 }
 
+/** A temp file untouched this long belongs to a put that a crash cut off (a live put keeps writing to it). */
+export const STALE_TEMP_FILE_MS = 24 * 60 * 60 * 1000;
+
+/** Sweeps a crash's leftover temp file as listings pass it; best effort, a failure only leaves it for next time. */
+async function removeIfStale(path: string): Promise<void> {
+  const info = await stat(path).catch(() => undefined);
+  if (info && Date.now() - info.mtimeMs > STALE_TEMP_FILE_MS) await unlink(path).catch(() => undefined);
+}
+
 /**
  * Walks directories depth-first in name order and yields the files whose `/`-separated key starts with the prefix.
- * Temp files of in-flight puts are skipped. Symlinks to files are listed; symlinked directories are not entered
+ * Temp files of in-flight puts are skipped; those a crash left behind (untouched for a day) are removed on the way. Symlinks to files are listed; symlinked directories are not entered
  * (they could loop or leave the root).
  */
 export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObjectInfo> {
@@ -49,7 +58,11 @@ export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObje
       }
       continue;
     }
-    if (TEMP_FILE_PATTERN.test(entry.name) || !key.startsWith(start.prefix)) continue;
+    if (TEMP_FILE_PATTERN.test(entry.name)) {
+      await removeIfStale(path);
+      continue;
+    }
+    if (!key.startsWith(start.prefix)) continue;
     if (!entry.isFile() && !entry.isSymbolicLink()) continue;
     const info = await stat(path).catch(() => undefined);
     // A dangling link or a file deleted meanwhile is not an object.
