@@ -197,6 +197,10 @@ describe.each(['sqlite', 'postgresql'] as const)('scoped grants across plugins o
     const runB = await server.call('POST', `/api/jobs/${jobB}/run`, scoped, {});
     expect(runB.status).toBe(403);
     expect(runB.body).toEqual({ error: 'Forbidden' });
+    // SPEC "Errors": triggering an unknown job is 404 with exactly this body.
+    const unknown = await server.call('POST', '/api/jobs/no-such-job/run', admin, {});
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ error: 'Job not found' });
     const runA = await server.call('POST', `/api/jobs/${jobA}/run`, scoped, {});
     expect(runA.status, JSON.stringify(runA.body)).toBe(200);
     expect(runA.body).toMatchObject({ success: true, executionId: expect.any(String) });
