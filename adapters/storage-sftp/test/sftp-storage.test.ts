@@ -1,4 +1,4 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -122,6 +122,21 @@ describe('storage-sftp transfers', () => {
     const fresh = await errorOf(sftp.put('new/dir/file.bin', deterministicStream(1_000_000, { failAfterBytes: 200_000 })));
     expect(fresh.code).toBe('TRANSIENT');
     expect((await readdir(root)).sort()).toEqual(['keep']);
+  });
+
+  it('sweeps a temp file a crash left a day ago as a listing passes it, and keeps a fresh one', async () => {
+    const sftp = storage(passwordConfig(state, root));
+    await sftp.put('nightly/db.dump.gz', text('whole backup'));
+    const stale = join(root, 'nightly', '.db.dump.gz.0123456789abcdef.partial');
+    const fresh = join(root, 'nightly', '.db.dump.gz.fedcba9876543210.partial');
+    await writeFile(stale, 'half a backup');
+    await writeFile(fresh, 'a put in flight');
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600 * 1000);
+    await utimes(stale, twoDaysAgo, twoDaysAgo);
+    const listed: string[] = [];
+    for await (const entry of sftp.list('')) listed.push(entry.key);
+    expect(listed).toEqual(['nightly/db.dump.gz']);
+    expect((await readdir(join(root, 'nightly'))).sort()).toEqual(['.db.dump.gz.fedcba9876543210.partial', 'db.dump.gz']);
   });
 
   it('reuses one connection across operations and reconnects after dispose', async () => {

@@ -3,7 +3,10 @@ import type { StorageObjectInfo } from '@holdfast/sdk';
 import type { SFTPWrapper } from 'ssh2';
 import { aborted, isNoSuchFile, toAdapterError } from './errors.js';
 import { TEMP_FILE_PATTERN } from './keys.js';
-import { readdir, statOrMissing } from './sftp-ops.js';
+import { readdir, statOrMissing, unlinkIfPresent } from './sftp-ops.js';
+
+/** Age after which a temp file counts as a crash's leftover. */
+export const STALE_TEMP_FILE_MS = 24 * 60 * 60 * 1000;
 
 /** Where a listing walk starts and what it must match. */
 export interface WalkStart {
@@ -33,7 +36,7 @@ async function entriesOf(start: WalkStart) {
 
 /**
  * Walks folders depth-first in name order, yielding files whose key starts with the prefix. Temp files of in-flight
- * puts are skipped; symlinks to files are listed, symlinked folders are not entered (they could loop).
+ * puts are skipped (those a crash left, untouched for a day, are removed on the way); symlinks to files are listed, symlinked folders are not entered (they could loop).
  */
 export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObjectInfo> {
   for (const entry of await entriesOf(start)) {
@@ -44,7 +47,12 @@ export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObje
       if (mayContain(`${key}/`, start.prefix)) yield* walkObjects({ ...start, folderKey: `${key}/` });
       continue;
     }
-    if (TEMP_FILE_PATTERN.test(entry.filename) || !key.startsWith(start.prefix)) continue;
+    if (TEMP_FILE_PATTERN.test(entry.filename)) {
+      // A temp file untouched for a day is what a crash cut off (a live put keeps writing): sweep it, best effort.
+      if (Date.now() - entry.attrs.mtime * 1000 > STALE_TEMP_FILE_MS) await unlinkIfPresent(start.sftp, posix.join(start.root, key)).catch(() => undefined);
+      continue;
+    }
+    if (!key.startsWith(start.prefix)) continue;
     let attrs = entry.attrs;
     if (attrs.isSymbolicLink()) {
       const target = await statOrMissing(start.sftp, posix.join(start.root, key));
