@@ -5,7 +5,7 @@ import type { AdapterRegistry } from './adapter-registry.js';
 import type { KernelLogger } from './logger.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
-import type { AuditWriter, JobCatalog, RecoveryKitBuilder, SettingsReader } from './catalog-ports.js';
+import type { AuditWriter, BackupReader, JobCatalog, RecoveryKitBuilder, SettingsReader } from './catalog-ports.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
 export const TOKENS = {
@@ -32,6 +32,8 @@ export const TOKENS = {
   JobCatalog: Symbol.for('holdfast:job-catalog') as InjectionToken<JobCatalog>,
   /** Recovery kit builder (engine plugin; the catalog's vault serves the kit). */
   RecoveryKitBuilder: Symbol.for('holdfast:recovery-kit-builder') as InjectionToken<RecoveryKitBuilder>,
+  /** Opens stored backups for downloads, decrypted on request (engine plugin; the storage browser uses it). */
+  BackupReader: Symbol.for('holdfast:backup-reader') as InjectionToken<BackupReader>,
 } as const;
 
 /** Process-level settings read once at start from the environment. */

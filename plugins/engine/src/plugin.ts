@@ -1,5 +1,6 @@
 import { silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { EngineBackupReader } from './backup-reader/backup-reader.js';
 import { buildRecoveryKit } from './codec/recovery-kit.js';
 import { Engine } from './queue/engine.js';
 import { engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';
@@ -77,6 +78,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
+      container.register(TOKENS.BackupReader, { useValue: new EngineBackupReader(() => container.resolve(TOKENS.JobCatalog), () => adaptersOf(container)) });
     },
     routes(container) {
       const running = engineOf(container);

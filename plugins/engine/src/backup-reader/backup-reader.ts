@@ -1,0 +1,118 @@
+import { addAbortSignal, pipeline, type Readable } from 'node:stream';
+import {
+  NotFoundError,
+  ValidationError,
+  splitStorageKey,
+  type BackupReader,
+  type BackupReadOptions,
+  type JobCatalog,
+  type OpenedBackup,
+} from '@holdfast/kernel';
+import { CODEC_EXTENSIONS, createDecompressStream, createDecryptStream, parseCompressionCodec, type CompressionCodec } from '../codec/index.js';
+import { disposeAll, type AdapterFactory } from '../run/adapters.js';
+import { ENCRYPTED_EXTENSION } from '../run/file-name.js';
+import { readSidecar, type ReadSidecar } from '../run/sidecar.js';
+import { DatabaseExtractStream } from './database-extract.js';
+
+/** Extension of a PostgreSQL multi-database dump (docs/formats/postgres-multi-dump.md). */
+export const MULTI_DUMP_EXTENSION = '.pgdumps';
+
+function stripSuffix(name: string, suffix: string): string {
+  return suffix && name.endsWith(suffix) ? name.slice(0, -suffix.length) : name;
+}
+
+/** What a download of `key` turns into, decided from its name and sidecar before any byte is read. */
+interface DownloadPlan {
+  isEncrypted: boolean;
+  shouldDecrypt: boolean;
+  codec: CompressionCodec;
+  /** The database to cut out of a multi-database dump (decrypted and decompressed). */
+  database: string | null;
+  fileName: string;
+}
+
+/**
+ * SPEC download rules: a decrypted download of an encrypted multi-database dump resolves to one database dump (the
+ * named one, or the only one); with several and none named it fails with an explanation instead of ciphertext.
+ */
+export function planDownload(key: string, sidecar: ReadSidecar | null, options: Pick<BackupReadOptions, 'decrypt' | 'database'>): DownloadPlan {
+  const name = splitStorageKey(key).name;
+  const isEncrypted = Boolean(sidecar?.encryption) || name.endsWith(ENCRYPTED_EXTENSION);
+  const codec = parseCompressionCodec(sidecar?.compression?.codec ?? 'NONE');
+  const plain = stripSuffix(name, ENCRYPTED_EXTENSION);
+  const dumpName = stripSuffix(plain, CODEC_EXTENSIONS[codec]);
+  const isMultiDump = dumpName.endsWith(MULTI_DUMP_EXTENSION);
+  const databases = Array.isArray(sidecar?.['databases']) ? (sidecar['databases'] as unknown[]).map(String) : [];
+  const base = { isEncrypted, codec, shouldDecrypt: isEncrypted && options.decrypt };
+  if (options.database !== undefined) {
+    if (!isMultiDump) {
+      if (databases.length > 0 && !databases.includes(options.database)) {
+        throw new ValidationError(`"${name}" holds no database "${options.database}" (it holds: ${databases.join(', ')})`);
+      }
+      return { ...base, database: null, fileName: base.shouldDecrypt ? plain : name };
+    }
+    if (isEncrypted && !options.decrypt) throw new ValidationError('a single database can only be taken from an encrypted backup with decrypt=true');
+    if (databases.length > 0 && !databases.includes(options.database)) {
+      throw new ValidationError(`"${name}" holds no database "${options.database}" (it holds: ${databases.join(', ')})`);
+    }
+    return { ...base, shouldDecrypt: isEncrypted, database: options.database, fileName: databaseFileName(dumpName, options.database) };
+  }
+  if (isMultiDump && base.shouldDecrypt) {
+    if (databases.length === 1) return { ...base, database: databases[0]!, fileName: databaseFileName(dumpName, databases[0]!) };
+    throw new ValidationError(
+      `"${name}" holds several databases (${databases.join(', ') || 'names not recorded'}); name one with "database" to download its decrypted dump, or set decrypt=false for the encrypted file`,
+    );
+  }
+  return { ...base, database: null, fileName: base.shouldDecrypt ? plain : name };
+}
+
+/** `<backup>-<database>.dump`; path separators in a database name would make a bad file name. */
+function databaseFileName(dumpName: string, database: string): string {
+  return `${stripSuffix(dumpName, MULTI_DUMP_EXTENSION)}-${database.replace(/[/\\]/g, '_')}.dump`;
+}
+
+/** The engine's {@link BackupReader}: storage instance from the catalog, sidecar, then decrypt / split as planned. */
+export class EngineBackupReader implements BackupReader {
+  constructor(
+    private readonly catalog: () => JobCatalog,
+    private readonly adapters: () => AdapterFactory,
+  ) {}
+
+  async open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup> {
+    const resolved = await this.catalog().resolveAdapterConfig(storageConfigId);
+    if (resolved.kind !== 'storage') throw new NotFoundError('Storage not found');
+    const storage = this.adapters().storage(resolved);
+    let isHandedOver = false;
+    try {
+      const info = await storage.adapter.stat(key);
+      const sidecar = await readSidecar(storage.adapter, key, options.signal);
+      const plan = planDownload(key, sidecar, options);
+      const profileId = sidecar?.encryption?.profileId;
+      if (plan.shouldDecrypt && !profileId) throw new Error(`the sidecar of "${key}" does not name its encryption profile; it cannot be decrypted here`);
+      const encryptionKey = plan.shouldDecrypt ? await this.catalog().encryptionKey(profileId!) : null;
+      const raw = await storage.adapter.get(key, { signal: options.signal });
+      const stages: NodeJS.ReadWriteStream[] = [];
+      if (encryptionKey) stages.push(createDecryptStream({ key: encryptionKey }));
+      if (plan.database !== null) stages.push(createDecompressStream(plan.codec), new DatabaseExtractStream(plan.database));
+      const stream = stages.length === 0 ? raw : chain(raw, stages);
+      if (options.signal) addAbortSignal(options.signal, stream);
+      // The storage instance lives as long as its stream: disposing earlier would cut a remote download short.
+      stream.once('close', () => void disposeAll([storage.adapter]));
+      isHandedOver = true;
+      return {
+        stream,
+        fileName: plan.fileName,
+        size: stages.length === 0 ? info.size : undefined,
+        sidecar: sidecar as Record<string, unknown> | null,
+      };
+    } finally {
+      if (!isHandedOver) await disposeAll([storage.adapter]);
+    }
+  }
+}
+
+/** Joins the stages; an error anywhere destroys every stage, so the returned (last) stream errors too. */
+function chain(source: Readable, stages: NodeJS.ReadWriteStream[]): Readable {
+  const all = [source, ...stages] as unknown as [Readable, ...NodeJS.ReadWriteStream[]];
+  return (pipeline as unknown as (...args: unknown[]) => Readable)(...all, () => undefined);
+}
