@@ -1,0 +1,69 @@
+import { silentLogger, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { DownloadTokenStore, type TokenStoreClock } from './download-tokens.js';
+import { createStorageListCacheTable, DEFAULT_LIST_CACHE_TTL_MS, StorageListCache, StorageListCacheEntity } from './list-cache.js';
+import { storageRoutes } from './routes/storage-routes.js';
+import { StorageAccess } from './storage-access.js';
+import { StorageBrowser } from './storage-browser.js';
+
+/** The storage browser service in the container (tests and the CLI). */
+export const STORAGE_BROWSER = Symbol.for('holdfast:storage-browser') as InjectionToken<StorageBrowser>;
+
+/** Options of {@link createStorageBrowserPlugin}. */
+export interface StorageBrowserPluginOptions {
+  /** Age after which a cached listing is read again (default 60 s). */
+  listCacheTtlMs?: number;
+  /** Clock of the download tokens (tests). */
+  clock?: TokenStoreClock;
+}
+
+/**
+ * The storage browser plugin: cached file listings, single-use download URLs and the public download, lock and
+ * delete. Needs `TOKENS.Database`, `TOKENS.JobCatalog`, `TOKENS.AdapterRegistry` and `TOKENS.BackupReader`; uses
+ * `TOKENS.AuditWriter` and `TOKENS.EventBus` when registered.
+ */
+export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions = {}): HoldfastPlugin {
+  const tokens = new DownloadTokenStore(options.clock);
+  let browser: StorageBrowser | undefined;
+  let cache: StorageListCache | undefined;
+  const unsubscribe: Array<() => void> = [];
+  const optional = <T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined =>
+    container.isRegistered(token, true) ? container.resolve(token) : undefined;
+  const cacheOf = (container: DependencyContainer) =>
+    (cache ??= new StorageListCache(container.resolve(TOKENS.Database), options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS));
+  const browserOf = (container: DependencyContainer): StorageBrowser => {
+    if (browser) return browser;
+    const base = optional(container, TOKENS.Logger);
+    const logger: KernelLogger = base?.child?.({ plugin: 'storage-browser' }) ?? base ?? silentLogger;
+    browser = new StorageBrowser({
+      access: new StorageAccess(container, () => container.resolve(TOKENS.JobCatalog), () => container.resolve(TOKENS.AdapterRegistry), logger),
+      cache: cacheOf(container),
+      tokens,
+      reader: () => container.resolve(TOKENS.BackupReader),
+      audit: () => optional(container, TOKENS.AuditWriter),
+      logger,
+    });
+    return browser;
+  };
+  return {
+    name: 'storage-browser',
+    entities: [StorageListCacheEntity],
+    migrations: [createStorageListCacheTable],
+    register(container) {
+      container.register(STORAGE_BROWSER, { useFactory: browserOf });
+    },
+    routes: (container) => storageRoutes(browserOf(container)),
+    async start(container) {
+      tokens.start();
+      const events = optional(container, TOKENS.EventBus);
+      // A backup that wrote anything (Success or Partial) may have uploaded to, and pruned, any destination.
+      for (const name of ['backup_success', 'backup_partial'] as const) {
+        if (events) unsubscribe.push(events.on(name, () => cacheOf(container).invalidate()));
+      }
+    },
+    async stop() {
+      for (const off of unsubscribe.splice(0)) off();
+      tokens.stop();
+    },
+  };
+}

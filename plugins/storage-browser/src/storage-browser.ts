@@ -1,0 +1,139 @@
+import { awaitFirstByte, HttpError, isAdapterError, normalizeStorageKey, ConflictError, NotFoundError, ValidationError, type AuditEntry, type AuditWriter, type BackupReader, type KernelLogger, type OpenedBackup } from '@holdfast/kernel';
+import { DownloadTokenStore, type DownloadGrant, type DownloadTokenRecord } from './download-tokens.js';
+import { listFiles, type FileEntry } from './file-listing.js';
+import type { StorageListCache } from './list-cache.js';
+import { isSidecarKey, readSidecarObject, SIDECAR_EXTENSION, writeLockedFlag } from './sidecar-file.js';
+import { unreachableStorage, type OpenStorage, type StorageAccess } from './storage-access.js';
+
+/** Who asked, for the audit log. */
+export type AuditActor = Pick<AuditEntry, 'userId' | 'ipAddress' | 'userAgent'>;
+
+/** What the storage browser needs from the rest of the server (kernel ports, resolved lazily). */
+export interface StorageBrowserDeps {
+  access: StorageAccess;
+  cache: StorageListCache;
+  tokens: DownloadTokenStore;
+  reader: () => BackupReader;
+  audit: () => AuditWriter | undefined;
+  logger: KernelLogger;
+}
+
+/** A listing and where it came from. */
+export interface Listing {
+  files: FileEntry[];
+  cachedAt: Date;
+  isFromCache: boolean;
+}
+
+/** A file key from a request: validated (no traversal), and a backup rather than one of its sidecars. */
+export function backupKey(file: string): string {
+  try {
+    normalizeStorageKey(file);
+  } catch (error) {
+    throw new ValidationError(`file: ${(error as Error).message.replace(/^\[[^\]]+\] /, '')}`);
+  }
+  if (isSidecarKey(file)) throw new ValidationError(`file: "${file}" is a metadata sidecar, not a backup`);
+  return file;
+}
+
+/** The storage browser's operations; the routes only parse, authorise and shape answers. */
+export class StorageBrowser {
+  constructor(private readonly deps: StorageBrowserDeps) {}
+
+  async list(configId: string, options: { refresh: boolean; signal?: AbortSignal }): Promise<Listing> {
+    return this.deps.access.with(configId, async (storage) => {
+      if (!options.refresh) {
+        const cached = await this.deps.cache.get(configId);
+        if (cached) return { ...cached, isFromCache: true };
+      }
+      let files: FileEntry[];
+      try {
+        files = await listFiles(storage, this.deps.logger, options.signal);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        throw unreachableStorage(storage.name, error);
+      }
+      await this.deps.cache.put(configId, files);
+      return { files, cachedAt: new Date(), isFromCache: false };
+    });
+  }
+
+  /** Checks the file and the download rules by opening it once (the stream is dropped at once), then issues a token. */
+  async createDownloadUrl(configId: string, grant: Omit<DownloadGrant, 'storageId'>, actor: AuditActor, signal?: AbortSignal): Promise<DownloadTokenRecord> {
+    const file = backupKey(grant.file);
+    await this.deps.access.resolve(configId);
+    const opened = await this.openBackup(configId, { ...grant, file }, signal);
+    opened.stream.destroy();
+    const record = this.deps.tokens.issue({ storageId: configId, file, decrypt: grant.decrypt, database: grant.database });
+    await this.audit({ ...actor, action: 'storage.download-url', resource: 'storage', resourceId: configId, details: { file, decrypt: grant.decrypt, database: grant.database ?? null } });
+    return record;
+  }
+
+  /**
+   * Opens the file a token grants and waits for its first decoded byte, so a failure to read or decrypt is a 500
+   * before any header is sent. The token is consumed only when the whole stream was handed to the connection.
+   */
+  async openDownload(token: string, signal?: AbortSignal): Promise<OpenedBackup> {
+    const record = this.deps.tokens.validate(token);
+    let opened: OpenedBackup;
+    try {
+      opened = await this.openBackup(record.storageId, record, signal);
+      await awaitFirstByte(opened.stream, signal);
+    } catch (error) {
+      throw new HttpError(500, `Download failed: ${(error as Error).message}`);
+    }
+    opened.stream.once('end', () => this.deps.tokens.consume(token));
+    return opened;
+  }
+
+  private async openBackup(storageId: string, grant: Omit<DownloadGrant, 'storageId'>, signal?: AbortSignal): Promise<OpenedBackup> {
+    try {
+      return await this.deps.reader().open(storageId, grant.file, { decrypt: grant.decrypt, database: grant.database, signal });
+    } catch (error) {
+      if (isAdapterError(error) && error.code === 'NOT_FOUND') throw new NotFoundError(`File "${grant.file}" not found`);
+      throw error;
+    }
+  }
+
+  /** Sets the sidecar's `locked` flag; a backup without a sidecar cannot be locked (retention never sees it anyway). */
+  async setLocked(configId: string, fileName: string, isLocked: boolean, actor: AuditActor, signal?: AbortSignal): Promise<void> {
+    const file = backupKey(fileName);
+    await this.deps.access.with(configId, async (storage) => {
+      await this.requireFile(storage, file);
+      const raw = await readSidecarObject(storage.adapter, file, signal);
+      if (!raw) throw new ConflictError(`"${file}" has no ${SIDECAR_EXTENSION} sidecar to record the lock in`);
+      await writeLockedFlag(storage.adapter, file, raw, isLocked, signal);
+    });
+    await this.deps.cache.invalidate(configId);
+    await this.audit({ ...actor, action: isLocked ? 'storage.lock' : 'storage.unlock', resource: 'storage', resourceId: configId, details: { file } });
+  }
+
+  /** Deletes a backup and its sidecars; a locked backup is refused with 409. */
+  async delete(configId: string, fileName: string, actor: AuditActor, signal?: AbortSignal): Promise<void> {
+    const file = backupKey(fileName);
+    await this.deps.access.with(configId, async (storage) => {
+      await this.requireFile(storage, file);
+      const raw = await readSidecarObject(storage.adapter, file, signal);
+      if (raw?.['locked'] === true) throw new ConflictError(`"${file}" is locked; unlock it before deleting`);
+      // The backup first: a crash in between leaves an orphan sidecar (harmless) rather than an unlisted backup.
+      await storage.adapter.delete(file);
+      await storage.adapter.delete(`${file}${SIDECAR_EXTENSION}`);
+      await storage.adapter.delete(`${file}.index.json`);
+    });
+    await this.deps.cache.invalidate(configId);
+    await this.audit({ ...actor, action: 'storage.delete', resource: 'storage', resourceId: configId, details: { file } });
+  }
+
+  private async requireFile(storage: OpenStorage, file: string): Promise<void> {
+    try {
+      await storage.adapter.stat(file);
+    } catch (error) {
+      if (isAdapterError(error) && error.code === 'NOT_FOUND') throw new NotFoundError(`File "${file}" not found`);
+      throw error;
+    }
+  }
+
+  private async audit(entry: AuditEntry): Promise<void> {
+    await this.deps.audit()?.write(entry).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'audit write failed'));
+  }
+}
