@@ -1,5 +1,5 @@
 import { awaitFirstByte, HttpError, isAdapterError, normalizeStorageKey, ConflictError, NotFoundError, ValidationError, type AuditEntry, type AuditWriter, type BackupReader, type KernelLogger, type OpenedBackup } from '@holdfast/kernel';
-import { DownloadTokenStore, type DownloadGrant, type DownloadTokenRecord } from './download-tokens.js';
+import { type DownloadTokenStore, type DownloadGrant, type DownloadTokenRecord } from './download-tokens.js';
 import { listFiles, type FileEntry } from './file-listing.js';
 import type { StorageListCache } from './list-cache.js';
 import { isSidecarKey, readSidecarObject, SIDECAR_EXTENSION, writeLockedFlag } from './sidecar-file.js';

@@ -1,0 +1,120 @@
+// A real server for the storage browser: persistence (libsql or PostgreSQL), the http plugin, this plugin, and the
+// engine's real BackupReader (only its registration; no queue runs). The catalog and identity are replaced by
+// doubles of their kernel ports: a map of adapter configurations and a Bearer authenticator where
+// `perm:a,b` grants exactly those permissions.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createEnginePlugin } from '@holdfast/engine';
+import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import {
+  AdapterRegistry,
+  EventBus,
+  NotFoundError,
+  silentLogger,
+  TOKENS,
+  type AnyAdapterDefinition,
+  type AuditEntry,
+  type AuthContext,
+  type HoldfastPlugin,
+  type JobCatalog,
+  type ResolvedAdapterConfig,
+} from '@holdfast/kernel';
+import { createPersistencePlugin, openDatabase } from '@holdfast/persistence';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
+import storageLocal from '@holdfast/storage-local';
+import { pino } from 'pino';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { createStorageBrowserPlugin, type StorageBrowserPluginOptions } from '../../src/index.js';
+import { unreachableStorage } from './fixture-adapters.js';
+
+/** Only the parts of the catalog port the storage browser and the backup reader call. */
+export class ConfigCatalog implements Pick<JobCatalog, 'resolveAdapterConfig' | 'encryptionKey'> {
+  readonly configs = new Map<string, ResolvedAdapterConfig>();
+  readonly keys = new Map<string, Buffer>();
+  add(config: Omit<ResolvedAdapterConfig, 'credentials'>): void {
+    this.configs.set(config.configId, { credentials: {}, ...config });
+  }
+  async resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig> {
+    const config = this.configs.get(configId);
+    if (!config) throw new NotFoundError('Adapter configuration not found');
+    return config;
+  }
+  async encryptionKey(profileId: string): Promise<Buffer> {
+    const key = this.keys.get(profileId);
+    if (!key) throw new NotFoundError('Encryption profile not found');
+    return key;
+  }
+}
+
+function identityOf(token: string): AuthContext | null {
+  if (!token.startsWith('perm:')) return null;
+  return { userId: `user-${token}`, permissions: token.slice(5).split(','), isSuperAdmin: false, authMethod: 'apikey', apiKeyId: 'k' };
+}
+
+export interface BrowserServer {
+  url: string;
+  container: DependencyContainer;
+  catalog: ConfigCatalog;
+  events: EventBus;
+  audits: AuditEntry[];
+  call(method: string, path: string, options?: { token?: string; json?: unknown }): Promise<{ status: number; headers: Headers; body: any; bytes: Buffer }>;
+  close(): Promise<void>;
+}
+
+export async function startBrowserServer(dialect: TestDialect = 'sqlite', options: StorageBrowserPluginOptions = {}): Promise<BrowserServer> {
+  const site: TestSite = await createTestSite(dialect, 'storage-browser');
+  const container = rootContainer.createChildContainer();
+  const registry = new AdapterRegistry();
+  for (const definition of [storageLocal, unreachableStorage] as unknown as AnyAdapterDefinition[]) registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
+  const catalog = new ConfigCatalog();
+  const events = new EventBus();
+  const audits: AuditEntry[] = [];
+  container.register(TOKENS.AdapterRegistry, { useValue: registry });
+  container.register(TOKENS.Logger, { useValue: silentLogger });
+  container.register(TOKENS.EventBus, { useValue: events });
+  container.register(TOKENS.RuntimeConfig, { useValue: { version: '0.1.0-test', dataDir: site.dataDir, port: 0, includeAdapters: [], excludeAdapters: [] } });
+  container.register(TOKENS.JobCatalog, { useValue: catalog as unknown as JobCatalog });
+  container.register(TOKENS.Authenticator, { useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) } });
+  container.register(TOKENS.AuditWriter, { useValue: { write: async (entry) => void audits.push(entry) } });
+  // Only the engine's registrations (its BackupReader); its tables, routes and queue are not part of this server.
+  createEnginePlugin({ env: {} }).register?.(container);
+  const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createHttpPlugin(), createStorageBrowserPlugin(options)];
+  for (const plugin of plugins) plugin.register?.(container);
+  const db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins, logger: silentLogger });
+  container.register(TOKENS.Database, { useValue: db });
+  await db.migrate();
+  for (const plugin of plugins) await plugin.start?.(container);
+  const app = createHttpApp({ container, routes: plugins.flatMap((plugin) => plugin.routes?.(container) ?? []), logger: pino({ level: 'silent' }), trustProxy: false });
+  const server = await new Promise<Server>((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    container,
+    catalog,
+    events,
+    audits,
+    async call(method, path, { token, json } = {}) {
+      const headers: Record<string, string> = {};
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (json !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`${url}${path}`, { method, headers, body: json === undefined ? undefined : JSON.stringify(json) });
+      const bytes = Buffer.from(await response.arrayBuffer());
+      let body: unknown;
+      try {
+        body = bytes.length ? JSON.parse(bytes.toString('utf8')) : undefined;
+      } catch {
+        body = undefined;
+      }
+      return { status: response.status, headers: response.headers, body, bytes };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
+      await db.close();
+      await site.remove();
+    },
+  };
+}
