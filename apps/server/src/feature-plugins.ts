@@ -4,6 +4,7 @@ import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import { createIdentityPlugin } from '@holdfast/identity';
 import { createPersistencePlugin } from '@holdfast/persistence';
+import { createStorageBrowserPlugin } from '@holdfast/storage-browser';
 
 /**
  * The feature plugins, in start order (stopped in reverse). Static on purpose: features are part of the product,
@@ -17,5 +18,6 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createIdentityPlugin({ env }),
     createCatalogPlugin({ env }),
     createEnginePlugin({ env }),
+    createStorageBrowserPlugin(),
   ];
 }

@@ -20,7 +20,6 @@ class UnreachableStorage implements StorageAdapter {
   async get(): Promise<never> {
     this.fail();
   }
-  // eslint-disable-next-line require-yield
   async *list(): AsyncIterable<StorageObjectInfo> {
     this.fail();
   }
