@@ -97,6 +97,18 @@ export interface JobCatalog {
   encryptionKey(profileId: string): Promise<Buffer>;
   /** Names of jobs, for history/polling representations. */
   jobNames(jobIds: string[]): Promise<Map<string, string>>;
+  /** The channel bindings of a job's notification template (else the default template, else none). */
+  notificationBindings(jobId: string): Promise<NotificationBinding[]>;
+  /** Every notification channel configuration, or only the given ids (unknown ids are left out). */
+  notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]>;
+}
+
+/** One channel of a notification template and the job outcomes it receives. */
+export interface NotificationBinding {
+  channel: ResolvedAdapterConfig;
+  onSuccess: boolean;
+  onPartial: boolean;
+  onFailed: boolean;
 }
 
 /** One file of an encryption profile's recovery kit. */

@@ -9,11 +9,29 @@ import { silentLogger } from './logger.js';
 export interface HoldfastEvents {
   user_login: { userName: string; email: string; timestamp: string };
   user_created: { userName: string; email: string; timestamp: string };
-  backup_success: { executionId: string; jobId: string | null };
-  backup_partial: { executionId: string; jobId: string | null };
-  backup_failure: { executionId: string; jobId: string | null; error?: string };
+  backup_success: BackupOutcomeEvent;
+  backup_partial: BackupOutcomeEvent;
+  backup_failure: BackupOutcomeEvent;
   restore_complete: { executionId: string; file: string; storageId: string; targetSourceId: string | null };
   restore_failure: { executionId: string; file: string; storageId: string; targetSourceId: string | null; error?: string };
+  system_error: { message: string; source?: string; error?: string };
+  config_backup: { success: boolean; file?: string; storageId?: string; error?: string };
+  db_version_changed: { configId: string; configName?: string; previousVersion: string; newVersion: string; edition?: string | null; isDowngrade: boolean };
+}
+
+/** Payload of `backup_success`/`backup_partial`/`backup_failure`; the facts after `jobId` feed notifications. */
+export interface BackupOutcomeEvent {
+  executionId: string;
+  jobId: string | null;
+  jobName?: string;
+  /** Final execution status (`Success`, `Partial`, `Failed`). */
+  status?: string;
+  /** Bytes written (the backup file size), when known. */
+  size?: number | null;
+  /** Storage key of the backup file, when one was written. */
+  path?: string | null;
+  durationMs?: number;
+  error?: string;
 }
 
 /** A listener; may be async. Its failures are logged, never thrown back to the emitter. */

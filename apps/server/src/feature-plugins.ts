@@ -3,6 +3,7 @@ import { createCatalogPlugin } from '@holdfast/catalog';
 import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import { createIdentityPlugin } from '@holdfast/identity';
+import { createNotificationsPlugin } from '@holdfast/notifications';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import { createStorageBrowserPlugin } from '@holdfast/storage-browser';
 
@@ -19,5 +20,6 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createCatalogPlugin({ env }),
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),
+    createNotificationsPlugin(),
   ];
 }

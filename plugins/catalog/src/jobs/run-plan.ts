@@ -1,9 +1,9 @@
-import { NotFoundError, type JobCatalog, type JobSummary, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary } from '@holdfast/kernel';
+import { NotFoundError, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary } from '@holdfast/kernel';
 import { type AdapterConfigService } from '../adapters/adapter-config-service.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import { EncryptionProfileEntity } from '../entities/profiles.js';
 import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
-import { NamingTemplateEntity, RetentionPolicyEntity, SchedulePresetEntity } from '../entities/templates.js';
+import { NamingTemplateEntity, NotificationTemplateEntity, RetentionPolicyEntity, SchedulePresetEntity } from '../entities/templates.js';
 import { parseJsonColumn, type CatalogDeps } from '../shared/deps.js';
 import { DEFAULT_NAMING_PATTERN } from '../templates/naming-templates.js';
 import { RETENTION_STRATEGY_ID } from '../templates/retention-policies.js';
@@ -82,6 +82,36 @@ export class CatalogJobResolver implements JobCatalog {
     if (unique.length === 0) return new Map();
     const jobs = await this.deps.em().find(JobEntity, { id: { $in: unique } }, { fields: ['id', 'name'] });
     return new Map(jobs.map((job) => [job.id, job.name]));
+  }
+
+  /** The job's notification template, else the default template, else none; each bound channel resolved. */
+  async notificationBindings(jobId: string): Promise<NotificationBinding[]> {
+    const em = this.deps.em();
+    const job = await em.findOne(JobEntity, { id: jobId }, { fields: ['id', 'notificationTemplateId'] });
+    if (!job) return [];
+    const own = job.notificationTemplateId ? await em.findOne(NotificationTemplateEntity, { id: job.notificationTemplateId }) : null;
+    const template = own ?? (await em.findOne(NotificationTemplateEntity, { isDefault: true }));
+    if (!template) return [];
+    const stored = parseJsonColumn<Array<{ channelId: string; onSuccess?: boolean; onPartial?: boolean; onFailed?: boolean }>>(template.bindings, []);
+    const bindings: NotificationBinding[] = [];
+    for (const binding of stored) {
+      // A channel deleted behind the template's back is skipped rather than failing every notification.
+      const channel = await this.adapters.resolve(binding.channelId).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      });
+      if (channel?.kind !== 'notification') continue;
+      bindings.push({ channel, onSuccess: binding.onSuccess === true, onPartial: binding.onPartial === true, onFailed: binding.onFailed === true });
+    }
+    return bindings;
+  }
+
+  /** Every notification configuration (by name), or the given ids that are notification configurations. */
+  async notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]> {
+    const where = ids === undefined ? { type: 'notification' } : { type: 'notification', id: { $in: [...new Set(ids)] } };
+    if (ids !== undefined && ids.length === 0) return [];
+    const rows = await this.deps.em().find(AdapterConfigEntity, where, { orderBy: { name: 'asc' }, fields: ['id'] });
+    return Promise.all(rows.map((row) => this.adapters.resolve(row.id)));
   }
 
   /** The policy's config, else the legacy JSON when it holds a policy, else null (keep everything). */

@@ -173,9 +173,21 @@ export class Engine {
       else await events.emit('restore_failure', { ...payload, ...(error ? { error } : {}) });
       return;
     }
-    const payload = { executionId: execution.id, jobId: execution.jobId ?? null };
+    // Facts for notifications travel in the payload, so listeners need not read the engine's tables.
+    const jobId = execution.jobId ?? null;
+    const jobName = jobId ? await this.services.catalog.jobNames([jobId]).then((names) => names.get(jobId), () => undefined) : undefined;
+    const startedAt = execution.startedAt ? new Date(execution.startedAt).getTime() : NaN;
+    const payload = {
+      executionId: execution.id,
+      jobId,
+      ...(jobName ? { jobName } : {}),
+      status: outcome.status,
+      size: outcome.size ?? null,
+      path: outcome.path ?? null,
+      ...(Number.isFinite(startedAt) ? { durationMs: Math.max(0, Date.now() - startedAt) } : {}),
+    };
     if (outcome.status === 'Success') await events.emit('backup_success', payload);
-    else if (outcome.status === 'Partial') await events.emit('backup_partial', payload);
+    else if (outcome.status === 'Partial') await events.emit('backup_partial', { ...payload, ...(error ? { error } : {}) });
     else if (outcome.status === 'Failed') await events.emit('backup_failure', { ...payload, ...(error ? { error } : {}) });
   }
 

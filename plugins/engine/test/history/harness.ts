@@ -158,6 +158,12 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
     async encryptionKey() {
       throw new Error('not used by these suites');
     },
+    async notificationBindings() {
+      return [];
+    },
+    async notificationChannels() {
+      return [];
+    },
     ...options.jobCatalog,
   };
   const settingsReader: SettingsReader = { get: async <T>(key: string) => settings.get(key) as T };

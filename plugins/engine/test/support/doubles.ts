@@ -1,7 +1,7 @@
 // TEST DOUBLES of the catalog's kernel ports (TOKENS.JobCatalog, TOKENS.Settings) and of identity's
 // TOKENS.AuditWriter. The catalog plugin was still landing while the engine was written, so these stand in for it:
 // they implement exactly the kernel port contracts in kernel/src/catalog-ports.ts and nothing more.
-import { NotFoundError, type AuditEntry, type AuditWriter, type JobCatalog, type JobSummary, type ResolvedAdapterConfig, type StorageSummary, type RunPlan, type RunPlanDestination, type SettingsReader } from '@holdfast/kernel';
+import { NotFoundError, type AuditEntry, type AuditWriter, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type StorageSummary, type RunPlan, type RunPlanDestination, type SettingsReader } from '@holdfast/kernel';
 
 /** In-memory JobCatalog (test double). */
 export class InMemoryJobCatalog implements JobCatalog {
@@ -47,6 +47,15 @@ export class InMemoryJobCatalog implements JobCatalog {
     const key = this.keys.get(profileId);
     if (!key) throw new NotFoundError('Encryption profile not found');
     return key;
+  }
+
+  /** Notification templates are not part of the engine's suites. */
+  async notificationBindings(): Promise<NotificationBinding[]> {
+    return [];
+  }
+
+  async notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]> {
+    return [...this.configs.values()].filter((config) => config.kind === 'notification' && (!ids || ids.includes(config.configId)));
   }
 
   async jobNames(jobIds: string[]): Promise<Map<string, string>> {

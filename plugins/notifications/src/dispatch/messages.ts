@@ -1,0 +1,167 @@
+import type { BackupOutcomeEvent, HoldfastEvents, NotificationField } from '@holdfast/kernel';
+import type { NotificationPayload } from './channel-sender.js';
+
+/** Notification colours (hex): green success, amber partial or warning, red failure, blue information. */
+export const COLORS = { success: '#16a34a', partial: '#f59e0b', failure: '#dc2626', info: '#3b82f6' } as const;
+
+/** `1536` -> `1.5 KB` (binary units, one decimal). */
+export function humanSize(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined || !Number.isFinite(bytes) || bytes < 0) return '';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB', 'PB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(1)} ${units[unit]}`;
+}
+
+/** `65_000` -> `1 min 5 s`; under a minute with one decimal. */
+export function humanDuration(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const totalSeconds = Math.round(ms / 1000);
+  const hours = Math.floor(totalSeconds / 3600);
+  const minutes = Math.floor((totalSeconds % 3600) / 60);
+  const seconds = totalSeconds % 60;
+  return hours > 0 ? `${hours} h ${minutes} min ${seconds} s` : `${minutes} min ${seconds} s`;
+}
+
+/** The per-job events and the template flag each one matches. */
+export const JOB_EVENTS = { backup_success: 'onSuccess', backup_partial: 'onPartial', backup_failure: 'onFailed' } as const;
+
+/** One of the per-job events. */
+export type JobEventType = keyof typeof JOB_EVENTS;
+
+/** Title, message, fields (job, status, size, duration, path, error) and colour of a backup outcome. */
+export function backupPayload(eventType: JobEventType, event: BackupOutcomeEvent): NotificationPayload {
+  const job = event.jobName ?? event.jobId ?? 'unknown job';
+  const outcome = {
+    backup_success: { status: 'Success', verb: 'succeeded', color: COLORS.success, success: true },
+    backup_partial: { status: 'Partial', verb: 'partly succeeded (some destinations failed)', color: COLORS.partial, success: false },
+    backup_failure: { status: 'Failed', verb: 'failed', color: COLORS.failure, success: false },
+  }[eventType];
+  const fields: NotificationField[] = [
+    { name: 'Job', value: job, inline: true },
+    { name: 'Status', value: event.status ?? outcome.status, inline: true },
+    { name: 'Size', value: humanSize(event.size), inline: true },
+    { name: 'Duration', value: humanDuration(event.durationMs), inline: true },
+    { name: 'Path', value: event.path ?? '' },
+  ];
+  if (eventType !== 'backup_success') fields.push({ name: 'Error', value: event.error ?? '' });
+  return {
+    title: `Backup ${outcome.status === 'Success' ? 'succeeded' : outcome.status === 'Partial' ? 'partly succeeded' : 'failed'}: ${job}`,
+    message: `The backup of job "${job}" ${outcome.verb}.${event.error && eventType !== 'backup_success' ? ` ${event.error}` : ''}`,
+    fields,
+    color: outcome.color,
+    success: outcome.success,
+  };
+}
+
+/** The system events of SPEC "Notification event types" with their default (when not configured). */
+export const SYSTEM_EVENT_DEFAULTS = {
+  user_login: false,
+  user_created: false,
+  restore_complete: true,
+  restore_failure: true,
+  config_backup: false,
+  system_error: true,
+  // Decision (SPEC: not shown): enabled, category system; an engine upgrade or downgrade can break restores.
+  db_version_changed: true,
+} as const;
+
+/** One of the system events. */
+export type SystemEventType = keyof typeof SYSTEM_EVENT_DEFAULTS;
+
+/** Every system event type, in a stable order. */
+export const SYSTEM_EVENT_TYPES = Object.keys(SYSTEM_EVENT_DEFAULTS) as SystemEventType[];
+
+/** The events whose configuration may use `notifyUser` (SPEC rule 5). */
+export const USER_EVENTS: readonly SystemEventType[] = ['user_login', 'user_created'];
+
+/** Title, message, fields and colour of a system event. */
+export function systemPayload<K extends SystemEventType>(eventType: K, data: HoldfastEvents[K]): NotificationPayload {
+  switch (eventType) {
+    case 'user_login':
+    case 'user_created': {
+      const user = data as HoldfastEvents['user_login'];
+      const isLogin = eventType === 'user_login';
+      return {
+        title: isLogin ? `Sign-in: ${user.userName}` : `New user: ${user.userName}`,
+        message: isLogin ? `${user.userName} signed in to Holdfast.` : `The user ${user.userName} was created.`,
+        fields: [
+          { name: 'User', value: user.userName, inline: true },
+          { name: 'Email', value: user.email, inline: true },
+          { name: 'Time', value: user.timestamp },
+        ],
+        color: COLORS.info,
+        success: true,
+      };
+    }
+    case 'restore_complete':
+    case 'restore_failure': {
+      const restore = data as HoldfastEvents['restore_failure'];
+      const isOk = eventType === 'restore_complete';
+      return {
+        title: isOk ? 'Restore completed' : 'Restore failed',
+        message: isOk ? `The restore of ${restore.file} completed.` : `The restore of ${restore.file} failed.${restore.error ? ` ${restore.error}` : ''}`,
+        fields: [
+          { name: 'File', value: restore.file },
+          { name: 'Storage', value: restore.storageId, inline: true },
+          { name: 'Target', value: restore.targetSourceId ?? '', inline: true },
+          ...(isOk ? [] : [{ name: 'Error', value: restore.error ?? '' }]),
+        ],
+        color: isOk ? COLORS.success : COLORS.failure,
+        success: isOk,
+      };
+    }
+    case 'config_backup': {
+      const backup = data as HoldfastEvents['config_backup'];
+      return {
+        title: backup.success ? 'Configuration backup completed' : 'Configuration backup failed',
+        message: backup.success ? 'The configuration backup completed.' : `The configuration backup failed.${backup.error ? ` ${backup.error}` : ''}`,
+        fields: [
+          { name: 'File', value: backup.file ?? '' },
+          { name: 'Storage', value: backup.storageId ?? '' },
+          ...(backup.success ? [] : [{ name: 'Error', value: backup.error ?? '' }]),
+        ],
+        color: backup.success ? COLORS.success : COLORS.failure,
+        success: backup.success,
+      };
+    }
+    case 'system_error': {
+      const failure = data as HoldfastEvents['system_error'];
+      return {
+        title: 'System error',
+        message: failure.message,
+        fields: [
+          { name: 'Source', value: failure.source ?? '' },
+          { name: 'Error', value: failure.error ?? '' },
+        ],
+        color: COLORS.failure,
+        success: false,
+      };
+    }
+    default: {
+      const change = data as HoldfastEvents['db_version_changed'];
+      const label = change.isDowngrade ? 'Downgrade' : 'Upgrade';
+      const name = change.configName ?? change.configId;
+      return {
+        title: `Database version ${label.toLowerCase()}: ${name}`,
+        message: `${name} changed from ${change.previousVersion} to ${change.newVersion}.`,
+        fields: [
+          { name: 'Source', value: name, inline: true },
+          { name: 'Change', value: label, inline: true },
+          { name: 'Previous', value: change.previousVersion, inline: true },
+          { name: 'New', value: change.newVersion, inline: true },
+          { name: 'Edition', value: change.edition ?? '' },
+        ],
+        // SPEC: downgrades carry a warning colour.
+        color: change.isDowngrade ? COLORS.partial : COLORS.info,
+        success: !change.isDowngrade,
+      };
+    }
+  }
+}
