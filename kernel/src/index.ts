@@ -22,3 +22,4 @@ export * from './access.js';
 export * from './storage-keys.js';
 export * from './catalog-ports.js';
 export * from './naming-suffix.js';
+export * from './sidecar.js';

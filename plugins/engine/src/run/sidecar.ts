@@ -1,14 +1,11 @@
 import { Readable } from 'node:stream';
-import type { StorageAdapter } from '@holdfast/kernel';
+import { readSidecarObject, SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
 import { z } from 'zod';
 import type { CompressionSidecarInfo, EncryptionSidecarInfo } from '../codec/index.js';
 
-/** Extension of the metadata sidecar written next to every backup. */
-export const SIDECAR_EXTENSION = '.meta.json';
+export { isSidecarKey, SIDECAR_EXTENSION } from '@holdfast/kernel';
 /** Version of the sidecar layout (docs/formats/sidecar.md). */
 export const SIDECAR_FORMAT_VERSION = 1;
-// Sidecars are small; anything larger is not one of ours and is not read into memory.
-const MAX_SIDECAR_BYTES = 256 * 1024;
 
 /** The `<file>.meta.json` of one backup (docs/formats/sidecar.md). */
 export interface BackupSidecar {
@@ -43,11 +40,6 @@ const sidecarSchema = z.looseObject({
 /** A parsed sidecar as read back; readers accept newer additive fields. */
 export type ReadSidecar = z.output<typeof sidecarSchema>;
 
-/** True for keys that are sidecars rather than backups (metadata or archive index sidecars). */
-export function isSidecarKey(key: string): boolean {
-  return key.endsWith(SIDECAR_EXTENSION) || key.endsWith('.index.json');
-}
-
 /** Writes the sidecar of `key` (an atomic put like any object). */
 export async function writeSidecar(storage: StorageAdapter, key: string, sidecar: BackupSidecar, signal?: AbortSignal): Promise<void> {
   const text = `${JSON.stringify(sidecar, null, 2)}\n`;
@@ -59,30 +51,9 @@ export async function writeSidecar(storage: StorageAdapter, key: string, sidecar
  * valid, naming the file, so retention and restores never act on a misread.
  */
 export async function readSidecar(storage: StorageAdapter, key: string, signal?: AbortSignal): Promise<ReadSidecar | null> {
-  let stream: Readable;
-  try {
-    stream = await storage.get(`${key}${SIDECAR_EXTENSION}`, { signal });
-  } catch (error) {
-    if ((error as { code?: string }).code === 'NOT_FOUND') return null;
-    throw error;
-  }
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of stream) {
-    length += (chunk as Buffer).length;
-    if (length > MAX_SIDECAR_BYTES) {
-      stream.destroy();
-      throw new Error(`sidecar of "${key}" is larger than ${MAX_SIDECAR_BYTES} bytes; not a Holdfast sidecar`);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw new Error(`sidecar of "${key}" is not valid JSON`);
-  }
-  const parsed = sidecarSchema.safeParse(json);
+  const raw = await readSidecarObject(storage, key, signal);
+  if (!raw) return null;
+  const parsed = sidecarSchema.safeParse(raw);
   if (!parsed.success) {
     throw new Error(`sidecar of "${key}" is invalid: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
