@@ -2,9 +2,8 @@
 // with the real generic-webhook and email channel adapters. The catalog, settings and identity are doubles of their
 // kernel ports: maps of channel configurations and template bindings, a settings map, and a Bearer authenticator
 // where `perm:a,b` grants exactly those permissions.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import { startPluginApp } from '@holdfast/tooling/testing/plugin-app';
+import { createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
   EventBus,
@@ -19,9 +18,8 @@ import {
 } from '@holdfast/kernel';
 import notifyEmail from '@holdfast/notify-email';
 import notifyWebhook from '@holdfast/notify-webhook';
-import { createPersistencePlugin, openDatabase } from '@holdfast/persistence';
+import { createPersistencePlugin } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
-import { pino } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createNotificationsPlugin, NOTIFICATIONS, type NotificationsPluginOptions, type NotificationsService } from '../../src/index.js';
 import { hangingChannel } from './fixture-channels.js';
@@ -78,16 +76,8 @@ export async function startNotificationServer(dialect: TestDialect = 'sqlite', o
   container.register(TOKENS.Settings, { useValue: { get: async <T>(key: string) => settings.get(key) as T } });
   container.register(TOKENS.Authenticator, { useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) } });
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createHttpPlugin(), createNotificationsPlugin(options)];
-  for (const plugin of plugins) plugin.register?.(container);
-  const db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins, logger: silentLogger });
-  container.register(TOKENS.Database, { useValue: db });
-  await db.migrate();
-  for (const plugin of plugins) await plugin.start?.(container);
-  const app = createHttpApp({ container, routes: plugins.flatMap((plugin) => plugin.routes?.(container) ?? []), logger: pino({ level: 'silent' }), trustProxy: false });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = await startPluginApp({ site, container, plugins });
+  const url = app.url;
   return {
     url,
     container,
@@ -103,12 +93,6 @@ export async function startNotificationServer(dialect: TestDialect = 'sqlite', o
       const text = await response.text();
       return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
-      await db.close();
-      await site.remove();
-    },
+    close: () => app.close(),
   };
 }

@@ -2,10 +2,9 @@
 // engine's real BackupReader (only its registration; no queue runs). The catalog and identity are replaced by
 // doubles of their kernel ports: a map of adapter configurations and a Bearer authenticator where
 // `perm:a,b` grants exactly those permissions.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startPluginApp } from '@holdfast/tooling/testing/plugin-app';
 import { createEnginePlugin } from '@holdfast/engine';
-import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import { createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
   EventBus,
@@ -19,10 +18,9 @@ import {
   type JobCatalog,
   type ResolvedAdapterConfig,
 } from '@holdfast/kernel';
-import { createPersistencePlugin, openDatabase } from '@holdfast/persistence';
+import { createPersistencePlugin } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
 import storageLocal from '@holdfast/storage-local';
-import { pino } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createStorageBrowserPlugin, type StorageBrowserPluginOptions } from '../../src/index.js';
 import { unreachableStorage } from './fixture-adapters.js';
@@ -79,16 +77,8 @@ export async function startBrowserServer(dialect: TestDialect = 'sqlite', option
   // Only the engine's registrations (its BackupReader); its tables, routes and queue are not part of this server.
   createEnginePlugin({ env: {} }).register?.(container);
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createHttpPlugin(), createStorageBrowserPlugin(options)];
-  for (const plugin of plugins) plugin.register?.(container);
-  const db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins, logger: silentLogger });
-  container.register(TOKENS.Database, { useValue: db });
-  await db.migrate();
-  for (const plugin of plugins) await plugin.start?.(container);
-  const app = createHttpApp({ container, routes: plugins.flatMap((plugin) => plugin.routes?.(container) ?? []), logger: pino({ level: 'silent' }), trustProxy: false });
-  const server = await new Promise<Server>((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const app = await startPluginApp({ site, container, plugins });
+  const url = app.url;
   return {
     url,
     container,
@@ -109,12 +99,6 @@ export async function startBrowserServer(dialect: TestDialect = 'sqlite', option
       }
       return { status: response.status, headers: response.headers, body, bytes };
     },
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
-      await db.close();
-      await site.remove();
-    },
+    close: () => app.close(),
   };
 }
