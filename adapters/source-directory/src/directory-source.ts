@@ -18,7 +18,7 @@ import {
 import type { DirectorySourceConfig } from './config.js';
 import { startDump } from './internal/dump.js';
 import { DIRECTORY_ORIGIN, toAdapterError } from './internal/errors.js';
-import { restoreArchive } from './internal/restore.js';
+import { restoreArchive, restoreDestination } from './internal/restore.js';
 import type { ArchiveRoot } from './internal/walk.js';
 
 /** Version of the archive layout (`<index>-<basename>/...` members in a PAX tar); bumped if the layout changes. */
@@ -69,8 +69,8 @@ export class DirectorySource implements SourceAdapter {
     });
   }
 
-  restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreArchive(stream, options.target.path, options.signal);
+  async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
+    return restoreArchive(stream, restoreDestination(options.target, this.config.paths), options.signal);
   }
 
   /** `databases` names a subset of the configured paths; the member index stays the path's position in the config. */

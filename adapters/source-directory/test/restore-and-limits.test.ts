@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, readlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, rm, writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -50,9 +51,48 @@ describe('source-directory restore safety', () => {
     expect(await readlink(join(target, 'sub', 'up'))).toBe('..');
   });
 
+  it('restores every archived root back to its original path with target.originalPaths (dump -> wipe -> restore)', async () => {
+    const data = join(work, 'srv', 'data');
+    const single = join(work, 'etc', 'app.conf');
+    await mkdir(join(data, 'nested'), { recursive: true });
+    await mkdir(join(work, 'etc'), { recursive: true });
+    await writeFile(join(data, 'nested', 'a.txt'), 'alpha');
+    await writeFile(join(data, 'b.txt'), 'bravo');
+    await writeFile(single, 'config=1');
+    const source = directorySource({ paths: [data, single] });
+    const handle = await source.dump({ databases: [], signal: signal() });
+    const chunks: Buffer[] = [];
+    for await (const chunk of handle.stream) chunks.push(chunk as Buffer);
+    await handle.done;
+    await rm(join(work, 'srv'), { recursive: true });
+    await writeFile(single, 'changed since the backup');
+
+    const result = await source.restore(Readable.from([Buffer.concat(chunks)]), { target: { originalPaths: true }, signal: signal() });
+
+    expect(result.warnings).toEqual([]);
+    expect(await readFile(join(data, 'nested', 'a.txt'), 'utf8')).toBe('alpha');
+    expect(await readFile(join(data, 'b.txt'), 'utf8')).toBe('bravo');
+    expect(await readFile(single, 'utf8')).toBe('config=1');
+    expect((await readdir(work)).sort()).toEqual(['etc', 'srv']);
+  });
+
+  it('refuses original-path members of roots the source does not configure, and path + originalPaths together', async () => {
+    const crafted = await craftTar([{ name: '7-ghost/file.txt', body: 'x' }, { name: 'no-index.txt', body: 'y' }, { name: '0-data/ok.txt', body: 'ok' }]);
+    const data = join(work, 'data');
+    const result = await directorySource({ paths: [data] }).restore(crafted, { target: { originalPaths: true }, signal: signal() });
+    expect(result.warnings).toEqual([
+      '7-ghost/file.txt: refused, no configured path for archive root "7-ghost"',
+      'no-index.txt: refused, no configured path for archive root "no-index.txt"',
+    ]);
+    expect(await readFile(join(data, 'ok.txt'), 'utf8')).toBe('ok');
+    await expect(
+      directorySource({ paths: [data] }).restore(await craftTar([]), { target: { path: join(work, 't'), originalPaths: true }, signal: signal() }),
+    ).rejects.toThrow(/either target\.path or target\.originalPaths/);
+  });
+
   it('needs a target path and rejects an empty stream', async () => {
     const source = directorySource({ paths: ['/unused'] });
-    await expect(source.restore(await craftTar([]), { target: {}, signal: signal() })).rejects.toThrow(/restore needs target\.path/);
+    await expect(source.restore(await craftTar([]), { target: {}, signal: signal() })).rejects.toThrow(/restore needs target\.path .* or target\.originalPaths/);
     await expect(source.restore(await craftTar([]), { target: { path: join(work, 't') }, signal: signal() })).rejects.toThrow(
       /holds no tar entries/,
     );

@@ -56,6 +56,8 @@ export interface RestoreTarget {
   databaseMapping?: Readonly<Record<string, string>>;
   /** Directory sources: restore below this path instead of the original location. */
   path?: string;
+  /** Directory sources: put every archived root back where it was backed up from (overwriting); excludes `path`. */
+  originalPaths?: boolean;
 }
 
 /** Options of {@link SourceAdapter.restore}. */

@@ -21,6 +21,8 @@ export interface DownloadTokenRecord extends DownloadGrant {
   token: string;
   expiresAt: number;
   usedAt: number | null;
+  /** A download with this token is running; every other request is refused until it ends. */
+  isInFlight: boolean;
 }
 
 /** Clock and timers, injectable so the state table is tested without waiting minutes. */
@@ -30,8 +32,10 @@ export interface TokenStoreClock {
 
 /**
  * Single-use download tokens, in process memory only (SPEC: lost on restart). A token is valid until it expires or
- * a download with it completes; a failed download leaves it valid. Timers are unref'd so they never keep the
- * process alive, and {@link stop} clears them.
+ * a download with it completes. At most one download runs per token: {@link claim} takes it synchronously, so two
+ * requests arriving together cannot both pass; a read that fails before the last byte {@link release}s it, a
+ * finished (or abandoned) one {@link consume}s it. Timers are unref'd so they never keep the process alive, and
+ * {@link stop} clears them.
  */
 export class DownloadTokenStore {
   private readonly records = new Map<string, DownloadTokenRecord>();
@@ -54,7 +58,7 @@ export class DownloadTokenStore {
 
   /** Creates a token: 32 random bytes, base64url, expiring in 5 minutes, not used. */
   issue(grant: DownloadGrant): DownloadTokenRecord {
-    const record: DownloadTokenRecord = { ...grant, token: randomBytes(32).toString('base64url'), expiresAt: this.clock.now() + TOKEN_LIFETIME_MS, usedAt: null };
+    const record: DownloadTokenRecord = { ...grant, token: randomBytes(32).toString('base64url'), expiresAt: this.clock.now() + TOKEN_LIFETIME_MS, usedAt: null, isInFlight: false };
     this.records.set(record.token, record);
     return record;
   }
@@ -64,6 +68,7 @@ export class DownloadTokenStore {
     const record = this.records.get(token);
     if (!record) throw new UnauthorizedError('download token unknown');
     if (record.usedAt !== null) throw new UnauthorizedError('download token already used');
+    if (record.isInFlight) throw new UnauthorizedError('download token in use by another download');
     if (this.clock.now() >= record.expiresAt) {
       this.records.delete(token);
       throw new UnauthorizedError('download token expired');
@@ -71,10 +76,24 @@ export class DownloadTokenStore {
     return record;
   }
 
-  /** Marks a token used after a completed download; it is removed a minute later. */
+  /** Validates a token and marks it in flight in the same synchronous step; every later request gets 401. */
+  claim(token: string): DownloadTokenRecord {
+    const record = this.validate(token);
+    record.isInFlight = true;
+    return record;
+  }
+
+  /** Makes a claimed token usable again: its download failed before the last byte was read. */
+  release(token: string): void {
+    const record = this.records.get(token);
+    if (record && record.usedAt === null) record.isInFlight = false;
+  }
+
+  /** Marks a token used once its download has handed over the last byte; it is removed a minute later. */
   consume(token: string): void {
     const record = this.records.get(token);
     if (!record || record.usedAt !== null) return;
+    record.isInFlight = false;
     record.usedAt = this.clock.now();
     const timer = setTimeout(() => {
       this.removals.delete(timer);

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { awaitFirstByte, HttpError, isAdapterError, normalizeStorageKey, ConflictError, NotFoundError, ValidationError, type AuditEntry, type AuditWriter, type BackupReader, type KernelLogger, type OpenedBackup } from '@holdfast/kernel';
 import { type DownloadTokenStore, type DownloadGrant, type DownloadTokenRecord } from './download-tokens.js';
 import { listFiles, type FileEntry } from './file-listing.js';
@@ -70,19 +71,22 @@ export class StorageBrowser {
   }
 
   /**
-   * Opens the file a token grants and waits for its first decoded byte, so a failure to read or decrypt is a 500
-   * before any header is sent. The token is consumed only when the whole stream was handed to the connection.
+   * Claims the token (one download in flight per token), opens the file it grants and waits for its first decoded
+   * byte, so a failure to read or decrypt is a 500 before any header is sent and leaves the token usable. Once
+   * streaming, the token is consumed when the last byte was read out to the connection (or the client went away);
+   * only a read that fails before completion releases it.
    */
   async openDownload(token: string, signal?: AbortSignal): Promise<OpenedBackup> {
-    const record = this.deps.tokens.validate(token);
+    const record = this.deps.tokens.claim(token);
     let opened: OpenedBackup;
     try {
       opened = await this.openBackup(record.storageId, record, signal);
       await awaitFirstByte(opened.stream, signal);
     } catch (error) {
+      this.deps.tokens.release(token);
       throw new HttpError(500, `Download failed: ${(error as Error).message}`);
     }
-    opened.stream.once('end', () => this.deps.tokens.consume(token));
+    settleTokenWith(opened.stream, () => this.deps.tokens.consume(token), () => this.deps.tokens.release(token));
     return opened;
   }
 
@@ -136,4 +140,17 @@ export class StorageBrowser {
   private async audit(entry: AuditEntry): Promise<void> {
     await this.deps.audit()?.write(entry).catch((error: unknown) => this.deps.logger.warn({ err: error }, 'audit write failed'));
   }
+}
+
+/** Consumes on the stream's end (or a close without an error: the client left); releases on a read error. */
+function settleTokenWith(stream: Readable, consume: () => void, release: () => void): void {
+  let isSettled = false;
+  const settle = (action: () => void) => () => {
+    if (isSettled) return;
+    isSettled = true;
+    action();
+  };
+  stream.once('end', settle(consume));
+  stream.once('error', settle(release));
+  stream.once('close', settle(consume));
 }

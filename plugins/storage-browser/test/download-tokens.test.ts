@@ -51,6 +51,17 @@ describe('DownloadTokenStore', () => {
     expect(store.has(record.token)).toBe(false);
   });
 
+  it('regression (issue 10.5): a claimed token refuses every other request until released or consumed', () => {
+    const record = store.issue(grant);
+    expect(store.claim(record.token)).toBe(record);
+    expect(() => store.claim(record.token)).toThrow(expect.objectContaining({ status: 401, reason: 'download token in use by another download' }));
+    store.release(record.token);
+    store.claim(record.token);
+    store.consume(record.token);
+    store.release(record.token);
+    expect(() => store.claim(record.token)).toThrow(expect.objectContaining({ status: 401, reason: 'download token already used' }));
+  });
+
   it('sweeps expired tokens every 60 seconds once started, keeping live ones', () => {
     store.start();
     const early = store.issue(grant);

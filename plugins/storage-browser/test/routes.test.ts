@@ -137,6 +137,30 @@ describe('storage browser routes', () => {
     expect((await server.call('GET', url)).status).toBe(401);
   });
 
+  it('regression (issue 10.5): a single-use link gives exactly one 200, back to back (50) and concurrently (20)', async () => {
+    const body = randomBytes(4 * 1024 * 1024);
+    await writeBackup('big.dump', null, body);
+    const newUrl = async () => (await server.call('POST', '/api/storage/disk/download-url', { token: DOWNLOAD, json: { file: 'big.dump' } })).body.url as string;
+
+    const sequentialUrl = await newUrl();
+    const sequential: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const answer = await server.call('GET', sequentialUrl);
+      sequential.push(answer.status);
+      if (answer.status === 200) expect(answer.bytes.equals(body)).toBe(true);
+    }
+    expect(sequential.filter((status) => status === 200)).toHaveLength(1);
+    expect(sequential.filter((status) => status === 401)).toHaveLength(49);
+
+    const concurrentUrl = await newUrl();
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => server.call('GET', concurrentUrl)));
+    const ok = concurrent.filter((answer) => answer.status === 200);
+    expect(ok).toHaveLength(1);
+    expect(ok[0]!.bytes.equals(body)).toBe(true);
+    expect(concurrent.filter((answer) => answer.status === 401)).toHaveLength(19);
+    expect((await server.call('GET', concurrentUrl)).status).toBe(401);
+  });
+
   it('refuses bad download requests: no token 400, unknown token 401, missing file 404, traversal 400', async () => {
     expect(await server.call('GET', '/api/storage/public-download')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/token/) } });
     expect(await server.call('GET', '/api/storage/public-download?token=forged')).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });

@@ -1,11 +1,12 @@
 import { createWriteStream } from 'node:fs';
 import { chmod, link, lstat, lutimes, mkdir, realpath, rm, symlink, unlink, utimes } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { AdapterError, type RestoreResult } from '@holdfast/sdk';
 import { DIRECTORY_ORIGIN, aborted, errnoOf, toAdapterError } from './errors.js';
+import { locateMember, type MemberLocation, type RestoreDestination } from './restore-destination.js';
 import { safeLinkTarget, safeMemberPath } from './safe-paths.js';
 import { WarningList } from './warnings.js';
 
@@ -33,7 +34,11 @@ async function ensureParent(root: string, path: string): Promise<boolean> {
   return (await realpath(parent)) === parent;
 }
 
-async function writeEntry(root: string, relative: string, header: Header, body: Readable, folders: PendingFolder[], warnings: WarningList, signal: AbortSignal): Promise<void> {
+/** Resolves a hard link's target member to a file path, or the reason it is refused. */
+type LinkResolver = (memberName: string) => { path: string } | { refused: string };
+
+async function writeEntry(location: MemberLocation, header: Header, body: Readable, folders: PendingFolder[], warnings: WarningList, resolveLink: LinkResolver, signal: AbortSignal): Promise<void> {
+  const { root, relative } = location;
   const path = join(root, relative);
   if (!(await ensureParent(root, path))) {
     warnings.add(`${header.name}: refused, a parent folder is a symlink`);
@@ -69,13 +74,13 @@ async function writeEntry(root: string, relative: string, header: Header, body: 
       return;
     }
     case 'link': {
-      const target = safeMemberPath(header.linkname ?? '');
+      const target = resolveLink(header.linkname ?? '');
       if ('refused' in target) {
         warnings.add(`${header.name}: hard link refused, ${target.refused}`);
         return;
       }
       await clearForFile(path);
-      await link(join(root, target.path), path);
+      await link(target.path, path);
       return;
     }
     default:
@@ -96,14 +101,25 @@ async function feed(input: Readable, extract: tar.Extract, signal: AbortSignal):
 }
 
 /**
- * Extracts a tar stream below `targetPath`. Member names that are absolute or contain `..`, symlinks pointing
- * outside the target, and entries below a symlinked folder are refused with a warning; nothing is written outside
- * the target. Modes and mtimes are restored; ownership is not (files belong to the user running Holdfast).
+ * Extracts a tar stream below a folder, or each archived root back to its original path. Member names that are
+ * absolute or contain `..`, symlinks pointing outside their root, and entries below a symlinked folder are refused
+ * with a warning; nothing is written outside the destination. Modes and mtimes are restored; ownership is not
+ * (files belong to the user running Holdfast).
  */
-export async function restoreArchive(input: Readable, targetPath: string | undefined, signal: AbortSignal): Promise<RestoreResult> {
-  if (!targetPath) throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', 'restore needs target.path: the folder to extract into');
-  await mkdir(resolve(targetPath), { recursive: true });
-  const root = await realpath(resolve(targetPath));
+export async function restoreArchive(input: Readable, destination: RestoreDestination, signal: AbortSignal): Promise<RestoreResult> {
+  let folderRoot = '';
+  if (destination.kind === 'folder') {
+    await mkdir(destination.path, { recursive: true });
+    folderRoot = await realpath(destination.path);
+  }
+  const locate = (memberPath: string, isDirectory: boolean) => locateMember(destination, memberPath, isDirectory, folderRoot);
+  const resolveLink: LinkResolver = (name) => {
+    const member = safeMemberPath(name);
+    if ('refused' in member) return member;
+    const location = locate(member.path, false);
+    return 'refused' in location ? location : { path: join(location.root, location.relative) };
+  };
+  const where = destination.kind === 'folder' ? folderRoot : 'the original paths';
   const warnings = new WarningList();
   const folders: PendingFolder[] = [];
   const extract = tar.extract();
@@ -114,17 +130,18 @@ export async function restoreArchive(input: Readable, targetPath: string | undef
       if (signal.aborted) throw aborted('restore');
       entries++;
       const member = safeMemberPath(entry.header.name);
-      if ('refused' in member) {
-        warnings.add(`${entry.header.name}: refused, ${member.refused}`);
+      const location = 'refused' in member ? member : locate(member.path, entry.header.type === 'directory');
+      if ('refused' in location) {
+        warnings.add(`${entry.header.name}: refused, ${location.refused}`);
       } else {
-        await writeEntry(root, member.path, entry.header, entry as unknown as Readable, folders, warnings, signal);
+        await writeEntry(location, entry.header, entry as unknown as Readable, folders, warnings, resolveLink, signal);
       }
       entry.resume();
     }
   } catch (error) {
     input.destroy();
     if (signal.aborted || errnoOf(error) === 'ABORT_ERR') throw aborted('restore');
-    throw toAdapterError(error, `restore into ${root} failed`);
+    throw toAdapterError(error, `restore into ${where} failed`);
   } finally {
     await feeding;
   }
@@ -135,3 +152,5 @@ export async function restoreArchive(input: Readable, targetPath: string | undef
   }
   return { warnings: warnings.list() };
 }
+
+export { restoreDestination } from './restore-destination.js';

@@ -15,7 +15,17 @@ export const restoreRequestSchema = z.strictObject({
   targetSourceId: z.string().min(1).max(64).optional().describe('Source configuration to restore into; default: the source recorded in the sidecar'),
   database: z.string().min(1).max(255).optional().describe('Target database of a single-database dump'),
   databaseMapping: z.record(z.string().min(1).max(255), z.string().min(1).max(255)).optional().describe('Source database name to target name (multi-database dumps)'),
-});
+  targetPath: z
+    .string()
+    .min(1)
+    .max(4096)
+    .regex(/^\//, 'must be an absolute path')
+    // eslint-disable-next-line no-control-regex
+    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
+    .optional()
+    .describe('Directory backups: extract below this folder (created when missing)'),
+  restoreToOriginalPaths: z.boolean().optional().describe('Directory backups: put every file back where it was backed up from, overwriting'),
+}).refine((body) => !(body.targetPath && body.restoreToOriginalPaths), { message: 'give either targetPath or restoreToOriginalPaths, not both', path: ['targetPath'] });
 
 /** SPEC: sources flagged as excluded are never restore targets (they are often production databases). */
 export function excludedTarget(name: string): ConflictError {
@@ -74,7 +84,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
-    const restoring = source.restore(input, { target: { database: request.database, databaseMapping: request.databaseMapping }, signal: ctx.signal });
+    const restoring = source.restore(input, { target: { database: request.database, databaseMapping: request.databaseMapping, path: request.targetPath, originalPaths: request.restoreToOriginalPaths }, signal: ctx.signal });
     const [result] = await Promise.all([restoring, piping]);
     await ctx.enter('04-completion', 95);
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
