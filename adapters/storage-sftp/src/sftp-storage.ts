@@ -19,7 +19,7 @@ import type { SftpStorageConfig } from './config.js';
 import { SftpConnection } from './internal/connection.js';
 import { SFTP_ORIGIN, isNoSuchFile, notFound, toAdapterError } from './internal/errors.js';
 import { listingStart, remotePathOf } from './internal/keys.js';
-import { call, removeEmptyParents, statOrMissing, unlinkIfPresent } from './internal/sftp-ops.js';
+import { call, readdir, removeEmptyParents, statOrMissing, unlinkIfPresent } from './internal/sftp-ops.js';
 import { uploadAtomically } from './internal/upload.js';
 import { walkObjects } from './internal/walk.js';
 
@@ -133,6 +133,28 @@ export class SftpStorage implements StorageAdapter {
       await removeEmptyParents(sftp, this.root, parent);
     } catch (error) {
       throw toAdapterError(error, `cannot delete "${key}"`);
+    }
+  }
+
+  /** Removes the hidden temp files of interrupted puts of `key` (`.<name>.<16 hex>.partial` beside it). */
+  async removeIncomplete(key: string): Promise<void> {
+    const { path, parent } = remotePathOf(this.root, key);
+    const folder = posix.dirname(path);
+    const prefix = `.${posix.basename(path)}.`;
+    try {
+      const sftp = await this.connection.sftp();
+      const entries = await readdir(sftp, folder).catch((error: unknown) => {
+        if (isNoSuchFile(error)) return [];
+        throw error;
+      });
+      for (const entry of entries) {
+        if (entry.filename.startsWith(prefix) && /^[0-9a-f]{16}\.partial$/.test(entry.filename.slice(prefix.length))) {
+          await unlinkIfPresent(sftp, posix.join(folder, entry.filename));
+        }
+      }
+      await removeEmptyParents(sftp, this.root, parent);
+    } catch (error) {
+      throw toAdapterError(error, `cannot remove the temporary files of "${key}"`);
     }
   }
 

@@ -163,3 +163,20 @@ describe('storage-sftp transfers', () => {
     expect(error.code).toBe('NOT_FOUND');
   });
 });
+
+describe('storage-sftp crash leftovers (regression, issue 10.8)', () => {
+  it('removeIncomplete removes the temp files of interrupted puts of one key, and nothing else', async () => {
+    const sftp = storage(passwordConfig(state, root));
+    await sftp.put('daily/a.dump', text('kept'));
+    await sftp.put('daily/b.dump', text('other'));
+    const leftovers = ['.a.dump.0123456789abcdef.partial', '.a.dump.fedcba9876543210.partial'];
+    for (const name of leftovers) await writeFile(join(root, 'daily', name), 'cut off');
+    await writeFile(join(root, 'daily', '.b.dump.0123456789abcdef.partial'), 'another key');
+
+    await sftp.removeIncomplete!('daily/a.dump');
+    await sftp.removeIncomplete!('missing/none.dump');
+
+    expect((await readdir(join(root, 'daily'))).sort()).toEqual(['.b.dump.0123456789abcdef.partial', 'a.dump', 'b.dump']);
+    expect((await readAll(await sftp.get('daily/a.dump'))).toString()).toBe('kept');
+  });
+});

@@ -59,6 +59,12 @@ export interface StorageAdapter {
   list(prefix: string, options?: { signal?: AbortSignal }): AsyncIterable<StorageObjectInfo>;
   stat(key: string): Promise<StorageObjectInfo>;
   delete(key: string): Promise<void>;
+  /**
+   * Removes what an interrupted `put` of `key` may have left (temporary files, unfinished multipart uploads). The
+   * engine calls it at start-up for runs a crash cut off, when no put of that key can be in flight. Destinations
+   * whose puts leave nothing behind omit it.
+   */
+  removeIncomplete?(key: string): Promise<void>;
   /** Release connections; called on shutdown or when the config changes. */
   dispose?(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import { instantiateAdapter, TOKENS, type StorageAdapter } from '@holdfast/kerne
 import storageLocal from '@holdfast/storage-local';
 import { afterEach, describe, expect, it } from 'vitest';
 import { INTERRUPTED_MESSAGE } from '../src/index.js';
+import { InMemoryJobCatalog } from './support/doubles.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
 const CHILD = fileURLToPath(new URL('./support/crash-child.mjs', import.meta.url));
@@ -50,10 +51,12 @@ describe('crash drill (libsql)', () => {
     child.kill('SIGKILL');
     await exited;
 
-    server = await startEngineServer(target);
-    server.catalog.addConfig({ configId: 'src', name: 'Small', kind: 'source', adapterId: 'generated', config: { lines: 10 } });
-    server.catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: destination } });
-    server.catalog.addJob({ id: 'next', name: 'next' }, 'src', [{ configId: 'disk' }]);
+    // The catalog holds the destination before boot, as the real one (in the database) does when recovery runs.
+    const catalog = new InMemoryJobCatalog();
+    catalog.addConfig({ configId: 'src', name: 'Small', kind: 'source', adapterId: 'generated', config: { lines: 10 } });
+    catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: destination } });
+    catalog.addJob({ id: 'next', name: 'next' }, 'src', [{ configId: 'disk' }]);
+    server = await startEngineServer(target, { catalog });
     const key = await server.apiKey('ops', ['jobs:execute', 'history:read']);
     const crashed = (await call(server.url, 'GET', `/api/executions/${executionId}?includeLogs=true`, { key })).body.data;
     expect(crashed.status).toBe('Failed');
@@ -65,6 +68,8 @@ describe('crash drill (libsql)', () => {
     const listed: string[] = [];
     for await (const object of storage.list('')) listed.push(object.key);
     expect(listed).toEqual([]);
+    // Regression (issue 10.8): the hidden temp file of the killed put is gone too, not left for a day-old sweep.
+    expect((await readdir(destination, { recursive: true })).filter((name) => name.endsWith('.partial'))).toEqual([]);
 
     const next = await call(server.url, 'POST', '/api/jobs/next/run', { key });
     expect((await waitForEnd(server.url, key, next.body.executionId)).status).toBe('Success');

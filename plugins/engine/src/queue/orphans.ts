@@ -36,7 +36,8 @@ export async function reapOrphans(
 }
 
 /**
- * On each destination, removes the object of the interrupted run unless its sidecar exists: a sidecar is written only
+ * On each destination, removes the temporary objects of the interrupted put (see `StorageAdapter.removeIncomplete`),
+ * and the object of the interrupted run unless its sidecar exists: a sidecar is written only
  * after its data object committed, so object + sidecar is a complete, verifiable backup and is kept (nothing lost);
  * an object without a sidecar is the unfinished part and goes (nothing partial left).
  */
@@ -46,6 +47,8 @@ async function removeTarget(services: RunServices, target: { key: string; config
     try {
       const storage = services.adapters.storage(await services.catalog.resolveAdapterConfig(configId));
       try {
+        // Temporary objects of the cut-off put never become a backup; they go whatever happens to the key itself.
+        await storage.adapter.removeIncomplete?.(target.key);
         if (await exists(storage.adapter, `${target.key}${SIDECAR_EXTENSION}`)) {
           logger.warn({ configId, key: target.key }, 'kept the complete backup (data and sidecar) of an interrupted run');
           continue;
