@@ -30,10 +30,10 @@ describe('notification channel connection test against a host that never answers
     });
     const elapsed = Date.now() - started;
     expect(answer.status).toBe(200);
-    // The webhook gives up on its own after 8 s; the kernel's 10 s bound is the backstop for channels that do not.
-    expect(answer.body).toMatchObject({ success: false, message: expect.stringMatching(/did not answer within|timed? ?out/i) });
+    // Regression (issue 10.10): the webhook's own timeout ended tests at 8 s; SPEC says a test ends at 10 s.
+    expect(answer.body).toMatchObject({ success: false, message: expect.stringMatching(/within 10 s|after 10 seconds/i) });
     expect(sockets.length).toBeGreaterThan(0);
-    expect(elapsed).toBeGreaterThanOrEqual(5_000);
-    expect(elapsed).toBeLessThanOrEqual(10_500);
+    expect(elapsed).toBeGreaterThanOrEqual(9_900);
+    expect(elapsed).toBeLessThanOrEqual(11_000);
   }, 30_000);
 });
