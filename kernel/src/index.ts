@@ -10,6 +10,7 @@ export * from './event-bus.js';
 export * from './http-contract.js';
 export * from './plugin.js';
 export * from './timeouts.js';
+export * from './key-fingerprint.js';
 export * from './contracts/storage.js';
 export * from './contracts/source.js';
 export * from './contracts/notification.js';

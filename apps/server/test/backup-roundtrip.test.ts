@@ -123,6 +123,9 @@ describe.each(['sqlite', 'postgresql'] as const)('backup and restore through the
     expect(remoteSidecar.sha256).toBe(sidecar.sha256);
     expect(sidecar).toMatchObject({ locked: false, trigger: { type: 'Api', actor: 'ci pipeline' }, databases: [source], jobId: job.id });
     expect(sidecar.encryption).toMatchObject({ algorithm: 'AES-256-GCM', profileId: vault.id });
+    // Regression (issue 10.12): the vault showed a 16-hex SHA-256 fingerprint, the sidecar a 32-hex HMAC one.
+    expect(vault.keyFingerprint).toMatch(/^[0-9a-f]{32}$/);
+    expect(sidecar.encryption.keyFingerprint).toBe(vault.keyFingerprint);
     expect(backup.size).toBe(sidecar.size);
 
     // Restoring into the excluded production source is refused, whether named or taken from the sidecar.

@@ -16,7 +16,7 @@ export const vaultProfileSchema = z.object({
   id: z.string(),
   name: z.string(),
   description: z.string().nullable(),
-  keyFingerprint: z.string().describe('First 16 hex characters of SHA-256 over the key; identifies it without revealing it'),
+  keyFingerprint: z.string().describe('32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars'),
   createdAt: timestamp,
   updatedAt: timestamp,
 });

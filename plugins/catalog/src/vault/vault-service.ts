@@ -1,5 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { ConflictError, NotFoundError, ValidationError } from '@holdfast/kernel';
+import { randomBytes } from 'node:crypto';
+import { ConflictError, encryptionKeyFingerprint, NotFoundError, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
 import { EncryptionProfileEntity, type EncryptionProfileRow } from '../entities/profiles.js';
 import { inUse, withUniqueName } from '../shared/conflicts.js';
@@ -20,9 +20,9 @@ export function parseProfileKey(text: string): Buffer {
   ]);
 }
 
-/** Identifies a profile key without revealing it. */
+/** Identifies a profile key without revealing it: the same fingerprint encrypted backups and sidecars carry. */
 export function profileKeyFingerprint(key: Buffer): string {
-  return createHash('sha256').update(key).digest('hex').slice(0, 16);
+  return encryptionKeyFingerprint(key);
 }
 
 /** Encryption profiles: the key is sealed with the system key and only leaves inside a recovery kit. */

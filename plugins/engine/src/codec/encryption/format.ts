@@ -1,4 +1,5 @@
-import { createHmac, hkdfSync } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
+import { encryptionKeyFingerprint } from '@holdfast/kernel';
 import { DecryptError } from './errors.js';
 
 // The byte layout below is specified in docs/formats/encryption.md; change both together, and bump the version.
@@ -27,7 +28,6 @@ export const FINGERPRINT_LENGTH = 16;
 export const TAG_LENGTH = 16;
 
 const DATA_KEY_INFO = Buffer.from('holdfast-enc v1 data key', 'ascii');
-const FINGERPRINT_MESSAGE = Buffer.from('holdfast key fingerprint', 'ascii');
 
 /** Everything the header holds, decoded. */
 export interface EncryptionHeader {
@@ -85,10 +85,9 @@ export function parseProfileKey(text: string): Buffer {
   throw new RangeError('encryption key must be 64 hex characters or the base64 form of 32 bytes');
 }
 
-/** First 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"). */
+/** First 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"): the kernel's one key fingerprint, as bytes. */
 export function keyFingerprint(profileKey: Uint8Array): Buffer {
-  const key = assertProfileKey(profileKey);
-  return createHmac('sha256', key).update(FINGERPRINT_MESSAGE).digest().subarray(0, FINGERPRINT_LENGTH);
+  return Buffer.from(encryptionKeyFingerprint(assertProfileKey(profileKey)), 'hex');
 }
 
 /** The per-backup AES-256 key: HKDF-SHA256(profile key, salt, "holdfast-enc v1 data key"). */
