@@ -70,4 +70,14 @@ describe('stream helpers', () => {
     setTimeout(() => empty.end(), 5);
     await expect(awaitFirstByte(empty)).resolves.toBe('end');
   });
+
+  it('awaitFirstByte can wait twice on one stream (the second wait hung on the pause of the first)', async () => {
+    const twice = new PassThrough();
+    setTimeout(() => twice.end('payload'), 5);
+    await expect(awaitFirstByte(twice)).resolves.toBe('data');
+    await expect(awaitFirstByte(twice)).resolves.toBe('data');
+    const out = sink();
+    await abortablePipeline(undefined, twice, out);
+    expect(Buffer.concat(out.chunks).toString()).toBe('payload');
+  });
 });

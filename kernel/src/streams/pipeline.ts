@@ -50,5 +50,8 @@ export function awaitFirstByte(stream: Readable, signal?: AbortSignal): Promise<
     stream.once('end', onEnd);
     stream.once('error', onError);
     signal?.addEventListener('abort', onAbort, { once: true });
+    // A 'data' listener starts only a stream that was never paused; one paused by an earlier call (or a consumer)
+    // would never emit, and a second wait on the same stream would hang.
+    if (stream.readableFlowing === false) stream.resume();
   });
 }

@@ -208,8 +208,8 @@ export function adapterDefinitionChecks(definition: unknown, options: AdapterDef
 export function describeAdapterDefinition(definition: unknown, options: AdapterDefinitionSuiteOptions = {}): void {
   const id = (definition as { kind?: string; id?: string } | null) ?? {};
   const skipped = [
-    ...(options.packageJson ? [] : ['package.json (no packageJson given)']),
-    ...(options.sampleConfig !== undefined ? [] : ['instantiation (no sampleConfig given)']),
+    ...(options.packageJson ? [] : [{ group: 'package.json', name: 'package.json holdfast block and dependencies', reason: 'no packageJson given' }]),
+    ...(options.sampleConfig !== undefined ? [] : [{ group: 'instantiation', name: 'resolves lazily through instantiateAdapter', reason: 'no sampleConfig given' }]),
   ];
   registerChecks(`adapter definition ${id.kind ?? '?'}-${id.id ?? '?'}`, adapterDefinitionChecks(definition, options), skipped);
 }

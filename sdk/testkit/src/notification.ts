@@ -1,4 +1,4 @@
-import { registerChecks, type ConformanceCheck } from './checks.js';
+import { disabledGroups, registerChecks, skippedChecks, type ConformanceCheck } from './checks.js';
 import { notificationChecks } from './notification/checks.js';
 import { NOTIFICATION_CHECK_GROUPS, type NotificationCheckGroup, type NotificationSuiteOptions } from './notification/harness.js';
 
@@ -21,5 +21,7 @@ export function notificationChannelChecks<C>(options: NotificationSuiteOptions<C
 
 /** Registers the notification channel conformance suite with vitest, against endpoints it starts on 127.0.0.1. */
 export function describeNotificationChannel<C>(name: string, options: NotificationSuiteOptions<C>): void {
-  registerChecks(`notification conformance: ${name}`, notificationChannelChecks(options), (options.disable ?? []).map((g) => `${g}: disabled`));
+  const loose = options as NotificationSuiteOptions<unknown>;
+  const skipped = skippedChecks(notificationChecks(loose), disabledGroups(options.disable, options.disableReasons));
+  registerChecks(`notification conformance: ${name}`, notificationChannelChecks(options), skipped);
 }

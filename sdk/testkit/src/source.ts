@@ -1,4 +1,4 @@
-import { registerChecks, type ConformanceCheck } from './checks.js';
+import { disabledGroups, registerChecks, skippedChecks, type ConformanceCheck } from './checks.js';
 import { sourceChecks } from './source/checks.js';
 import { SOURCE_CHECK_GROUPS, type SourceCheckGroup, type SourceSuiteOptions } from './source/harness.js';
 
@@ -14,5 +14,7 @@ export function sourceAdapterChecks<S, C>(options: SourceSuiteOptions<S, C>): Co
 
 /** Registers the source conformance suite with vitest: round trip, connect failure, abort, health and discovery. */
 export function describeSourceAdapter<S, C>(name: string, options: SourceSuiteOptions<S, C>): void {
-  registerChecks(`source conformance: ${name}`, sourceAdapterChecks(options), (options.disable ?? []).map((g) => `${g}: disabled`));
+  const loose = options as SourceSuiteOptions<unknown>;
+  const skipped = skippedChecks(sourceChecks(loose), disabledGroups(options.disable, options.disableReasons));
+  registerChecks(`source conformance: ${name}`, sourceAdapterChecks(options), skipped);
 }

@@ -98,7 +98,12 @@ export async function startDump(
     { objectMode: false, highWaterMark: 1024 * 1024 },
   );
   // A consumer that stops early (error elsewhere, abort) destroys the stream: the generators' finally blocks kill pg_dump.
+  // An abort destroys it too: with nobody reading, the generator sits at a `yield` and would never see pg_dump die,
+  // leaving `done` unsettled (found by the conformance suite's abort check, issue 10.13).
+  const onAbort = () => stream.destroy(new AdapterError(ORIGIN, 'ABORTED', 'dump was aborted'));
+  signal.addEventListener('abort', onAbort, { once: true });
   stream.once('close', () => {
+    signal.removeEventListener('abort', onAbort);
     if (!stream.readableEnded) settle.reject(new AdapterError(ORIGIN, 'ABORTED', 'dump stream closed before it ended'));
   });
   try {

@@ -42,6 +42,8 @@ export interface NotificationSuiteOptions<C = unknown> {
   ownTimeoutMs?: { send: number; test: number };
   /** Groups to switch off. */
   disable?: NotificationCheckGroup[];
+  /** Why each switched-off group does not apply; shown in the skipped tests' names. */
+  disableReasons?: Partial<Record<NotificationCheckGroup, string>>;
   /** Extra adapter context (credentials); the suite supplies its own recording logger. */
   context?: Partial<AdapterContext>;
 }

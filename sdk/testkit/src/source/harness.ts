@@ -36,6 +36,8 @@ export interface SourceSuiteOptions<S = unknown, C = unknown> {
   cleanup?(seeded: S, restored: RestoreTarget | undefined): void | Promise<void>;
   /** Groups to switch off. */
   disable?: SourceCheckGroup[];
+  /** Why each switched-off group does not apply; shown in the skipped tests' names. */
+  disableReasons?: Partial<Record<SourceCheckGroup, string>>;
   /** Extra adapter context (logger, credentials). */
   context?: Partial<AdapterContext>;
 }

@@ -41,6 +41,8 @@ export interface StorageSuiteOptions<C = unknown> {
   cleanup?(config: C): void | Promise<void>;
   /** Groups to switch off (a reason belongs in the adapter's README). Capability-driven groups switch themselves. */
   disable?: StorageCheckGroup[];
+  /** Why each switched-off group does not apply; shown in the skipped tests' names. */
+  disableReasons?: Partial<Record<StorageCheckGroup, string>>;
   /** Size of the streamed round trip (default 64 MiB). */
   largeObjectBytes?: number;
   /** How much the process RSS may grow while streaming (default 64 MiB). */
