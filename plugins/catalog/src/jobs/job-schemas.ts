@@ -71,10 +71,23 @@ export const cloneJobBody = z.strictObject({ name: nameField.optional() }).optio
 /** A job destination as answered. */
 export const destinationSchema = z.object({
   id: z.string(),
+  jobId: z.string(),
   configId: z.string(),
   priority: z.number().int(),
   retention: z.record(z.string(), z.unknown()),
   retentionPolicyId: z.string().nullable(),
+});
+
+/** A notification channel linked to a job: through the job's notification template, else the default template. */
+export const jobNotificationSchema = z.object({
+  channelId: z.string(),
+  name: z.string().describe('Display name of the channel'),
+  adapterId: z.string(),
+  templateId: z.string().describe('The notification template that links the channel'),
+  isDefaultTemplate: z.boolean().describe('True when the job names no template and the default template applies'),
+  onSuccess: z.boolean(),
+  onPartial: z.boolean(),
+  onFailed: z.boolean(),
 });
 
 /** A job as answered. */
@@ -94,6 +107,7 @@ export const jobSchema = z.object({
   namingTemplateId: z.string().nullable(),
   schedulePresetId: z.string().nullable(),
   notificationTemplateId: z.string().nullable(),
+  notifications: z.array(jobNotificationSchema).describe('SPEC "notifications": the channels this job notifies, with the outcomes each receives'),
   destinations: z.array(destinationSchema),
   createdAt: timestamp,
   updatedAt: timestamp,

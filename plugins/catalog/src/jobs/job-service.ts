@@ -6,6 +6,7 @@ import { withUniqueName } from '../shared/conflicts.js';
 import { iso, newId, parseJsonColumn, type Actor, type CatalogDeps } from '../shared/deps.js';
 import { assertCron } from '../templates/schedule-presets.js';
 import { checkDestinations, checkJobReferences } from './job-references.js';
+import { linkedNotifications } from './job-notifications.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
 /** CRUD and clone of jobs with their ordered destinations. */
@@ -31,8 +32,10 @@ export class JobService {
       namingTemplateId: row.namingTemplateId ?? null,
       schedulePresetId: row.schedulePresetId ?? null,
       notificationTemplateId: row.notificationTemplateId ?? null,
+      notifications: await linkedNotifications(em, row.notificationTemplateId ?? null),
       destinations: destinations.map((d: JobDestinationRow) => ({
         id: d.id,
+        jobId: d.jobId,
         configId: d.configId,
         priority: d.priority,
         retention: parseJsonColumn<Record<string, unknown>>(d.retention, {}),
