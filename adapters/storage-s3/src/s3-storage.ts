@@ -1,0 +1,145 @@
+import type { Readable } from 'node:stream';
+import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import {
+  TOKENS,
+  inject,
+  injectable,
+  isAbortError,
+  type AdapterContext,
+  type GetOptions,
+  type HealthResult,
+  type PutOptions,
+  type PutResult,
+  type StorageAdapter,
+  type StorageObjectInfo,
+} from '@holdfast/sdk';
+import type { S3StorageConfig } from './config.js';
+import { createConnection, type S3Connection } from './internal/client.js';
+import { openObject } from './internal/download.js';
+import { aborted, notFound, s3ErrorName, toAdapterError } from './internal/errors.js';
+import { probeBucket } from './internal/health.js';
+import { listPrefixOf, objectKeyOf, rootPrefixOf } from './internal/keys.js';
+import { abortIncompleteUploads, listObjects } from './internal/list.js';
+import { uploadObject } from './internal/upload.js';
+
+const MiB = 1024 * 1024;
+const CHECK_TIMEOUT_MS = 9_000;
+
+/** A destination in an S3 bucket (optionally below a key prefix), over one lazily created, reused client. */
+@injectable()
+export class S3Storage implements StorageAdapter {
+  private connection?: S3Connection;
+  private readonly rootPrefix: string;
+
+  constructor(
+    @inject(TOKENS.AdapterConfig) private readonly config: S3StorageConfig,
+    @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
+  ) {
+    this.rootPrefix = rootPrefixOf(config.prefix);
+  }
+
+  /** The client, built on first use (the constructor must not fail or do I/O). */
+  private s3(): S3Connection {
+    this.connection ??= createConnection(this.config, this.context);
+    return this.connection;
+  }
+
+  async check(): Promise<HealthResult> {
+    const started = Date.now();
+    const place = `bucket ${this.config.bucket}${this.rootPrefix ? ` prefix ${this.rootPrefix}` : ''}`;
+    try {
+      const connection = this.s3();
+      await probeBucket(connection, this.rootPrefix, AbortSignal.timeout(CHECK_TIMEOUT_MS));
+      return { ok: true, message: `${connection.where}: reachable, listing and writing allowed (probe upload created and aborted)`, latencyMs: Date.now() - started };
+    } catch (error) {
+      const where = this.connection?.where ?? place;
+      return { ok: false, message: toAdapterError(error, `check of ${where} failed`, this.connection?.secrets).message, latencyMs: Date.now() - started };
+    }
+  }
+
+  async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
+    let objectKey: string;
+    let connection: S3Connection;
+    try {
+      objectKey = objectKeyOf(this.rootPrefix, key);
+      connection = this.s3();
+    } catch (error) {
+      body.destroy();
+      throw error;
+    }
+    try {
+      const report = await uploadObject(connection.client, body, {
+        bucket: connection.bucket,
+        objectKey,
+        partSize: this.config.partSizeMiB * MiB,
+        maxPartSize: this.config.maxPartSizeMiB * MiB,
+        parallelParts: this.config.parallelParts,
+        knownSize: options.size,
+        storageClass: this.config.storageClass,
+        signal: options.signal,
+        logger: this.context.logger,
+      });
+      return { key, size: report.bytes };
+    } catch (error) {
+      body.destroy();
+      if (options.signal?.aborted || isAbortError(error)) throw aborted(`put of "${key}"`, error);
+      throw toAdapterError(error, `put of "${key}" to ${connection.where} failed (nothing was stored)`, connection.secrets);
+    }
+  }
+
+  async get(key: string, options: GetOptions = {}): Promise<Readable> {
+    const objectKey = objectKeyOf(this.rootPrefix, key);
+    try {
+      return await openObject(this.s3(), { key, objectKey }, options);
+    } catch (error) {
+      if (options.signal?.aborted) throw aborted(`read of "${key}"`, error);
+      throw toAdapterError(error, `cannot read "${key}"`, this.connection?.secrets);
+    }
+  }
+
+  async *list(prefix: string, options: { signal?: AbortSignal } = {}): AsyncIterable<StorageObjectInfo> {
+    const s3Prefix = listPrefixOf(this.rootPrefix, prefix);
+    yield* listObjects(this.s3(), this.rootPrefix, s3Prefix, options.signal);
+  }
+
+  async stat(key: string): Promise<StorageObjectInfo> {
+    const objectKey = objectKeyOf(this.rootPrefix, key);
+    const connection = this.s3();
+    try {
+      const head = await connection.client.send(new HeadObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
+      return { key, size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0) };
+    } catch (error) {
+      if (s3ErrorName(error) === 'NotFound' || s3ErrorName(error) === 'NoSuchKey') throw notFound(key);
+      throw toAdapterError(error, `cannot stat "${key}" in ${connection.where}`, connection.secrets);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const objectKey = objectKeyOf(this.rootPrefix, key);
+    const connection = this.s3();
+    try {
+      // S3 answers 204 for a missing key too, so delete is idempotent without a HEAD first.
+      await connection.client.send(new DeleteObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
+    } catch (error) {
+      if (s3ErrorName(error) === 'NoSuchKey') return;
+      throw toAdapterError(error, `cannot delete "${key}" from ${connection.where}`, connection.secrets);
+    }
+  }
+
+  /** Aborts the unfinished multipart uploads of `key` that a crashed put left on the server. */
+  async removeIncomplete(key: string): Promise<void> {
+    const objectKey = objectKeyOf(this.rootPrefix, key);
+    const connection = this.s3();
+    try {
+      const count = await abortIncompleteUploads(connection, objectKey);
+      if (count > 0) this.context.logger.info({ key, count }, 's3 aborted unfinished multipart uploads');
+    } catch (error) {
+      throw toAdapterError(error, `cannot remove the unfinished uploads of "${key}" from ${connection.where}`, connection.secrets);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    this.connection?.client.destroy();
+    this.connection = undefined;
+  }
+}
