@@ -5,3 +5,4 @@ export { injectable, inject } from 'tsyringe';
 export { z } from 'zod';
 export * from './byte-range.js';
 export * from './fs-errors.js';
+export * from './remote-exec/index.js';

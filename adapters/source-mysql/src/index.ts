@@ -1,0 +1,15 @@
+import { defineSourceAdapter } from '@holdfast/sdk';
+import { mysqlSourceConfig } from './config.js';
+import { MysqlSource } from './mysql-source.js';
+
+export { mysqlSourceConfig, type MysqlSourceConfig } from './config.js';
+export { MysqlSource } from './mysql-source.js';
+
+export default defineSourceAdapter({
+  id: 'mysql',
+  displayName: 'MySQL / MariaDB',
+  description: 'Dumps databases with mariadb-dump or mysqldump (one consistent snapshot, routines, events, triggers) and restores them through the client.',
+  configSchema: mysqlSourceConfig,
+  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false },
+  implementation: MysqlSource,
+});

@@ -1,0 +1,8 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+import { packageTestConfig } from '@holdfast/tooling/vitest';
+
+// The machine's MariaDB 10.11 (127.0.0.1:3306); the launcher starts it when stopped and installs the client tools.
+const mariadb = fileURLToPath(new URL('../../tooling/test-services/mariadb.mjs', import.meta.url));
+
+export default defineConfig(packageTestConfig('@holdfast/source-mysql', { globalSetup: [mariadb] }));
