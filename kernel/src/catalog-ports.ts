@@ -38,6 +38,8 @@ export interface ResolvedAdapterConfig {
   config: Record<string, unknown>;
   /** Decrypted credential profile payloads by role (`primary`, `ssh`). */
   credentials: Record<string, Record<string, unknown>>;
+  /** Stores renewed credentials (OAuth tokens) into the assigned profiles; handed on as `AdapterContext.updateCredentials`. */
+  updateCredentials?(role: string, patch: Record<string, unknown>): Promise<void>;
   /** Sources only: never restore into this one (backups from it are still made). */
   excludeFromRestore?: boolean;
 }

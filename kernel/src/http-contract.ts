@@ -30,6 +30,11 @@ export type RouteAccess =
        */
       anyPermission?: readonly string[];
       scope?: { resource: string; param: string };
+      /**
+       * Only a browser session may call the route; an API key gets 403 whatever its permissions. For routes that
+       * manage the sign-in itself (listing and revoking sessions), which no permission of the catalog covers.
+       */
+      sessionOnly?: boolean;
     };
 
 /** Framework-neutral request as a handler sees it; params/query/body are already parsed by their schemas. */

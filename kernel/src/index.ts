@@ -24,3 +24,5 @@ export * from './storage-keys.js';
 export * from './catalog-ports.js';
 export * from './naming-suffix.js';
 export * from './sidecar.js';
+export * from './local-paths.js';
+export * from './text-rules.js';

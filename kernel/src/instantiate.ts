@@ -27,6 +27,10 @@ export function instantiateAdapter<K extends AdapterKind, S extends z.ZodType, C
   }
   const child = parent.createChildContainer();
   child.register(TOKENS.AdapterConfig, { useValue: parsed.data });
-  child.register(TOKENS.AdapterContext, { useValue: { logger: silentLogger, ...context } satisfies AdapterContext });
+  // The host's local path rule reaches every instance, whichever plugin builds it.
+  const localPaths = context.localPaths ?? (parent.isRegistered(TOKENS.LocalPathPolicy, true) ? parent.resolve(TOKENS.LocalPathPolicy) : undefined);
+  child.register(TOKENS.AdapterContext, {
+    useValue: { logger: silentLogger, ...context, ...(localPaths ? { localPaths } : {}) } satisfies AdapterContext,
+  });
   return child.resolve(definition.implementation as never) as I;
 }

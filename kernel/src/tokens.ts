@@ -2,6 +2,7 @@ import type { InjectionToken } from 'tsyringe';
 import type { AdapterContext } from './adapter-context.js';
 import type { EventBus } from './event-bus.js';
 import type { AdapterRegistry } from './adapter-registry.js';
+import type { LocalPathPolicy } from './local-paths.js';
 import type { KernelLogger } from './logger.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
@@ -34,6 +35,8 @@ export const TOKENS = {
   RecoveryKitBuilder: Symbol.for('holdfast:recovery-kit-builder') as InjectionToken<RecoveryKitBuilder>,
   /** Opens stored backups for downloads, decrypted on request (engine plugin; the storage browser uses it). */
   BackupReader: Symbol.for('holdfast:backup-reader') as InjectionToken<BackupReader>,
+  /** The operator's local path rule (apps/server); {@link instantiateAdapter} hands it to every adapter. */
+  LocalPathPolicy: Symbol.for('holdfast:local-path-policy') as InjectionToken<LocalPathPolicy>,
 } as const;
 
 /** Process-level settings read once at start from the environment. */

@@ -1,10 +1,12 @@
-import { secret, z } from '@holdfast/sdk';
+import { secret, secretTarget, z } from '@holdfast/sdk';
 import { parseCustomHeaders } from './internal/headers.js';
 import { renderTemplate, SAMPLE_VALUES, TemplateError } from './internal/template.js';
 
 /** Config of the generic webhook channel (SPEC "Notification channel configurations"). */
 export const webhookConfig = z.object({
-  webhookUrl: z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).describe('URL the notification is sent to (http or https).'),
+  webhookUrl: secretTarget(
+    z.url({ protocol: /^https?$/, message: 'must be an http(s) URL' }).describe('URL the notification is sent to (http or https).'),
+  ),
   method: z.enum(['POST', 'PUT', 'PATCH']).default('POST').describe('HTTP method of the request.'),
   contentType: z
     .string()
@@ -15,14 +17,17 @@ export const webhookConfig = z.object({
   authHeader: secret(z.string().min(1))
     .optional()
     .describe('Value of the Authorization header, e.g. "Bearer <token>". Stored encrypted.'),
-  customHeaders: z
-    .string()
-    .optional()
-    .superRefine((text, ctx) => {
-      const parsed = parseCustomHeaders(text);
-      if (!parsed.ok) for (const problem of parsed.problems) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .describe('Extra request headers, one "Key: Value" per line.'),
+  // Secret: custom headers often carry API keys or tokens, so they are stored encrypted and never shown.
+  customHeaders: secret(
+    z
+      .string()
+      .optional()
+      .superRefine((text, ctx) => {
+        const parsed = parseCustomHeaders(text);
+        if (!parsed.ok) for (const problem of parsed.problems) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .describe('Extra request headers, one "Key: Value" per line. Stored encrypted (they often carry tokens).'),
+  ),
   payloadTemplate: z
     .string()
     .optional()

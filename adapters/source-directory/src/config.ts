@@ -1,11 +1,17 @@
-import { z } from '@holdfast/sdk';
+import { localPath, z } from '@holdfast/sdk';
 
 /** Config of a directory source: which paths go into the tar stream and how they are walked. */
 export const directorySourceConfig = z.object({
-  paths: z
-    .array(z.string().trim().regex(/^\//, 'each path must be absolute (start with "/")'))
-    .min(1, 'at least one path is required')
-    .describe('Absolute paths (directories or single files) archived together as one tar stream'),
+  // Local paths: read widely, but never Holdfast's own data directory unless HOLDFAST_ALLOW_DATA_DIR_SOURCE=true.
+  paths: localPath(
+    z
+      .array(z.string().trim().regex(/^\//, 'each path must be absolute (start with "/")'))
+      .min(1, 'at least one path is required')
+      .describe(
+        "Absolute paths (directories or single files) archived together as one tar stream; never Holdfast's data directory (or a folder holding it) unless HOLDFAST_ALLOW_DATA_DIR_SOURCE=true",
+      ),
+    'source',
+  ),
   exclude: z
     .array(z.string().trim().min(1))
     .default([])

@@ -10,6 +10,7 @@ import {
   type DumpHandle,
   type DumpOptions,
   type HealthResult,
+  type LocalPathUse,
   type RestoreOptions,
   type RestoreResult,
   type SourceAdapter,
@@ -63,6 +64,7 @@ export class DirectorySource implements SourceAdapter {
       roots,
       exclude: this.config.exclude,
       followSymlinks: this.config.followSymlinks,
+      refusal: this.linkRefusal(),
       maxOpenFiles,
       logger: this.context.logger,
       signal: options.signal,
@@ -70,7 +72,11 @@ export class DirectorySource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreArchive(stream, restoreDestination(options.target, this.config.paths), options.signal);
+    const destination = restoreDestination(options.target, this.config.paths);
+    // A restore writes: into a folder the operator allows, or back to the source's own (policy-checked) paths.
+    if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
+    else for (const root of destination.roots) await this.assertPolicy(root, 'source');
+    return restoreArchive(stream, destination, options.signal);
   }
 
   /** `databases` names a subset of the configured paths; the member index stays the path's position in the config. */
@@ -94,7 +100,34 @@ export class DirectorySource implements SourceAdapter {
     return value;
   }
 
+  /** With the host's local path rule: why a followed symlink may not be read (it leads to the data directory). */
+  private linkRefusal(): ((absolute: string) => Promise<string | undefined>) | undefined {
+    const policy = this.context.localPaths;
+    if (!policy) return undefined;
+    return async (absolute) => {
+      try {
+        await policy.check(absolute, 'source');
+        return undefined;
+      } catch (error) {
+        if ((error as Error)?.name === 'LocalPathRefusedError') return 'it leads to a protected path';
+        throw error;
+      }
+    };
+  }
+
+  /** The host's local path rule (checked at use too: a link may have changed since the config was saved). */
+  private async assertPolicy(path: string, use: LocalPathUse): Promise<void> {
+    if (!this.context.localPaths) return;
+    try {
+      await this.context.localPaths.check(path, use);
+    } catch (error) {
+      if ((error as Error)?.name === 'LocalPathRefusedError') throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', (error as Error).message);
+      throw toAdapterError(error, `cannot check ${path}`);
+    }
+  }
+
   private async assertReadable(path: string): Promise<void> {
+    await this.assertPolicy(path, 'source');
     try {
       const info = await stat(path);
       if (info.isDirectory()) await (await opendir(path)).close();

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, stat, unlink, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { constants } from 'node:fs';
+import { open, readdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import {
   AdapterError,
@@ -19,9 +20,10 @@ import {
 } from '@holdfast/sdk';
 import type { LocalStorageConfig } from './config.js';
 import { writeAtomically } from './internal/atomic-write.js';
+import { assertFolderConfined, checkRootPolicy, confinedFile, realPathOrMissing } from './internal/confinement.js';
 import { removeEmptyParents } from './internal/directories.js';
 import { LOCAL_ORIGIN, notFound, toAdapterError } from './internal/errors.js';
-import { KeyPaths } from './internal/paths.js';
+import { KeyPaths, TEMP_FILE_PATTERN } from './internal/paths.js';
 import { walkObjects } from './internal/walk.js';
 
 const MISSING = new Set(['ENOENT', 'ENOTDIR']);
@@ -34,6 +36,7 @@ function isMissing(error: unknown): boolean {
 @injectable()
 export class LocalStorage implements StorageAdapter {
   private readonly paths: KeyPaths;
+  private realRootCheck?: Promise<string>;
 
   constructor(
     @inject(TOKENS.AdapterConfig) config: LocalStorageConfig,
@@ -42,10 +45,27 @@ export class LocalStorage implements StorageAdapter {
     this.paths = new KeyPaths(config.path);
   }
 
+  /**
+   * The root's real path, after the host's local path rule accepted it (checked at use, not only when saved: a
+   * symlink or a setting may have changed since). Every operation stays inside it; links leading out are ignored.
+   */
+  private realRoot(): Promise<string> {
+    this.realRootCheck ??= (async () => {
+      await checkRootPolicy(this.paths.root, this.context.localPaths);
+      await this.paths.assertRoot();
+      const real = await realPathOrMissing(this.paths.root);
+      if (real === undefined) throw toAdapterError(Object.assign(new Error('missing'), { code: 'ENOENT' }), `root directory ${this.paths.root} is not accessible`);
+      return real;
+    })();
+    // A failure (an unmounted drive) is not remembered: the next call looks again.
+    this.realRootCheck.catch(() => (this.realRootCheck = undefined));
+    return this.realRootCheck;
+  }
+
   async check(): Promise<HealthResult> {
     const started = Date.now();
     try {
-      await this.paths.assertRoot();
+      await this.realRoot();
       // A real write proves more than access(2), which always passes for root.
       const probe = join(this.paths.root, `.holdfast-check.${randomBytes(8).toString('hex')}.partial`);
       await writeFile(probe, 'holdfast');
@@ -61,7 +81,7 @@ export class LocalStorage implements StorageAdapter {
     let target: string;
     try {
       target = this.paths.fileOf(key);
-      await this.paths.assertRoot();
+      await assertFolderConfined(dirname(target), await this.realRoot(), key);
     } catch (error) {
       body.destroy();
       throw error;
@@ -76,10 +96,11 @@ export class LocalStorage implements StorageAdapter {
   }
 
   async get(key: string, options: GetOptions = {}): Promise<Readable> {
-    const file = this.paths.fileOf(key);
+    const file = await this.confined(key);
     let handle;
     try {
-      handle = await open(file, 'r');
+      // O_NOFOLLOW: the resolved path has no link left; a link swapped in meanwhile is refused, not followed.
+      handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     } catch (error) {
       if (isMissing(error) || (error as { code?: string }).code === 'EISDIR') throw notFound(key);
       throw toAdapterError(error, `cannot read "${key}"`);
@@ -97,12 +118,12 @@ export class LocalStorage implements StorageAdapter {
 
   async *list(prefix: string, options: { signal?: AbortSignal } = {}): AsyncIterable<StorageObjectInfo> {
     const { directory, keyPrefix } = this.paths.listingStart(prefix);
-    await this.paths.assertRoot();
-    yield* walkObjects({ directory, keyPrefix, prefix, root: this.paths.root, signal: options.signal });
+    const realRoot = await this.realRoot();
+    yield* walkObjects({ directory, keyPrefix, prefix, root: this.paths.root, realRoot, signal: options.signal });
   }
 
   async stat(key: string): Promise<StorageObjectInfo> {
-    const file = this.paths.fileOf(key);
+    const file = await this.confined(key);
     try {
       const info = await stat(file);
       if (!info.isFile()) throw notFound(key);
@@ -116,12 +137,48 @@ export class LocalStorage implements StorageAdapter {
   async delete(key: string): Promise<void> {
     const file = this.paths.fileOf(key);
     try {
+      // unlink never follows the file itself; a symlinked folder on the way could lead out of the root.
+      await assertFolderConfined(dirname(file), await this.realRoot(), key);
       await unlink(file);
     } catch (error) {
       // Missing, or a folder of other keys: either way no object has this key, and delete is idempotent.
       if (isMissing(error) || (error as { code?: string }).code === 'EISDIR') return;
+      if (error instanceof AdapterError) throw error;
       throw toAdapterError(error, `cannot delete "${key}"`);
     }
     await removeEmptyParents(dirname(file), this.paths.root);
+  }
+
+  /** Removes the hidden temp files of interrupted puts of `key` (`.<name>.<16 hex>.partial` beside it). */
+  async removeIncomplete(key: string): Promise<void> {
+    const file = this.paths.fileOf(key);
+    const folder = dirname(file);
+    const names = await readdir(folder).catch((error: unknown) => {
+      if (isMissing(error)) return [] as string[];
+      throw toAdapterError(error, `cannot list the folder of "${key}"`);
+    });
+    const prefix = `.${basename(file)}.`;
+    for (const name of names) {
+      if (name.startsWith(prefix) && TEMP_FILE_PATTERN.test(name) && name.length === prefix.length + 16 + '.partial'.length) {
+        await unlink(join(folder, name)).catch((error: unknown) => {
+          if (!isMissing(error)) throw toAdapterError(error, `cannot remove a temporary file of "${key}"`);
+        });
+      }
+    }
+    await removeEmptyParents(folder, this.paths.root);
+  }
+
+  /** The real file of a key inside the root; a missing file or a link leading out of the root is NOT_FOUND. */
+  private async confined(key: string): Promise<string> {
+    const file = this.paths.fileOf(key);
+    const realRoot = await this.realRoot();
+    let real: string | undefined;
+    try {
+      real = await confinedFile(file, realRoot);
+    } catch (error) {
+      throw toAdapterError(error, `cannot read "${key}"`);
+    }
+    if (real === undefined) throw notFound(key);
+    return real;
   }
 }

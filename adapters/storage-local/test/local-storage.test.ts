@@ -154,3 +154,20 @@ describe('storage-local temp files', () => {
     expect((await readdir(join(root, 'nightly'))).sort()).toEqual(['.db.dump.gz.fedcba9876543210.partial', 'db.dump.gz']);
   });
 });
+
+describe('storage-local crash leftovers (regression, issue 10.8)', () => {
+  it('removeIncomplete removes the temp files of interrupted puts of one key, and nothing else', async () => {
+    const storage = storageAt(root);
+    await storage.put('daily/a.dump', Readable.from([Buffer.from('kept')]));
+    await storage.put('daily/b.dump', Readable.from([Buffer.from('other')]));
+    for (const name of ['.a.dump.0123456789abcdef.partial', '.a.dump.fedcba9876543210.partial', '.b.dump.0123456789abcdef.partial']) {
+      await writeFile(join(root, 'daily', name), 'cut off');
+    }
+
+    await storage.removeIncomplete!('daily/a.dump');
+    await storage.removeIncomplete!('missing/none.dump');
+
+    expect((await readdir(join(root, 'daily'))).sort()).toEqual(['.b.dump.0123456789abcdef.partial', 'a.dump', 'b.dump']);
+    expect((await readAll(await storage.get('daily/a.dump'))).toString()).toBe('kept');
+  });
+});

@@ -16,6 +16,7 @@ import {
   resolveByteRange,
 } from '@holdfast/sdk';
 import type { SftpStorageConfig } from './config.js';
+import { RootConfinement } from './internal/confinement.js';
 import { SftpConnection } from './internal/connection.js';
 import { SFTP_ORIGIN, isNoSuchFile, notFound, toAdapterError } from './internal/errors.js';
 import { listingStart, remotePathOf } from './internal/keys.js';
@@ -28,6 +29,7 @@ import { walkObjects } from './internal/walk.js';
 export class SftpStorage implements StorageAdapter {
   private readonly connection: SftpConnection;
   private readonly root: string;
+  private readonly confinement: RootConfinement;
 
   constructor(
     @inject(TOKENS.AdapterConfig) private readonly config: SftpStorageConfig,
@@ -35,6 +37,7 @@ export class SftpStorage implements StorageAdapter {
   ) {
     this.connection = new SftpConnection(config, context);
     this.root = posix.normalize(config.root);
+    this.confinement = new RootConfinement(this.root);
   }
 
   async check(): Promise<HealthResult> {
@@ -70,6 +73,7 @@ export class SftpStorage implements StorageAdapter {
     }
     try {
       const sftp = await this.connection.sftp();
+      await this.confinement.assertFolder(sftp, posix.dirname(target.path), key);
       const size = await uploadAtomically(sftp, { root: this.root, parent: target.parent, name: target.name }, body, options.signal);
       return { key, size };
     } catch (error) {
@@ -80,11 +84,13 @@ export class SftpStorage implements StorageAdapter {
   }
 
   async get(key: string, options: GetOptions = {}): Promise<Readable> {
-    const { path } = remotePathOf(this.root, key);
+    const { path: keyPath } = remotePathOf(this.root, key);
     try {
       const sftp = await this.connection.sftp();
-      const info = await statOrMissing(sftp, path);
-      if (!info?.isFile()) throw notFound(key);
+      // Read the resolved path: a link leading out of the root is no object of this destination.
+      const path = await this.confinement.file(sftp, keyPath);
+      const info = path === undefined ? undefined : await statOrMissing(sftp, path);
+      if (!path || !info?.isFile()) throw notFound(key);
       const stream = sftp.createReadStream(path, resolveByteRange(SFTP_ORIGIN, key, info.size, options.range));
       // ssh2 closes the remote handle after the last byte; a connection closed meanwhile fails that close and the
       // stream emits an error after its end, which nobody listens for any more. It changes nothing, so log it.
@@ -105,13 +111,15 @@ export class SftpStorage implements StorageAdapter {
     } catch (error) {
       throw toAdapterError(error, `cannot list "${prefix}"`);
     }
-    yield* walkObjects({ sftp, root: this.root, folderKey, prefix, signal: options.signal });
+    yield* walkObjects({ sftp, root: this.root, confinement: this.confinement, folderKey, prefix, signal: options.signal });
   }
 
   async stat(key: string): Promise<StorageObjectInfo> {
-    const { path } = remotePathOf(this.root, key);
+    const { path: keyPath } = remotePathOf(this.root, key);
     try {
-      const info = await statOrMissing(await this.connection.sftp(), path);
+      const sftp = await this.connection.sftp();
+      const path = await this.confinement.file(sftp, keyPath);
+      const info = path === undefined ? undefined : await statOrMissing(sftp, path);
       if (!info?.isFile()) throw notFound(key);
       return { key, size: info.size, modifiedAt: new Date(info.mtime * 1000) };
     } catch (error) {
@@ -123,6 +131,8 @@ export class SftpStorage implements StorageAdapter {
     const { path, parent } = remotePathOf(this.root, key);
     try {
       const sftp = await this.connection.sftp();
+      // unlink removes a link itself, never its target; a symlinked folder on the way could still lead out.
+      await this.confinement.assertFolder(sftp, posix.dirname(path), key);
       try {
         await call((cb) => sftp.unlink(path, cb));
       } catch (error) {

@@ -1,4 +1,6 @@
-import { EventBus, TOKENS, type AdapterRegistry, type HoldfastPlugin } from '@holdfast/kernel';
+import { join } from 'node:path';
+import { EventBus, TOKENS, createLocalPathPolicy, type AdapterRegistry, type HoldfastPlugin, type LocalPathPolicy } from '@holdfast/kernel';
+import { EMBEDDED_DATABASE_FILE } from '@holdfast/persistence';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 import type { ServerSettings } from './runtime-config.js';
@@ -13,4 +15,19 @@ export function registerCoreServices(
   container.register(TOKENS.EventBus, { useValue: new EventBus(services.logger) });
   container.register(TOKENS.AdapterRegistry, { useValue: services.registry });
   container.register(TOKENS.Plugins, { useValue: services.plugins });
+  container.register(TOKENS.LocalPathPolicy, { useValue: localPathPolicyOf(services.settings) });
+}
+
+/**
+ * The operator's local path rule: destinations and restore targets inside `HOLDFAST_LOCAL_ROOTS`, and the data
+ * directory, the system key and the embedded database never reachable by any local path (sources only with
+ * `HOLDFAST_ALLOW_DATA_DIR_SOURCE=true`).
+ */
+export function localPathPolicyOf(settings: ServerSettings): LocalPathPolicy {
+  return createLocalPathPolicy({
+    allowedRoots: settings.localRoots,
+    // The database file lives in the data dir; listed too in case a future setting moves it.
+    protectedPaths: [settings.dataDir, join(settings.dataDir, EMBEDDED_DATABASE_FILE), ...(settings.keyFile ? [settings.keyFile] : [])],
+    isProtectedSourceAllowed: settings.isDataDirSourceAllowed,
+  });
 }

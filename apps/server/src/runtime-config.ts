@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { delimiter, isAbsolute, resolve } from 'node:path';
 import { ADAPTER_ID_PATTERN, ADAPTER_KINDS, type RuntimeConfig } from '@holdfast/kernel';
 import { resolveConnectionTarget } from '@holdfast/persistence';
 
@@ -7,6 +7,30 @@ export interface ServerSettings extends RuntimeConfig {
   /** Trust `X-Forwarded-*` headers (behind a reverse proxy). */
   trustProxy: boolean;
   logLevel: LogLevel;
+  /** Folders local destinations and restore targets must live in (`HOLDFAST_LOCAL_ROOTS`). */
+  localRoots: string[];
+  /** Directory sources may read the data directory (`HOLDFAST_ALLOW_DATA_DIR_SOURCE`). */
+  isDataDirSourceAllowed: boolean;
+  /** The system key file when it lives outside the data directory (`HOLDFAST_ENCRYPTION_KEY_FILE`). */
+  keyFile?: string;
+}
+
+/**
+ * Default of `HOLDFAST_LOCAL_ROOTS`: `./backups` beside the default data dir, and the Debian-style backup folder.
+ * Never the OS temp dir: every local user can plant files and links there.
+ */
+export function defaultLocalRoots(): string[] {
+  return [resolve('backups'), '/var/backups/holdfast'];
+}
+
+/** `HOLDFAST_LOCAL_ROOTS`: absolute folders separated by commas (or the OS path delimiter). */
+function readLocalRoots(value: string | undefined): string[] {
+  const entries = (value ?? '').split(delimiter === ':' ? /[,:]/ : /[,;]/).map((entry) => entry.trim()).filter(Boolean);
+  if (entries.length === 0) return defaultLocalRoots();
+  for (const entry of entries) {
+    if (!isAbsolute(entry)) throw new Error(`HOLDFAST_LOCAL_ROOTS entry "${entry}" must be an absolute path`);
+  }
+  return entries.map((entry) => resolve(entry));
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -65,5 +89,8 @@ export function loadRuntimeConfig(env: NodeJS.ProcessEnv, version: string): Serv
     excludeAdapters: readAdapterList('HOLDFAST_ADAPTERS_EXCLUDE', env.HOLDFAST_ADAPTERS_EXCLUDE),
     trustProxy: readBoolean('TRUST_PROXY', env.TRUST_PROXY),
     logLevel: readLogLevel(env.LOG_LEVEL),
+    localRoots: readLocalRoots(env.HOLDFAST_LOCAL_ROOTS),
+    isDataDirSourceAllowed: readBoolean('HOLDFAST_ALLOW_DATA_DIR_SOURCE', env.HOLDFAST_ALLOW_DATA_DIR_SOURCE),
+    keyFile: env.HOLDFAST_ENCRYPTION_KEY_FILE?.trim() ? resolve(env.HOLDFAST_ENCRYPTION_KEY_FILE.trim()) : undefined,
   };
 }

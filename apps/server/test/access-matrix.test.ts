@@ -21,12 +21,14 @@ interface Operation {
   /** The permission the route needs, or the ones of which it needs any (`x-permission-any-of`). */
   permissions: string[];
   isPublic: boolean;
+  /** `x-session-only`: a browser session is required, every API key gets 403 (issue 10.3). */
+  isSessionOnly: boolean;
 }
 
 /** Every mounted route, read from the OpenAPI document the server builds from its routes: new routes join by themselves. */
 async function operationsOf(server: FullServer, admin: Caller): Promise<Operation[]> {
   const document = (await server.call('GET', '/api/openapi.json', admin)).body as {
-    paths: Record<string, Record<string, { security?: unknown[]; 'x-permission'?: string; 'x-permission-any-of'?: string[] }>>;
+    paths: Record<string, Record<string, { security?: unknown[]; 'x-permission'?: string; 'x-permission-any-of'?: string[]; 'x-session-only'?: boolean }>>;
   };
   const operations: Operation[] = [];
   for (const [path, methods] of Object.entries(document.paths)) {
@@ -36,6 +38,7 @@ async function operationsOf(server: FullServer, admin: Caller): Promise<Operatio
         path,
         permissions: operation['x-permission'] ? [operation['x-permission']] : (operation['x-permission-any-of'] ?? []),
         isPublic: Array.isArray(operation.security) && operation.security.length === 0,
+        isSessionOnly: operation['x-session-only'] === true,
       });
     }
   }
@@ -136,13 +139,73 @@ describe.each(['sqlite', 'postgresql'] as const)('route-permission matrix on %s'
 
   it('routes that need only an identity accept any valid key', async () => {
     const failures: string[] = [];
-    for (const operation of operations.filter((o) => !o.isPublic && o.permissions.length === 0)) {
+    for (const operation of operations.filter((o) => !o.isPublic && !o.isSessionOnly && o.permissions.length === 0)) {
       const answer = await server.call(operation.method, concrete(operation.path), { bearer: keyWith.get('audit:read') }, bodyFor(operation.method));
       if (answer.status === 401 || answer.status === 403 || answer.status >= 500) {
         failures.push(`${operation.method} ${operation.path} -> ${answer.status} ${JSON.stringify(answer.body)}`);
       }
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe.each(['sqlite', 'postgresql'] as const)('credential kinds across every route on %s', (dialect) => {
+  let server: FullServer;
+  let admin: Caller;
+  let operations: Operation[];
+
+  beforeAll(async () => {
+    server = await startFullServer(dialect);
+    admin = await server.signIn(ADMIN.email, ADMIN.password);
+    await liftRateLimits(server, admin);
+    operations = await operationsOf(server, admin);
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it('regression (issue 10.3): the session routes are session-only, and a key without permissions gets 403 on them and on every permission route', async () => {
+    const sessionOnly = operations.filter((o) => o.isSessionOnly).map((o) => `${o.method} ${o.path}`).sort();
+    expect(sessionOnly).toEqual(['DELETE /api/auth/sessions/{id}', 'GET /api/auth/sessions']);
+    const bare = await server.call('POST', '/api/api-keys', admin, { name: 'no permissions', permissions: [] });
+    expect(bare.status, JSON.stringify(bare.body)).toBe(201);
+    const everything = (await server.call('GET', '/api/permissions', admin)).body.permissions.map((p: { name: string }) => p.name);
+    const full = await server.call('POST', '/api/api-keys', admin, { name: 'every permission', permissions: everything });
+    expect(full.status, JSON.stringify(full.body)).toBe(201);
+    const laptop = await server.signIn(ADMIN.email, ADMIN.password);
+    const sessions = (await server.call('GET', '/api/auth/sessions', admin)).body.sessions as Array<{ id: string; isCurrent: boolean }>;
+    const laptopSession = sessions.find((session) => !session.isCurrent)!;
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => !o.isPublic && (o.isSessionOnly || o.permissions.length > 0))) {
+      const path = operation.path.replace('{id}', operation.isSessionOnly ? laptopSession.id : 'no-such-record').replace(/\{[^}]+\}/g, 'no-such-record');
+      const answer = await server.call(operation.method, path, { bearer: bare.body.key }, bodyFor(operation.method));
+      if (answer.status !== 403 || JSON.stringify(answer.body) !== '{"error":"Forbidden"}') failures.push(`bare key: ${operation.method} ${operation.path} -> ${answer.status}`);
+      if (operation.isSessionOnly) {
+        const withAll = await server.call(operation.method, path, { bearer: full.body.key }, bodyFor(operation.method));
+        if (withAll.status !== 403) failures.push(`key with every permission: ${operation.method} ${operation.path} -> ${withAll.status}`);
+      }
+    }
+    expect(failures).toEqual([]);
+    // Nothing was revoked by the refused keys; the owner's session still lists and revokes.
+    expect((await server.call('GET', '/api/auth/session', laptop)).status).toBe(200);
+    expect((await server.call('DELETE', `/api/auth/sessions/${laptopSession.id}`, admin)).status).toBe(204);
+    expect((await server.call('GET', '/api/auth/session', laptop)).status).toBe(401);
+  });
+
+  it('a signed-in user without a group holds no permission: 403 on every permission route, never a 5xx', async () => {
+    const user = await server.call('POST', '/api/users', admin, { name: 'Nobody', email: 'nobody@example.test', password: 'nobody user pass' });
+    expect(user.status, JSON.stringify(user.body)).toBe(201);
+    const nobody = await server.signIn('nobody@example.test', 'nobody user pass');
+    const failures: string[] = [];
+    for (const operation of operations.filter((o) => !o.isPublic && o.permissions.length > 0)) {
+      const answer = await server.call(operation.method, concrete(operation.path), nobody, bodyFor(operation.method));
+      if (answer.status !== 403) failures.push(`${operation.method} ${operation.path} -> ${answer.status} ${JSON.stringify(answer.body)}`);
+    }
+    expect(failures).toEqual([]);
+    const own = await server.call('GET', '/api/auth/sessions', nobody);
+    expect(own.status).toBe(200);
+    expect(own.body.sessions).toHaveLength(1);
   });
 });
 

@@ -15,7 +15,23 @@ describe('loadRuntimeConfig', () => {
       excludeAdapters: [],
       trustProxy: false,
       logLevel: 'info',
+      localRoots: [resolve('backups'), '/var/backups/holdfast'],
+      isDataDirSourceAllowed: false,
+      keyFile: undefined,
     });
+  });
+
+  it('reads the local path rule: HOLDFAST_LOCAL_ROOTS (absolute, comma or colon separated) and the data-dir source opt-in', () => {
+    const settings = loadRuntimeConfig(
+      { HOLDFAST_LOCAL_ROOTS: '/srv/backups, /mnt/nas:/media/usb', HOLDFAST_ALLOW_DATA_DIR_SOURCE: 'true', HOLDFAST_ENCRYPTION_KEY_FILE: '/etc/holdfast.key' },
+      '1.0.0',
+    );
+    expect(settings).toMatchObject({
+      localRoots: ['/srv/backups', '/mnt/nas', '/media/usb'],
+      isDataDirSourceAllowed: true,
+      keyFile: '/etc/holdfast.key',
+    });
+    expect(() => loadRuntimeConfig({ HOLDFAST_LOCAL_ROOTS: 'backups' }, '1.0.0')).toThrow('HOLDFAST_LOCAL_ROOTS entry "backups" must be an absolute path');
   });
 
   it('reads every variable', () => {

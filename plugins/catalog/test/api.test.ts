@@ -52,7 +52,8 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) 
     const saved = await server.call('POST', '/api/adapters/test-connection', { id: ids.source.id });
     expect(saved.json).toMatchObject({ success: true, version: '15.4' });
     const unsaved = await server.call('POST', '/api/adapters/test-connection', {
-      id: ids.source.id, config: { host: 'elsewhere', user: 'backup', password: '' },
+      // Another host needs the password typed again (issue 10.2): the stored one goes only to the saved host.
+      id: ids.source.id, config: { host: 'elsewhere', user: 'backup', password: 'typed-again' },
     });
     expect(unsaved.json).toMatchObject({ success: false, message: 'cannot reach elsewhere' });
     const health = (await server.call('GET', `/api/adapters/${ids.source.id}`)).json;

@@ -31,8 +31,8 @@ describe.each(['sqlite', 'postgresql'] as const)('secrets on %s', (dialect) => {
     const ids = await populate(server);
     const cases = [
       { id: ids.source.id, secrets: { password: true }, field: 'password', update: { host: 'reachable', user: 'other', password: '' } },
-      { id: ids.store.id, secrets: { secretAccessKey: true, sessionToken: true }, field: 'secretAccessKey', update: { bucket: 'b2', accessKeyId: 'AKIA2' } },
-      { id: ids.hook.id, secrets: { appToken: true }, field: 'appToken', update: { webhookUrl: 'https://push.example.test/y', appToken: '' } },
+      { id: ids.store.id, secrets: { secretAccessKey: true, sessionToken: true }, field: 'secretAccessKey', update: { bucket: 'b1', accessKeyId: 'AKIA2' } },
+      { id: ids.hook.id, secrets: { appToken: true }, field: 'appToken', update: { webhookUrl: 'https://push.example.test/x', appToken: '', priority: 7 } },
     ];
     for (const entry of cases) {
       const before = await recorded(server, 'GET', `/api/adapters/${entry.id}`);
@@ -47,7 +47,7 @@ describe.each(['sqlite', 'postgresql'] as const)('secrets on %s', (dialect) => {
     }
     // A new value replaces the stored one; an optional secret sent as null stays, one never stored reads false.
     const replaced = await recorded(server, 'PUT', `/api/adapters/${ids.store.id}`, {
-      config: { bucket: 'b3', accessKeyId: 'AKIA3', secretAccessKey: 'new-secret-value' },
+      config: { bucket: 'b1', accessKeyId: 'AKIA3', secretAccessKey: 'new-secret-value' },
     });
     expect(replaced.json.secretStatus).toEqual({ secretAccessKey: true, sessionToken: true });
     expect((await server.catalog.jobCatalog.resolveAdapterConfig(ids.store.id)).config.secretAccessKey).toBe('new-secret-value');
@@ -61,6 +61,30 @@ describe.each(['sqlite', 'postgresql'] as const)('secrets on %s', (dialect) => {
     });
     expect(missing.status).toBe(400);
     expect(missing.json.error).toMatch(/config\.password|password/);
+  });
+
+  it('regression (issue 10.2): a stored secret is reused only while every target field (host, bucket, URL) is unchanged', async () => {
+    const ids = await populate(server);
+    const cases = [
+      { id: ids.source.id, config: { host: 'elsewhere.example.test', user: 'backup' }, secret: 'password', target: 'host' },
+      { id: ids.source.id, config: { host: 'reachable', port: 6543, user: 'backup' }, secret: 'password', target: 'port' },
+      { id: ids.store.id, config: { bucket: 'attacker-bucket', accessKeyId: 'AKIA1', secretAccessKey: 'fresh' }, secret: 'sessionToken', target: 'bucket' },
+      { id: ids.hook.id, config: { webhookUrl: 'https://attacker.example.test/x' }, secret: 'appToken', target: 'webhookUrl' },
+    ];
+    for (const entry of cases) {
+      for (const [method, path, body] of [
+        ['PUT', `/api/adapters/${entry.id}`, { config: entry.config }],
+        ['POST', '/api/adapters/test-connection', { id: entry.id, config: entry.config }],
+      ] as const) {
+        const reply = await recorded(server, method, path, body);
+        expect(reply.status, `${method} ${JSON.stringify(entry.config)}: ${reply.text}`).toBe(400);
+        expect(reply.json.error).toContain(`config.${entry.secret}`);
+        expect(reply.json.error).toContain(`${entry.target} changed`);
+      }
+    }
+    // Nothing was stored by the refused updates.
+    expect((await server.catalog.jobCatalog.resolveAdapterConfig(ids.source.id)).config.host).toBe('reachable');
+    expect((await server.catalog.jobCatalog.resolveAdapterConfig(ids.store.id)).config.bucket).toBe('b1');
   });
 
   it('stores ciphertext in every secret column and reveals only through the audited route', async () => {

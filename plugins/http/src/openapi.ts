@@ -102,9 +102,12 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
   const permission = !isPublic ? access.permission : undefined;
   const scope = !isPublic ? access.scope : undefined;
   const anyPermission = !isPublic && !permission ? access.anyPermission : undefined;
+  const isSessionOnly = !isPublic && access.sessionOnly === true;
   const description = isPublic
     ? 'Public: no authentication.'
-    : permission
+    : isSessionOnly
+      ? 'Requires a signed-in browser session (cookie); API keys are refused with 403.'
+      : permission
       ? `Requires the permission \`${permission}\`${scope ? ` on the ${scope.resource} named by \`${scope.param}\`` : ''}.`
       : anyPermission?.length
         ? `Requires one of ${anyPermission.map((p) => `\`${p}\``).join(', ')}, as the request decides.`
@@ -116,7 +119,7 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
     summary: route.summary,
     description,
     ...(route.tags ? { tags: route.tags } : {}),
-    security: isPublic ? [] : [{ [SECURITY_SCHEMES.cookie]: [] }, { [SECURITY_SCHEMES.bearer]: [] }],
+    security: isPublic ? [] : isSessionOnly ? [{ [SECURITY_SCHEMES.cookie]: [] }] : [{ [SECURITY_SCHEMES.cookie]: [] }, { [SECURITY_SCHEMES.bearer]: [] }],
     ...(path || query
       ? { requestParams: { ...(path ? { path } : {}), ...(query ? { query: query as z.ZodObject } : {}) } }
       : {}),
@@ -128,6 +131,7 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
   if (permission) operation['x-permission'] = permission;
   if (scope) operation['x-permission-scope'] = scope;
   if (anyPermission?.length) operation['x-permission-any-of'] = [...anyPermission];
+  if (isSessionOnly) operation['x-session-only'] = true;
   return operation;
 }
 

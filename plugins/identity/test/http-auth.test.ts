@@ -148,3 +148,53 @@ describe.each(DIALECTS)('sessions and keys over HTTP on %s', (dialect) => {
     expect((await admin.call('GET', '/api/auth/session')).status).toBe(401);
   });
 });
+
+describe.each(DIALECTS)('session management needs a session on %s', (dialect) => {
+  it('regression (issue 10.3): an API key, even one without permissions, can neither list nor revoke its owner\'s sessions', async () => {
+    db = await openDatabase(dialect);
+    app = await startIdentityApp(db);
+    const admin = await setUpAdmin(app);
+    const laptop = new Client(app.url);
+    await laptop.signIn(ADMIN.email, ADMIN.password);
+    const owner = (await app.services.users.list())[0]!;
+    const { rawKey } = await app.services.apiKeys.create(owner.id, { name: 'no permissions', permissions: [] });
+    const bearer = new Client(app.url);
+    const listed = await bearer.call('GET', '/api/auth/sessions', { bearer: rawKey });
+    expect(listed.status).toBe(403);
+    expect(listed.body).toEqual({ error: 'Forbidden' });
+    const sessions = (await admin.call('GET', '/api/auth/sessions')).body.sessions as { id: string; isCurrent: boolean }[];
+    const other = sessions.find((s) => !s.isCurrent)!;
+    const revoked = await bearer.call('DELETE', `/api/auth/sessions/${other.id}`, { bearer: rawKey });
+    expect(revoked.status).toBe(403);
+    expect(revoked.body).toEqual({ error: 'Forbidden' });
+    // The session the key tried to end is still alive.
+    expect((await laptop.call('GET', '/api/auth/session')).status).toBe(200);
+    // A key holding every permission is refused too: the rule is the credential kind, not a permission.
+    const { rawKey: fullKey } = await app.services.apiKeys.create(owner.id, { name: 'all', permissions: [...ALL_PERMISSIONS] });
+    expect((await bearer.call('GET', '/api/auth/sessions', { bearer: fullKey })).status).toBe(403);
+  });
+});
+
+describe.each(DIALECTS)('one body rule for identity routes on %s', (dialect) => {
+  it('regression (issue 10.15): identity routes answer 400 naming an unknown key instead of dropping it, and refuse control characters in names', async () => {
+    db = await openDatabase(dialect);
+    app = await startIdentityApp(db);
+    const admin = await setUpAdmin(app);
+    const extra = await admin.call('POST', '/api/groups', { json: { name: 'ops', permissions: [], isSuperAdmin: true } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error).toMatch(/body: Unrecognized key: "isSuperAdmin"/);
+    const nested = await admin.call('POST', '/api/groups', { json: { name: 'ops', permissions: [], grants: [{ permission: 'jobs:read', resourceType: 'job', resourceIds: ['a'], all: true }] } });
+    expect(nested.status).toBe(400);
+    expect(nested.body.error).toMatch(/body\.grants\[0\]: Unrecognized key: "all"/);
+    const me = await admin.call('PUT', '/api/users/me', { json: { timezone: 'UTC', role: 'admin' } });
+    expect(me.status).toBe(400);
+    expect(me.body.error).toMatch(/Unrecognized key: "role"/);
+    const signIn = await new Client(app.url).call('POST', '/api/auth/sign-in', { json: { email: ADMIN.email, password: ADMIN.password, remember: true } });
+    expect(signIn.status).toBe(400);
+    const tab = await admin.call('POST', '/api/api-keys', { json: { name: 'ci\tkey', permissions: [] } });
+    expect(tab.status).toBe(400);
+    expect(tab.body.error).toBe('Invalid request: body.name: must not contain control characters');
+    expect((await admin.call('GET', '/api/api-keys')).body.apiKeys).toEqual([]);
+    expect((await admin.call('GET', '/api/groups')).body.groups).toEqual([]);
+  });
+});

@@ -27,7 +27,7 @@ export function resolveConnectionTarget(dataDir: string, databaseUrl?: string): 
 
 /** Creates the data directory of the embedded database when it is missing. */
 export async function prepareTarget(target: ConnectionTarget, dataDir: string): Promise<void> {
-  if (target.dialect === 'sqlite') await mkdir(resolve(dataDir), { recursive: true });
+  if (target.dialect === 'sqlite') await mkdir(resolve(dataDir), { recursive: true, mode: 0o700 });
 }
 
 /** A description of the target safe for logs: the file path, or the PostgreSQL URL without its password. */

@@ -6,6 +6,7 @@ import { LibSqlDriver } from '@mikro-orm/libsql';
 import { Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { describeTarget, prepareTarget, resolveConnectionTarget, type ConnectionTarget } from './connection.js';
+import { createPrivateDatabaseFile, securePrivateFiles, tightenNewFiles } from './file-modes.js';
 import { collectMigrations, toMigrationsList } from './migrations.js';
 
 /** Name of the table that records applied migrations. */
@@ -47,6 +48,11 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Holdfa
   const target = resolveConnectionTarget(options.dataDir, options.databaseUrl);
   const migrations = collectMigrations(options.plugins);
   await prepareTarget(target, options.dataDir);
+  if (target.dialect === 'sqlite') {
+    // The database holds every record (and sealed secrets): private to the server user, whatever the umask.
+    await securePrivateFiles(options.dataDir, logger);
+    await createPrivateDatabaseFile(target.file);
+  }
   const entities = options.plugins.flatMap((plugin) => [...(plugin.entities ?? [])]) as Options['entities'];
   const orm = await MikroORM.init({
     ...driverOptions(target),
@@ -66,6 +72,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Holdfa
       silent: true,
     },
   });
+  if (target.dialect === 'sqlite') await tightenNewFiles(options.dataDir);
   return new OpenedDatabase(orm, target, logger);
 }
 

@@ -52,6 +52,7 @@ export class StorageAccess {
       instanceName: resolved.name,
       logger: this.logger.child?.({ adapter: `storage-${resolved.adapterId}`, instance: resolved.configId }) ?? this.logger,
       credentials: resolved.credentials,
+      updateCredentials: resolved.updateCredentials,
     }) as StorageAdapter;
     return { configId, name: resolved.name, adapter, capabilities: definition.capabilities as StorageCapabilities };
   }

@@ -11,6 +11,8 @@ export interface DumpPlan {
   roots: ArchiveRoot[];
   exclude: readonly string[];
   followSymlinks: boolean;
+  /** Why a followed symlink may not be read (the host's local path rule), or undefined when it may. */
+  refusal?: (absolute: string) => Promise<string | undefined>;
   maxOpenFiles: number;
   logger: KernelLogger;
   signal: AbortSignal;
@@ -26,7 +28,7 @@ export async function startDump(plan: DumpPlan): Promise<DumpHandle> {
   const pack = tar.pack();
   // Stops the producer on an abort and also when the consumer goes away early, so no file stays open.
   const stop = new AbortController();
-  const walk = { exclude: plan.exclude, followSymlinks: plan.followSymlinks, warnings, logger: plan.logger, signal: stop.signal };
+  const walk = { exclude: plan.exclude, followSymlinks: plan.followSymlinks, refusal: plan.refusal, warnings, logger: plan.logger, signal: stop.signal };
   void writeArchive(pack, walkRoots(plan.roots, walk), { ...walk, maxOpenFiles: plan.maxOpenFiles }).then(
     () => pack.finalize(),
     (error: unknown) => pack.destroy(plan.signal.aborted ? aborted('dump') : toAdapterError(error, 'dump failed')),

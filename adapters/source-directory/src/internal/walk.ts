@@ -28,6 +28,8 @@ export interface ArchiveRoot {
 export interface WalkOptions {
   exclude: readonly string[];
   followSymlinks: boolean;
+  /** Why a followed symlink may not be read (the host's local path rule), or undefined when it may. */
+  refusal?: (absolute: string) => Promise<string | undefined>;
   warnings: WarningList;
   logger: KernelLogger;
   signal: AbortSignal;
@@ -93,6 +95,14 @@ async function* walkDirectory(
     const entryMember = `${member}/${name}`;
     let stats: Stats;
     try {
+      // A followed link must not carry Holdfast's own data directory (system key, database) into the archive.
+      if (options.followSymlinks && options.refusal && (await lstat(absolute)).isSymbolicLink()) {
+        const refused = await options.refusal(absolute);
+        if (refused !== undefined) {
+          options.warnings.add(`${absolute}: symlink not followed, ${refused}`);
+          continue;
+        }
+      }
       stats = options.followSymlinks ? await stat(absolute).catch(async (error: unknown) => {
         // A dangling link cannot be followed; say so rather than "vanished".
         if (errnoOf(error) === 'ENOENT' && (await lstat(absolute)).isSymbolicLink()) throw new Error('dangling symlink');

@@ -4,6 +4,7 @@ import type { StorageObjectInfo } from '@holdfast/sdk';
 import { AdapterError } from '@holdfast/sdk';
 import { LOCAL_ORIGIN, toAdapterError } from './errors.js';
 import { TEMP_FILE_PATTERN } from './paths.js';
+import { confinedFile } from './confinement.js';
 
 /** Where a walk starts and what it must match. */
 export interface WalkStart {
@@ -13,6 +14,8 @@ export interface WalkStart {
   /** Every yielded key starts with this. */
   prefix: string;
   root: string;
+  /** Real path of the root: a symlink is listed only when its target resolves inside it. */
+  realRoot: string;
   signal?: AbortSignal;
 }
 
@@ -44,8 +47,9 @@ async function removeIfStale(path: string): Promise<void> {
 
 /**
  * Walks directories depth-first in name order and yields the files whose `/`-separated key starts with the prefix.
- * Temp files of in-flight puts are skipped; those a crash left behind (untouched for a day) are removed on the way. Symlinks to files are listed; symlinked directories are not entered
- * (they could loop or leave the root).
+ * Temp files of in-flight puts are skipped; those a crash left behind (untouched for a day) are removed on the way.
+ * Symlinks to files inside the root are listed, links leading out of it are not; symlinked directories are not
+ * entered (they could loop or leave the root).
  */
 export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObjectInfo> {
   for (const entry of await readSorted(start.directory, start.root)) {
@@ -64,6 +68,8 @@ export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObje
     }
     if (!key.startsWith(start.prefix)) continue;
     if (!entry.isFile() && !entry.isSymbolicLink()) continue;
+    // A link is an object only when it resolves inside the root: one leading out would expose a foreign file.
+    if (entry.isSymbolicLink() && (await confinedFile(path, start.realRoot).catch(() => undefined)) === undefined) continue;
     const info = await stat(path).catch(() => undefined);
     // A dangling link or a file deleted meanwhile is not an object.
     if (!info?.isFile()) continue;

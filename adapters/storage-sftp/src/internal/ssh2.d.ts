@@ -39,6 +39,7 @@ declare module 'ssh2' {
     createWriteStream(path: string, options?: { flags?: string; mode?: number; highWaterMark?: number }): Writable;
     stat(path: string, callback: Callback<Stats>): void;
     lstat(path: string, callback: Callback<Stats>): void;
+    realpath(path: string, callback: Callback<string>): void;
     readdir(path: string, callback: Callback<FileEntry[]>): void;
     mkdir(path: string, callback: Callback): void;
     rmdir(path: string, callback: Callback): void;

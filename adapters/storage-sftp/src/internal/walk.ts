@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { StorageObjectInfo } from '@holdfast/sdk';
 import type { SFTPWrapper } from 'ssh2';
+import type { RootConfinement } from './confinement.js';
 import { aborted, isNoSuchFile, toAdapterError } from './errors.js';
 import { TEMP_FILE_PATTERN } from './keys.js';
 import { readdir, statOrMissing, unlinkIfPresent } from './sftp-ops.js';
@@ -12,6 +13,8 @@ export const STALE_TEMP_FILE_MS = 24 * 60 * 60 * 1000;
 export interface WalkStart {
   sftp: SFTPWrapper;
   root: string;
+  /** Decides whether a symlink stays inside the root (only those are listed). */
+  confinement: RootConfinement;
   /** Folder key to read (`''` at the root, else ending in `/`). */
   folderKey: string;
   /** Every yielded key starts with this. */
@@ -36,7 +39,8 @@ async function entriesOf(start: WalkStart) {
 
 /**
  * Walks folders depth-first in name order, yielding files whose key starts with the prefix. Temp files of in-flight
- * puts are skipped (those a crash left, untouched for a day, are removed on the way); symlinks to files are listed, symlinked folders are not entered (they could loop).
+ * puts are skipped (those a crash left, untouched for a day, are removed on the way); symlinks to files inside the root are listed (links leading out are not), symlinked folders are not entered (they
+ * could loop or leave the root).
  */
 export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObjectInfo> {
   for (const entry of await entriesOf(start)) {
@@ -55,8 +59,10 @@ export async function* walkObjects(start: WalkStart): AsyncGenerator<StorageObje
     if (!key.startsWith(start.prefix)) continue;
     let attrs = entry.attrs;
     if (attrs.isSymbolicLink()) {
-      const target = await statOrMissing(start.sftp, posix.join(start.root, key));
-      if (!target) continue; // a dangling link is not an object
+      // A link is an object only when it resolves inside the root: one leading out would expose a foreign file.
+      const real = await start.confinement.file(start.sftp, posix.join(start.root, key));
+      const target = real === undefined ? undefined : await statOrMissing(start.sftp, real);
+      if (!target) continue; // a dangling link (or one leading out) is not an object
       attrs = target;
     }
     if (!attrs.isFile()) continue;

@@ -39,6 +39,8 @@ export async function startFullServer(dialect: 'sqlite' | 'postgresql'): Promise
       PORT: '0',
       HOLDFAST_DATA_DIR: dataDir,
       DATABASE_URL: postgres?.url ?? '',
+      // Tests keep their destinations in temp folders; the data dir (also there) stays refused by the rule itself.
+      HOLDFAST_LOCAL_ROOTS: tmpdir(),
     },
     logger: pino({ level: 'silent' }),
     host: '127.0.0.1',

@@ -2,6 +2,7 @@ import { ConflictError, NotFoundError, ValidationError, type AnyAdapterDefinitio
 import type { EntityManager } from '@mikro-orm/knex';
 import { SecretBox } from '../crypto/secret-box.js';
 import { credentialsByRole, findCredential } from '../credentials/credential-store.js';
+import { credentialUpdater } from '../credentials/credential-refresh.js';
 import { AdapterConfigEntity, type AdapterConfigRow } from '../entities/adapter-config.js';
 import { RetentionPolicyEntity } from '../entities/templates.js';
 import { inUse, withUniqueName } from '../shared/conflicts.js';
@@ -10,6 +11,8 @@ import { jobsUsingAdapterConfig, templatesBindingChannel } from '../shared/refer
 import type { AdapterConfigView, CreateAdapterInput, UpdateAdapterInput } from './adapter-schemas.js';
 import { mergeSecrets, openConfig, publicConfig, sealConfig, validateConfig, type StoredConfig } from './adapter-secrets.js';
 import { definitionFor, kindOfType, secretFields, type AdapterConfigType } from './adapter-types.js';
+import { hasUrlCredentials, mergeStoredSecrets, redactUrl } from './secret-targets.js';
+import { checkLocalPaths } from './local-path-check.js';
 
 /** CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. */
 export class AdapterConfigService {
@@ -24,7 +27,10 @@ export class AdapterConfigService {
   }
 
   view(row: AdapterConfigRow): AdapterConfigView {
-    const { config, secretStatus } = publicConfig(parseJsonColumn<StoredConfig>(row.config, {}), this.secretsOf(row));
+    const stored = parseJsonColumn<StoredConfig>(row.config, {});
+    const shownRedacted = this.credentialUrlsOf(row, stored);
+    const { config, secretStatus } = publicConfig(stored, this.secretsOf(row).filter((field) => !(field in shownRedacted)));
+    Object.assign(config, shownRedacted);
     return {
       id: row.id,
       name: row.name,
@@ -44,6 +50,22 @@ export class AdapterConfigService {
       createdAt: iso(row.createdAt)!,
       updatedAt: iso(row.updatedAt)!,
     };
+  }
+
+  /** URLs stored sealed because they carry credentials, redacted for display (the catalog seals them, see sealConfig). */
+  private credentialUrlsOf(row: AdapterConfigRow, stored: StoredConfig): Record<string, string> {
+    const found = this.deps.registry().get(kindOfType(row.type as AdapterConfigType), row.adapterId);
+    const declared = new Set(found ? secretFields(found.definition) : []);
+    const shown: Record<string, string> = {};
+    for (const field of Object.keys(stored).filter((key) => !declared.has(key) && SecretBox.isSealed(stored[key]))) {
+      try {
+        const plain = this.deps.box().openJson(stored[field] as string);
+        if (hasUrlCredentials(plain)) shown[field] = redactUrl(plain as string);
+      } catch {
+        // Not openable with this key: it stays a secret field in the view.
+      }
+    }
+    return shown;
   }
 
   async list(types: readonly AdapterConfigType[]): Promise<AdapterConfigView[]> {
@@ -68,6 +90,7 @@ export class AdapterConfigService {
     const em = this.deps.em();
     await this.checkReferences(em, definition, input);
     const config = validateConfig(definition, mergeSecrets(input.config, null, secretFields(definition)));
+    await checkLocalPaths(this.deps.container, definition, config);
     await this.assertNameFree(em, input.type, input.name);
     const now = new Date();
     const row = em.create(AdapterConfigEntity, {
@@ -112,7 +135,8 @@ export class AdapterConfigService {
     await this.checkReferences(em, definition, merged);
     const storedPlain = this.plainConfig(row);
     const submitted = input.config ?? Object.fromEntries(Object.entries(storedPlain));
-    const config = validateConfig(definition, mergeSecrets(submitted, storedPlain, secretFields(definition)));
+    const config = validateConfig(definition, mergeStoredSecrets(definition, submitted, storedPlain, secretFields(definition)));
+    await checkLocalPaths(this.deps.container, definition, config);
     if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, type, input.name, id);
     const changed = [
       ...Object.keys(input).filter((key) => key !== 'config'),
@@ -156,6 +180,7 @@ export class AdapterConfigService {
       adapterId: row.adapterId,
       config: this.plainConfig(row),
       credentials: await credentialsByRole(em, this.deps.box(), row),
+      updateCredentials: credentialUpdater(() => this.deps.em(), () => this.deps.box(), row),
       excludeFromRestore: Boolean(row.excludeFromRestore),
     };
   }

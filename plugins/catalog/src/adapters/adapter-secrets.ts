@@ -1,5 +1,6 @@
 import { ValidationError, describeConfigIssues, type AnyAdapterDefinition } from '@holdfast/kernel';
 import type { SecretBox } from '../crypto/secret-box.js';
+import { credentialUrlFields } from './secret-targets.js';
 
 /** A config as stored: secret fields hold sealed strings. */
 export type StoredConfig = Record<string, unknown>;
@@ -44,10 +45,10 @@ export function validateConfig(definition: AnyAdapterDefinition, config: Record<
   return parsed.data as Record<string, unknown>;
 }
 
-/** Seals every present secret field for storage. */
+/** Seals every present secret field, and every URL that carries credentials, for storage. */
 export function sealConfig(box: SecretBox, config: Record<string, unknown>, secrets: readonly string[]): StoredConfig {
   const stored: StoredConfig = { ...config };
-  for (const field of secrets) {
+  for (const field of new Set([...secrets, ...credentialUrlFields(config)])) {
     if (stored[field] === undefined || stored[field] === null || stored[field] === '') {
       delete stored[field];
       continue;

@@ -9,10 +9,13 @@ import {
   type StorageAdapter,
 } from '@holdfast/kernel';
 import { credentialsByRole } from '../credentials/credential-store.js';
+import { credentialUpdater } from '../credentials/credential-refresh.js';
 import type { CatalogDeps } from '../shared/deps.js';
 import type { AdapterConfigService } from './adapter-config-service.js';
 import type { TestConnectionInput } from './adapter-schemas.js';
-import { mergeSecrets, validateConfig } from './adapter-secrets.js';
+import { validateConfig } from './adapter-secrets.js';
+import { mergeStoredSecrets } from './secret-targets.js';
+import { checkLocalPaths } from './local-path-check.js';
 import { definitionFor, secretFields, type AdapterConfigType } from './adapter-types.js';
 
 /** A source or storage check that never answers is cut off after this long. */
@@ -61,7 +64,8 @@ export async function testConnection(
   const definition = definitionFor(deps.registry(), type, adapterId);
   const storedPlain = row ? service.plainConfig(row) : null;
   const submitted = input.config ?? storedPlain ?? {};
-  const config = validateConfig(definition, mergeSecrets(submitted, storedPlain, secretFields(definition)));
+  const config = validateConfig(definition, mergeStoredSecrets(definition, submitted, storedPlain, secretFields(definition)));
+  await checkLocalPaths(deps.container, definition, config);
   const refs = {
     primaryCredentialId: input.primaryCredentialId === undefined ? row?.primaryCredentialId : input.primaryCredentialId,
     sshCredentialId: input.sshCredentialId === undefined ? row?.sshCredentialId : input.sshCredentialId,
@@ -80,6 +84,7 @@ export async function testConnection(
         instanceName: row?.name,
         logger: deps.container.isRegistered(TOKENS.Logger, true) ? deps.container.resolve(TOKENS.Logger) : deps.logger,
         credentials,
+        updateCredentials: credentialUpdater(() => deps.em(), () => deps.box(), refs),
       }),
     );
   }

@@ -52,7 +52,8 @@ export function loadSystemKey(env: NodeJS.ProcessEnv, dataDir: string, logger: K
   }
   const path = join(resolve(dataDir), SYSTEM_KEY_FILE);
   if (existsSync(path)) return { key: parseKeyText(readFileSync(path, 'utf8'), `The key file ${path}`), source: 'data-dir', path };
-  mkdirSync(resolve(dataDir), { recursive: true });
+  // 0700: the data directory is private to the server user (it holds this key and the embedded database).
+  mkdirSync(resolve(dataDir), { recursive: true, mode: 0o700 });
   const key = randomBytes(32);
   // `wx` refuses to overwrite a key another process wrote a moment ago.
   writeFileSync(path, `${key.toString('hex')}\n`, { mode: 0o600, flag: 'wx' });

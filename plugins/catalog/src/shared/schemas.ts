@@ -1,4 +1,4 @@
-import { routeResult } from '@holdfast/kernel';
+import { lineText, routeResult } from '@holdfast/kernel';
 import { z } from 'zod';
 
 /** Longest name the catalog accepts (the columns are varchar 255). */
@@ -7,14 +7,14 @@ export const NAME_MAX = 255;
 /** Path parameter `:id`. */
 export const idParams = z.object({ id: z.string().min(1).max(64).describe('Record id') });
 
-/** A display name: trimmed, 1..255 characters. */
-export const nameField = z.string().trim().min(1, 'must not be empty').max(NAME_MAX);
+/** A display name: trimmed, 1..255 characters, single-line (no control characters, issue 10.4). */
+export const nameField = lineText({ max: NAME_MAX }).trim().min(1, 'must not be empty');
 
 /** An optional free-text description. */
 export const descriptionField = z.string().max(4000).nullable().optional();
 
 /** A reference to another record by id. */
-export const refId = z.string().min(1).max(64);
+export const refId = lineText({ min: 1, max: 64 });
 
 /** The body of every error response. */
 export const errorSchema = z.object({ error: z.string(), issues: z.unknown().optional(), details: z.unknown().optional() });

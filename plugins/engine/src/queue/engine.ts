@@ -25,6 +25,9 @@ interface ActiveRun {
   done: Promise<void>;
 }
 
+/** Waits before each attempt of the minimal final write when the full one failed. */
+const FINAL_WRITE_RETRY_DELAYS_MS = [0, 500, 2_000, 5_000];
+
 const CANCEL_MESSAGES: Record<CancelCause, string> = {
   cancelled: 'cancellation requested',
   stuck: 'no progress within the Stuck Job Timeout',
@@ -155,12 +158,46 @@ export class Engine {
     if (outcome.status === 'Cancelled' && cause) context.metadata.cancelReason = cause;
     log.info(`finished: ${outcome.status}`);
     if (outcome.status === 'Failed') log.lastError = log.lastError ?? 'the run failed';
-    await context.settle();
-    await log.flush();
+    await this.quietly(execution.id, 'could not store the last progress and log entries', async () => {
+      await context.settle();
+      await log.flush();
+    });
     const error = outcome.status === 'Success' ? null : log.lastError;
-    const isWritten = await this.store.finish(execution.id, outcome.status, { size: outcome.size, path: outcome.path, error, metadata: context.metadata });
+    const isWritten = await this.recordOutcome(execution.id, outcome, error, context);
     if (!isWritten) this.logger.warn({ executionId: execution.id }, 'run ended but its row was no longer Running (closed by another process)');
-    await this.emitOutcome(execution, outcome, error);
+    await this.quietly(execution.id, 'could not emit the outcome event', () => this.emitOutcome(execution, outcome, error));
+  }
+
+  /**
+   * Writes the final status. Whatever an adapter or the database throws, the row must leave Running, or it holds a
+   * slot of `maxConcurrentJobs` and every queued run waits until a restart (issue 10.4). When the full write fails,
+   * a minimal one (status Failed, a fixed message, the metadata as it was) is retried a few times.
+   */
+  private async recordOutcome(id: string, outcome: RunOutcome, error: string | null, context: RunContext): Promise<boolean> {
+    try {
+      return await this.store.finish(id, outcome.status, { size: outcome.size, path: outcome.path, error, metadata: context.metadata });
+    } catch (failure) {
+      this.logger.error({ err: failure, executionId: id }, 'could not record the outcome of the run; recording it as Failed');
+    }
+    const fallback = `the run ended ${outcome.status} but its outcome could not be recorded (see the server log)`;
+    for (const delayMs of FINAL_WRITE_RETRY_DELAYS_MS) {
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
+      try {
+        return await this.store.finish(id, 'Failed', { error: fallback, metadata: { stage: context.metadata.stage } });
+      } catch (failure) {
+        this.logger.error({ err: failure, executionId: id }, 'could not record the run as Failed');
+      }
+    }
+    return false;
+  }
+
+  /** Runs a bookkeeping step whose failure must not stop the run from reaching its final status. */
+  private async quietly(id: string, what: string, step: () => Promise<void>): Promise<void> {
+    try {
+      await step();
+    } catch (failure) {
+      this.logger.error({ err: failure, executionId: id }, what);
+    }
   }
 
   private async emitOutcome(execution: Execution, outcome: RunOutcome, error: string | null): Promise<void> {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
-import { abortablePipeline, ConflictError, createByteCounter } from '@holdfast/kernel';
+import { abortablePipeline, ConflictError, createByteCounter, lineText } from '@holdfast/kernel';
 import { z } from 'zod';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
@@ -11,7 +11,8 @@ import { readSidecar } from '../run/sidecar.js';
 
 /** The body of `POST /api/storage/:id/restore`, stored on the execution as its request. */
 export const restoreRequestSchema = z.strictObject({
-  file: z.string().min(1).max(1024).describe('Path of the backup within the storage'),
+  // Like download-url's `file`: a NUL here once failed the run and then its own failure record (issue 10.4).
+  file: lineText({ min: 1, max: 1024 }).describe('Path of the backup within the storage'),
   targetSourceId: z.string().min(1).max(64).optional().describe('Source configuration to restore into; default: the source recorded in the sidecar'),
   database: z.string().min(1).max(255).optional().describe('Target database of a single-database dump'),
   databaseMapping: z.record(z.string().min(1).max(255), z.string().min(1).max(255)).optional().describe('Source database name to target name (multi-database dumps)'),

@@ -36,6 +36,7 @@ export class AdapterFactory {
       instanceName: resolved.name,
       logger: this.logger.child?.({ adapter: `${kind}-${resolved.adapterId}`, instance: resolved.configId }) ?? this.logger,
       credentials: resolved.credentials,
+      updateCredentials: resolved.updateCredentials,
     }) as T;
   }
 

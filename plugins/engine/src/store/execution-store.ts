@@ -4,6 +4,7 @@ import type { EntityManager, Knex } from '@mikro-orm/knex';
 import { ExecutionEntity, ExecutionLogEntity, type Execution, type ExecutionStatus, type ExecutionType, type LogLevel, type TriggerType } from './entities.js';
 import { parseMetadata, type ExecutionMetadata } from './metadata.js';
 import { Mutex } from './mutex.js';
+import { storableText } from './storable-text.js';
 
 /** What creates an execution. */
 export interface NewExecution {
@@ -182,8 +183,8 @@ export class ExecutionStore {
         status,
         endedAt: new Date(),
         size: fields.size ?? null,
-        path: fields.path ?? null,
-        error: fields.error ?? null,
+        path: storableText(fields.path) ?? null,
+        error: storableText(fields.error) ?? null,
         metadata: JSON.stringify(fields.metadata),
       },
     );
@@ -249,7 +250,7 @@ export class ExecutionStore {
         time: new Date(entry.time),
         level: entry.level,
         stage: entry.stage,
-        message: entry.message,
+        message: storableText(entry.message),
       })),
     );
   }

@@ -77,6 +77,8 @@ export async function authorise(
 ): Promise<void> {
   const access = route.access;
   if (access.public === true) return;
+  // Checked before any permission: a key must not manage the sign-ins of its owner, whatever it holds.
+  if (access.sessionOnly === true && auth.authMethod !== 'session') throw new ForbiddenError('a browser session');
   if (!access.permission) {
     if (access.anyPermission?.length) await authoriseAny(container, auth, access.anyPermission);
     return;

@@ -1,14 +1,12 @@
 import { ValidationError } from '@holdfast/kernel';
 import type { z } from 'zod';
+import { inspectRequestValue } from './json-shape.js';
 
 /** One failed field: where (`body.name`, `query.page`, `body.items[0].id`) and what is wrong. */
 export interface ValidationIssue {
   path: string;
   message: string;
 }
-
-/** Keys that could reach `Object.prototype` once a parsed object is merged or spread somewhere downstream. */
-const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
 /** Renders a zod issue path under its request part: `body` + `['items', 0, 'id']` -> `body.items[0].id`. */
 export function formatIssuePath(part: string, path: readonly PropertyKey[]): string {
@@ -34,27 +32,12 @@ export function invalidRequest(issues: ValidationIssue[]): ValidationError {
 }
 
 /**
- * Finds keys such as `__proto__` at any depth. They are rejected rather than silently dropped so a client learns
- * its payload was not taken as sent.
+ * Finds, at any depth and without recursion, what no route takes: keys such as `__proto__`, nesting deeper than the
+ * limit, NUL, lone surrogates and control characters. They are rejected rather than silently dropped so a client
+ * learns its payload was not taken as sent.
  */
-export function findForbiddenKeys(value: unknown, part: string): ValidationIssue[] {
-  const issues: ValidationIssue[] = [];
-  const visit = (node: unknown, path: PropertyKey[]): void => {
-    if (Array.isArray(node)) {
-      node.forEach((item, index) => visit(item, [...path, index]));
-      return;
-    }
-    if (typeof node !== 'object' || node === null) return;
-    for (const key of Object.keys(node)) {
-      if (FORBIDDEN_KEYS.has(key)) {
-        issues.push({ path: formatIssuePath(part, [...path, key]), message: 'forbidden key' });
-        continue;
-      }
-      visit((node as Record<string, unknown>)[key], [...path, key]);
-    }
-  };
-  visit(value, []);
-  return issues;
+export function findRefusedContent(value: unknown, part: string): ValidationIssue[] {
+  return inspectRequestValue(value, part !== 'body').map((problem) => ({ path: formatIssuePath(part, problem.path), message: problem.message }));
 }
 
 /** The three request parts a route may declare a schema for. */
@@ -67,7 +50,7 @@ export async function parseRequestParts(
   const parsed: Record<RequestPart, unknown> = { params: undefined, query: undefined, body: undefined };
   const issues: ValidationIssue[] = [];
   for (const { part, schema, value } of parts) {
-    const forbidden = findForbiddenKeys(value, part);
+    const forbidden = findRefusedContent(value, part);
     if (forbidden.length > 0) {
       issues.push(...forbidden);
       continue;

@@ -1,11 +1,11 @@
-import { defineRoute, HttpError, NotFoundError, routeResult, type AuthContext, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, HttpError, lineText, NotFoundError, routeResult, type AuthContext, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import type { ApiKeyView } from '../api-keys/types.js';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
 import type { IdentityServices } from '../services.js';
 import { actorOf, apiKeyJson, apiKeySchema, authOf, errors, idParams, via } from './common.js';
 
-const permissionsField = z.array(z.string().min(1)).max(200).describe('Catalog permissions (see GET /api/permissions)');
+const permissionsField = z.array(lineText({ min: 1, max: 100 })).max(200).describe('Catalog permissions (see GET /api/permissions)');
 const issuedSchema = z
   .object({ apiKey: apiKeySchema, key: z.string().describe('The raw key; shown this once and never again') })
   .meta({ id: 'IssuedApiKey' });
@@ -64,7 +64,7 @@ export function apiKeyRoutes(services: IdentityServices): RouteDefinition[] {
       tags: ['api-keys'],
       access: { permission: 'api-keys:write' },
       request: {
-        body: z.object({ name: z.string().trim().min(1).max(200), permissions: permissionsField, expiresAt: z.iso.datetime({ offset: true }).nullable().optional() }),
+        body: z.strictObject({ name: lineText({ min: 1, max: 200 }).trim(), permissions: permissionsField, expiresAt: z.iso.datetime({ offset: true }).nullable().optional() }),
       },
       responses: { 201: { description: 'Created.', schema: issuedSchema }, ...errors(400, 401, 403) },
       handler: async (request) => {
@@ -82,7 +82,7 @@ export function apiKeyRoutes(services: IdentityServices): RouteDefinition[] {
       summary: 'Enable or disable an API key',
       tags: ['api-keys'],
       access: { permission: 'api-keys:write' },
-      request: { params: idParams, body: z.object({ enabled: z.boolean() }) },
+      request: { params: idParams, body: z.strictObject({ enabled: z.boolean() }) },
       responses: { 200: { description: 'Updated.', schema: apiKeySchema }, ...errors(400, 401, 403, 404) },
       handler: async (request) => {
         await ownedKey(services, authOf(request), request.params.id);
@@ -97,7 +97,7 @@ export function apiKeyRoutes(services: IdentityServices): RouteDefinition[] {
       summary: 'Replace the permission set of an API key',
       tags: ['api-keys'],
       access: { permission: 'api-keys:write' },
-      request: { params: idParams, body: z.object({ permissions: permissionsField }) },
+      request: { params: idParams, body: z.strictObject({ permissions: permissionsField }) },
       responses: { 200: { description: 'Updated.', schema: apiKeySchema }, ...errors(400, 401, 403, 404) },
       handler: async (request) => {
         const auth = authOf(request);

@@ -1,4 +1,4 @@
-import { defineRoute, HttpError, routeResult, type RouteDefinition, type RouteRequest } from '@holdfast/kernel';
+import { defineRoute, HttpError, lineText, routeResult, type RouteDefinition, type RouteRequest } from '@holdfast/kernel';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
 import { clearedSessionCookie, isSecureRequest, readCookie, SESSION_COOKIE, sessionCookie } from '../auth/session-cookie.js';
@@ -56,8 +56,8 @@ export function authRoutes(services: IdentityServices): RouteDefinition[] {
       access: { public: true },
       rateLimit: 'auth',
       request: {
-        body: z.object({
-          name: z.string().trim().min(1).max(200).optional(),
+        body: z.strictObject({
+          name: lineText({ min: 1, max: 200 }).trim().optional(),
           email: z.email(),
           password: z.string().min(MIN_PASSWORD_LENGTH).max(1024),
         }),
@@ -77,7 +77,7 @@ export function authRoutes(services: IdentityServices): RouteDefinition[] {
       tags: ['auth'],
       access: { public: true },
       rateLimit: 'auth',
-      request: { body: z.object({ email: z.string().min(1).max(320), password: z.string().min(1).max(1024) }) },
+      request: { body: z.strictObject({ email: lineText({ min: 1, max: 320 }), password: z.string().min(1).max(1024) }) },
       responses: { 200: { description: 'Signed in.', schema: signedInSchema }, ...errors(400, 401, 403, 429) },
       handler: async (request) => {
         assertEmailLogin(services);

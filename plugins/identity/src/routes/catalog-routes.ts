@@ -1,4 +1,4 @@
-import { defineRoute, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, lineText, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import { PERMISSION_CATALOG, SCOPABLE_RESOURCES } from '../permissions/catalog.js';
 import type { IdentityServices } from '../services.js';
@@ -21,9 +21,9 @@ const auditEntrySchema = z
 const auditQuery = z.object({
   page: z.coerce.number().int().min(1).default(1),
   pageSize: z.coerce.number().int().min(1).max(200).default(50),
-  action: z.string().min(1).max(100).optional(),
-  resource: z.string().min(1).max(100).optional(),
-  userId: z.string().min(1).max(100).optional(),
+  action: lineText({ min: 1, max: 100 }).optional(),
+  resource: lineText({ min: 1, max: 100 }).optional(),
+  userId: lineText({ min: 1, max: 100 }).optional(),
   from: z.iso.datetime({ offset: true }).optional(),
   to: z.iso.datetime({ offset: true }).optional(),
 });

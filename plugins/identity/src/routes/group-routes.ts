@@ -1,18 +1,18 @@
-import { defineRoute, routeResult, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, lineText, routeResult, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
 import type { GroupView } from '../groups/group-service.js';
 import type { IdentityServices } from '../services.js';
 import { actorOf, errors, idParams } from './common.js';
 
-const grantSchema = z.object({
-  permission: z.string().min(1),
-  resourceType: z.string().min(1).describe('job, source, destination, notification, credential or vault'),
-  resourceIds: z.array(z.string().min(1)).min(1).max(1000),
+const grantSchema = z.strictObject({
+  permission: lineText({ min: 1, max: 100 }),
+  resourceType: lineText({ min: 1, max: 100 }).describe('job, source, destination, notification, credential or vault'),
+  resourceIds: z.array(lineText({ min: 1, max: 100 })).min(1).max(1000),
 });
-const groupBody = z.object({
-  name: z.string().trim().min(1).max(200),
-  permissions: z.array(z.string().min(1)).max(200).describe('Permissions granted on every resource'),
+const groupBody = z.strictObject({
+  name: lineText({ min: 1, max: 200 }).trim(),
+  permissions: z.array(lineText({ min: 1, max: 100 })).max(200).describe('Permissions granted on every resource'),
   grants: z.array(grantSchema).max(200).optional().describe('Permissions limited to named resources; replaces all grants when sent'),
 });
 const groupSchema = z

@@ -60,8 +60,8 @@ export function sessionRoutes(services: IdentityServices): RouteDefinition[] {
       path: '/api/auth/sessions',
       summary: "List the caller's own live sessions",
       tags: ['auth'],
-      access: {},
-      responses: { 200: { description: 'Own sessions, newest first.', schema: z.object({ sessions: z.array(sessionSchema) }) }, ...errors(401) },
+      access: { sessionOnly: true },
+      responses: { 200: { description: 'Own sessions, newest first.', schema: z.object({ sessions: z.array(sessionSchema) }) }, ...errors(401, 403) },
       handler: async (request) => {
         const auth = authOf(request);
         const token = readCookie(request.headers.cookie, SESSION_COOKIE);
@@ -84,7 +84,7 @@ export function sessionRoutes(services: IdentityServices): RouteDefinition[] {
       path: '/api/auth/sessions/:id',
       summary: "Revoke one of the caller's own sessions",
       tags: ['auth'],
-      access: {},
+      access: { sessionOnly: true },
       request: { params: idParams },
       responses: { 204: { description: 'Revoked.' }, ...errors(401, 403, 404) },
       handler: async (request) => {

@@ -1,4 +1,4 @@
-import { ConflictError, defineRoute, HttpError, routeResult, type AuthContext, type RouteDefinition } from '@holdfast/kernel';
+import { ConflictError, defineRoute, HttpError, lineText, routeResult, type AuthContext, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
 import type { IdentityServices } from '../services.js';
@@ -6,19 +6,20 @@ import { MIN_PASSWORD_LENGTH } from '../users/passwords.js';
 import { actorOf, authOf, errors, idParams, userJson, userSchema } from './common.js';
 
 const password = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
-const newUserBody = z.object({
-  name: z.string().trim().min(1).max(200),
+// Bodies are strict objects like every other plugin's: an unknown key is a 400 naming it, never silently dropped.
+const newUserBody = z.strictObject({
+  name: lineText({ min: 1, max: 200 }).trim(),
   email: z.email(),
   password: password.optional(),
-  groupId: z.string().min(1).nullable().optional(),
+  groupId: lineText({ min: 1, max: 100 }).nullable().optional(),
   isSuperAdmin: z.boolean().optional(),
 });
 const userChangesBody = newUserBody.partial().extend({ emailVerified: z.boolean().optional() });
-const preferencesBody = z.object({
-  name: z.string().trim().min(1).max(200).optional(),
-  timezone: z.string().max(100).optional().describe('IANA time zone; empty means the server default'),
-  dateFormat: z.string().min(1).max(50).optional(),
-  timeFormat: z.string().min(1).max(50).optional(),
+const preferencesBody = z.strictObject({
+  name: lineText({ min: 1, max: 200 }).trim().optional(),
+  timezone: lineText({ max: 100 }).optional().describe('IANA time zone; empty means the server default'),
+  dateFormat: lineText({ min: 1, max: 50 }).optional(),
+  timeFormat: lineText({ min: 1, max: 50 }).optional(),
   autoRedirectOnJobStart: z.boolean().optional(),
 });
 

@@ -1,11 +1,11 @@
-import { defineRoute, routeResult, type RouteDefinition, type RouteRequest, ValidationError } from '@holdfast/kernel';
+import { defineRoute, lineText, routeResult, type RouteDefinition, type RouteRequest, ValidationError } from '@holdfast/kernel';
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import type { AuditActor, StorageBrowser } from '../storage-browser.js';
 
 const errorBody = z.object({ error: z.string() });
 const idParams = z.object({ id: z.string().min(1).max(64) });
-const fileField = z.string().min(1).max(1024).describe('Path of the backup within the storage');
+const fileField = lineText({ min: 1, max: 1024 }).describe('Path of the backup within the storage');
 const destinationScope = { resource: 'destination', param: 'id' } as const;
 
 const fileEntry = z.object({
