@@ -12,7 +12,13 @@ function run(command, args) {
   return result.status ?? 1;
 }
 
-await ensureTestServices();
+try {
+  await ensureTestServices();
+} catch (error) {
+  // One line that names the service and what to do; the README's "Tests" section lists every prerequisite.
+  process.stderr.write(`npm test: cannot start the test services: ${error.message}\n`);
+  process.exit(1);
+}
 const buildStatus = run('npx', ['turbo', 'run', 'build', '--output-logs=errors-only']);
 if (buildStatus !== 0) {
   process.stderr.write('npm test: the build failed, no tests were run\n');

@@ -1,9 +1,20 @@
-// Makes sure the servers the test suite talks to are up, starting them when they are not. Idempotent.
-// PostgreSQL runs on the CI machine already; a stopped one is started with the machine's own command.
+// Makes sure every server the test suite talks to is up, installing and starting what is missing. Idempotent: a
+// running instance is reused, so `npm test` starts each server once per machine and every suite shares it.
+// What cannot be set up ends the run with ONE line naming the service and what to do (README "Tests" lists it all).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import net from 'node:net';
+import { ensureAzurite } from './azurite.mjs';
+import { ensureCephRgw } from './ceph-rgw.mjs';
+import { ensureMariadb } from './mariadb.mjs';
+import { ensureRclone } from './rclone.mjs';
+import { ensureRedis } from './redis.mjs';
+import { ensureRsyncd } from './rsyncd.mjs';
+import { ensureSamba } from './samba.mjs';
+import { ensureSqlite } from './sqlite.mjs';
 import { ensureSshd } from './sshd.mjs';
+import { ensureVsftpd } from './vsftpd.mjs';
+import { ensureWebdav } from './webdav.mjs';
 
 function isListening(port, host = '127.0.0.1', timeoutMs = 1000) {
   return new Promise((resolve) => {
@@ -26,37 +37,70 @@ async function waitFor(name, port, seconds) {
   throw new Error(`${name} did not come up on 127.0.0.1:${port} within ${seconds} s`);
 }
 
-async function ensurePostgres() {
-  if (await isListening(5432)) return 'already running';
-  const versions = readdirSync('/etc/postgresql');
-  if (versions.length === 0) throw new Error('PostgreSQL is not installed (/etc/postgresql is empty)');
-  execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', versions[0], 'main', 'start'], { stdio: 'inherit' });
-  await waitFor('PostgreSQL', 5432, 30);
-  return 'started';
+function psql(user, sql) {
+  return spawnSync('psql', ['-h', '127.0.0.1', '-U', user, '-d', 'postgres', '-Atc', sql], { encoding: 'utf8' });
 }
 
-/** Every service the suite needs, in start order. Later suites add sshd, FTP, samba, WebDAV here. */
-const services = [
-  ['PostgreSQL (127.0.0.1:5432)', ensurePostgres],
-  ['OpenSSH sshd (127.0.0.1:2222)', ensureSshd],
+/**
+ * PostgreSQL on 127.0.0.1:5432 with trust auth and a `root` superuser role (the tests connect as root). A stopped
+ * cluster is started with the machine's own command; a missing root role is created through the `postgres` role.
+ */
+async function ensurePostgres() {
+  let state = 'already running';
+  if (!(await isListening(5432))) {
+    const versions = readdirSync('/etc/postgresql', { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    if (versions.length === 0) throw new Error('PostgreSQL is not installed: apt-get install postgresql (the tests need a local cluster on 127.0.0.1:5432)');
+    execFileSync('pg_ctlcluster', ['--skip-systemctl-redirect', versions[0].name, 'main', 'start'], { stdio: 'inherit' });
+    await waitFor('PostgreSQL', 5432, 30);
+    state = 'started';
+  }
+  if (psql('root', 'select 1').stdout?.trim() === '1') return state;
+  const created = psql('postgres', 'CREATE ROLE root SUPERUSER LOGIN');
+  if (created.status !== 0 || psql('root', 'select 1').stdout?.trim() !== '1') {
+    throw new Error(
+      `PostgreSQL does not accept root@127.0.0.1 without a password and the role could not be created (${(created.stderr ?? '').trim()}): ` +
+        'set "host all all 127.0.0.1/32 trust" in pg_hba.conf and run CREATE ROLE root SUPERUSER LOGIN',
+    );
+  }
+  return `${state}, role root created`;
+}
+
+/** Every service the suite needs, in start order: `[label, ensure]`. */
+export const TEST_SERVICES = [
+  ['PostgreSQL (127.0.0.1:5432, trust auth, role root)', ensurePostgres],
+  ['MariaDB (127.0.0.1:3306, root without password) + mariadb-client', ensureMariadb],
+  ['Redis (127.0.0.1:6379) + redis-tools', ensureRedis],
+  ['sqlite3 CLI', ensureSqlite],
+  ['OpenSSH sshd (127.0.0.1:2222, user sshtest)', ensureSshd],
+  ['rsync daemon (127.0.0.1:8873)', ensureRsyncd],
+  ['vsftpd with FTPS (127.0.0.1:2121)', ensureVsftpd],
+  ['Samba smbd (127.0.0.1:4445)', ensureSamba],
+  ['Apache WebDAV (127.0.0.1:8081)', ensureWebdav],
+  ['rclone', ensureRclone],
+  ['Azurite blob service (127.0.0.1:10000)', ensureAzurite],
+  ['Ceph RADOS Gateway S3 (127.0.0.1:7480)', ensureCephRgw],
 ];
 
-export async function ensureTestServices() {
-  for (const [name, ensure] of services) {
-    const state = await ensure();
-    process.stdout.write(`test services: ${name} ${state}\n`);
+/** Starts (or finds) every service; rejects with one line naming the first that cannot be set up. */
+export async function ensureTestServices(services = TEST_SERVICES, log = (line) => process.stdout.write(line)) {
+  if (process.getuid?.() !== 0) {
+    log('test services: not running as root: missing apt packages and system users cannot be installed\n');
   }
-  const psql = spawnSync('psql', ['-h', '127.0.0.1', '-U', 'root', '-d', 'postgres', '-Atc', 'select 1'], {
-    encoding: 'utf8',
-  });
-  if (psql.status !== 0 || psql.stdout.trim() !== '1') {
-    throw new Error(`PostgreSQL is up but does not accept root@127.0.0.1 (trust auth expected): ${psql.stderr}`);
+  for (const [name, ensure] of services) {
+    const started = Date.now();
+    let state;
+    try {
+      state = await ensure();
+    } catch (error) {
+      throw new Error(`${name}: ${String(error?.message ?? error).split('\n')[0]}`);
+    }
+    log(`test services: ${name} ${state ?? 'ready'} (${Date.now() - started} ms)\n`);
   }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   ensureTestServices().catch((error) => {
-    process.stderr.write(`test services: ${error.message}\n`);
+    process.stderr.write(`test services: cannot start ${error.message}\n`);
     process.exit(1);
   });
 }

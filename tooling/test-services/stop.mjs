@@ -1,0 +1,54 @@
+// Stops the servers the test launchers started (`npm run test:services:stop`). They are left running after `npm test`
+// on purpose, so the next run reuses them; the machine's own PostgreSQL, MariaDB and Redis are never touched.
+// Stops by PID files, and processes whose command line names a file below /tmp/holdfast-test-services (vsftpd runs
+// in the background without a PID file): never by a bare process name, so nothing else on the machine is signalled.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { stopCephRgw } from './ceph-rgw.mjs';
+
+const ROOT = '/tmp/holdfast-test-services';
+
+/** Every `*.pid` file below `directory`, except Ceph's (its own stop orders the daemons). */
+function pidFiles(directory) {
+  if (!existsSync(directory)) return [];
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name);
+    if (name === 'ceph-rgw') return [];
+    if (statSync(path).isDirectory()) return pidFiles(path);
+    return name.endsWith('.pid') ? [path] : [];
+  });
+}
+
+function stopPid(file) {
+  const pid = Number(readFileSync(file, 'utf8').trim());
+  if (!Number.isInteger(pid) || pid <= 1) return `${file}: no pid`;
+  try {
+    process.kill(pid, 'SIGTERM');
+    return `${file}: stopped ${pid}`;
+  } catch (error) {
+    return `${file}: ${error.code === 'ESRCH' ? 'not running' : error.message}`;
+  }
+}
+
+/** PIDs of processes started with a file of the state folder on their command line (vsftpd's config, ...). */
+function pidsNamingStateFolder() {
+  return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).filter((entry) => {
+    try {
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(`${ROOT}/`) && !arg.startsWith(`${ROOT}/ceph-rgw`));
+    } catch {
+      return false;
+    }
+  });
+}
+
+stopCephRgw();
+process.stdout.write('test services: Ceph RADOS Gateway stopped\n');
+for (const file of pidFiles(ROOT)) process.stdout.write(`test services: ${stopPid(file)}\n`);
+for (const pid of pidsNamingStateFolder()) {
+  try {
+    process.kill(Number(pid), 'SIGTERM');
+    process.stdout.write(`test services: stopped ${pid} (${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]})\n`);
+  } catch {
+    // it ended meanwhile
+  }
+}
