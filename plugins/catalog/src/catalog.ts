@@ -4,6 +4,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { AdapterConfigService } from './adapters/adapter-config-service.js';
 import { adapterRoutes } from './adapters/adapter-routes.js';
 import { credentialRoutes } from './credentials/credential-routes.js';
+import { tokenValidationRoutes } from './credentials/token-validation-routes.js';
 import { CredentialService } from './credentials/credential-service.js';
 import { verifyKeyCanary } from './crypto/key-canary.js';
 import { SecretBox } from './crypto/secret-box.js';
@@ -87,6 +88,7 @@ export class Catalog {
     return [
       ...adapterRoutes(this.deps, this.adapters),
       ...credentialRoutes(this.deps, this.credentials),
+      ...tokenValidationRoutes(this.deps, this.adapters),
       ...vaultRoutes(this.deps, this.vault),
       ...this.templates.routes(),
       ...jobRoutes(this.deps, this.jobs),
