@@ -73,7 +73,21 @@ export async function uploadAtomically(dav: DavSession, target: UploadTarget, bo
   } catch (error) {
     body.destroy();
     counter.destroy();
-    await dav.removeIfPresent(temp).catch(() => undefined);
+    await removeUntilGone(dav, temp);
     throw error;
+  }
+}
+
+/**
+ * Deletes a temp file and makes sure it stays gone: a server may still be finishing the aborted PUT (Apache stores
+ * what arrived when it notices the closed connection) after our DELETE answered, and would leave the part behind.
+ * Best effort over about three seconds; a leftover is swept by a later listing once it is a day old.
+ */
+async function removeUntilGone(dav: DavSession, temp: string): Promise<void> {
+  for (let attempt = 0; attempt < 12; attempt++) {
+    await dav.removeIfPresent(temp).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const left = await dav.statOrMissing(temp).catch(() => undefined);
+    if (left === undefined) return;
   }
 }
