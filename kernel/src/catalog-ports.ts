@@ -103,6 +103,11 @@ export interface JobCatalog {
   notificationBindings(jobId: string): Promise<NotificationBinding[]>;
   /** Every notification channel configuration, or only the given ids (unknown ids are left out). */
   notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]>;
+  /**
+   * Records the engine version a backup of source `configId` detected (SPEC DbVersionHistory; a change raises
+   * `db_version_changed`). Optional so catalogs without a version history still satisfy the port.
+   */
+  recordSourceVersion?(configId: string, version: string, edition?: string): Promise<void>;
 }
 
 /** One channel of a notification template and the job outcomes it receives. */

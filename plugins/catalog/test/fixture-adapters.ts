@@ -150,3 +150,39 @@ export const KNOWN_SECRETS = {
   oauthAccess: 'LEAK-oauth-access-6d',
   vaultKey: 'a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90',
 } as const;
+
+// A labelled fake engine whose version and edition come from its config, so a test can "upgrade" or "downgrade" it
+// by editing the configuration (SPEC DbVersionHistory; issue 13 acceptance 5 allows a labelled fake).
+const versionedConfig = z.strictObject({
+  host: z.string().min(1),
+  version: z.string().min(1),
+  edition: z.string().min(1).optional(),
+});
+
+@injectable()
+class FakeVersionedDatabase {
+  constructor(@inject(TOKENS.AdapterConfig) private readonly config: z.output<typeof versionedConfig>) {}
+  async check(): Promise<HealthResult> {
+    return { ok: true, message: 'connected', latencyMs: 1, version: this.config.version };
+  }
+  async detectVersion() {
+    return { version: this.config.version, ...(this.config.edition ? { edition: this.config.edition } : {}) };
+  }
+  async listDatabases() {
+    return ['app'];
+  }
+  async dump(): Promise<never> {
+    throw new Error('not used');
+  }
+  async restore(): Promise<never> {
+    throw new Error('not used');
+  }
+}
+
+export const fakeVersionedDatabase = defineSourceAdapter({
+  id: 'fake-versioned-db',
+  displayName: 'Fake database with a configurable version',
+  configSchema: versionedConfig,
+  capabilities: { multipleDatabases: false, listDatabases: true, restore: false, fileArchive: false },
+  implementation: FakeVersionedDatabase,
+});

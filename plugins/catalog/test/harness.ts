@@ -7,6 +7,7 @@ import { Writable } from 'node:stream';
 import { createHttpApp, createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
+  EventBus,
   TOKENS,
   type AuditEntry,
   type AuthContext,
@@ -20,7 +21,7 @@ import retentionGfs from '@holdfast/retention-gfs';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { CATALOG, createCatalogPlugin, RECOVERY_KIT_BUILDER, type Catalog } from '../src/index.js';
-import { fakeDatabase, fakeDrive, fakeHook, fakeStore } from './fixture-adapters.js';
+import { fakeDatabase, fakeDrive, fakeHook, fakeStore, fakeVersionedDatabase } from './fixture-adapters.js';
 
 export type Dialect = TestDialect;
 
@@ -78,12 +79,13 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
   });
   const logger = pino({ level: 'debug' }, sink);
   const registry = new AdapterRegistry();
-  for (const definition of [fakeDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate]) {
+  for (const definition of [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate]) {
     registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
   }
   const audits: AuditEntry[] = [];
   const runtime: RuntimeConfig = { version: '0.1.0-test', dataDir: site.dataDir, port: 0, includeAdapters: [], excludeAdapters: [] };
   container.register(TOKENS.AdapterRegistry, { useValue: registry });
+  container.register(TOKENS.EventBus, { useValue: new EventBus() });
   container.register(TOKENS.Logger, { useValue: logger });
   container.register(TOKENS.RuntimeConfig, { useValue: runtime });
   container.register(TOKENS.Authenticator, {

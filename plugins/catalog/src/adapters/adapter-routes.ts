@@ -16,8 +16,26 @@ import {
 } from './adapter-schemas.js';
 import { ADAPTER_CONFIG_TYPES, ADAPTER_PERMISSIONS, type AdapterConfigType } from './adapter-types.js';
 import { testConnection, typeOfTest } from './connection-test.js';
+import { VersionHistory } from './version-history.js';
 
 // The exact permission depends on the adapter type in the request; the route-level check needs one of them.
+/** One page of `GET /api/adapters/:id/versions`. */
+const versionHistoryPage = z.object({
+  entries: z.array(
+    z.object({
+      id: z.string(),
+      adapterConfigId: z.string(),
+      previousVersion: z.string().nullable().describe('Null for the first detection'),
+      newVersion: z.string(),
+      edition: z.string().nullable(),
+      detectedAt: z.string(),
+    }),
+  ),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+});
+
 const ADAPTER_READ_PERMISSIONS = Object.values(ADAPTER_PERMISSIONS).map((p) => p.read);
 const ADAPTER_WRITE_PERMISSIONS = Object.values(ADAPTER_PERMISSIONS).map((p) => p.write);
 
@@ -96,6 +114,27 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
         const row = await service.find(request.params.id);
         await permitted(authOf(request), row.type as AdapterConfigType, 'read', row.id);
         return service.view(row);
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/api/adapters/:id/versions',
+      summary: 'The engine version history of a source (SPEC DbVersionHistory), newest first',
+      tags: TAGS,
+      access: { anyPermission: ADAPTER_READ_PERMISSIONS },
+      request: {
+        params: idParams,
+        query: z.object({
+          limit: z.coerce.number().int().min(1).max(200).default(50).describe('Rows per page (1-200)'),
+          offset: z.coerce.number().int().min(0).max(1_000_000).default(0).describe('Rows to skip'),
+        }),
+      },
+      responses: { 200: { description: 'One page of the history', schema: versionHistoryPage }, ...errorResponses(400, 401, 403, 404) },
+      handler: async (request) => {
+        const row = await service.find(request.params.id);
+        await permitted(authOf(request), row.type as AdapterConfigType, 'read', row.id);
+        const { entries, total } = await new VersionHistory(deps).page(row.id, request.query.limit, request.query.offset);
+        return { entries, total, limit: request.query.limit, offset: request.query.offset };
       },
     }),
     defineRoute({

@@ -74,6 +74,7 @@ export const testConnectionResult = z.object({
   message: z.string(),
   latencyMs: z.number().optional(),
   version: z.string().optional(),
+  edition: z.string().optional().describe('Sources: the engine edition, e.g. MariaDB or MySQL'),
 });
 
 /** One installed adapter with the JSON Schema of its config (for forms). */

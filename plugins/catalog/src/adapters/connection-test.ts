@@ -14,6 +14,7 @@ import type { CatalogDeps } from '../shared/deps.js';
 import type { AdapterConfigService } from './adapter-config-service.js';
 import type { TestConnectionInput } from './adapter-schemas.js';
 import { validateConfig } from './adapter-secrets.js';
+import { VersionHistory } from './version-history.js';
 import { mergeStoredSecrets } from './secret-targets.js';
 import { checkLocalPaths } from './local-path-check.js';
 import { definitionFor, secretFields, type AdapterConfigType } from './adapter-types.js';
@@ -27,6 +28,7 @@ export interface ConnectionTestResult {
   message: string;
   latencyMs?: number;
   version?: string;
+  edition?: string;
 }
 
 /** The type a test acts on, for the permission check before anything is decrypted. */
@@ -89,6 +91,10 @@ export async function testConnection(
     );
   }
   if (row) await service.recordHealth(row.id, result.success, result.message);
+  // SPEC "DbVersionHistory": every connection test of a saved source records what it detected.
+  if (row && type === 'database' && result.success && result.version) {
+    await new VersionHistory(deps).record(row.id, { version: result.version, edition: result.edition });
+  }
   return result;
 }
 
@@ -98,12 +104,20 @@ async function runCheck(deps: CatalogDeps, kind: string, build: () => unknown): 
     instance = build() as { dispose?(): Promise<void> };
     if (kind === 'notification') return await testBounded(instance as NotificationChannel);
     const started = Date.now();
-    const work = (instance as SourceAdapter | StorageAdapter).check().then((health): ConnectionTestResult => ({
-      success: health.ok,
-      message: health.message,
-      latencyMs: health.latencyMs ?? Date.now() - started,
-      ...(health.version ? { version: health.version } : {}),
-    }));
+    const work = (instance as SourceAdapter | StorageAdapter).check().then(async (health): Promise<ConnectionTestResult> => {
+      const result: ConnectionTestResult = {
+        success: health.ok,
+        message: health.message,
+        latencyMs: health.latencyMs ?? Date.now() - started,
+        ...(health.version ? { version: health.version } : {}),
+      };
+      // Sources also name their engine and edition (MySQL or MariaDB...) for the version history.
+      if (kind === 'source' && health.ok) {
+        const detected = await (instance as SourceAdapter).detectVersion().catch(() => undefined);
+        if (detected?.version) Object.assign(result, { version: detected.version, ...(detected.edition ? { edition: detected.edition } : {}) });
+      }
+      return result;
+    });
     return await withTimeout<ConnectionTestResult>(work, CHECK_TIMEOUT_MS, () => ({
       success: false,
       message: `Timed out after ${CHECK_TIMEOUT_MS / 1000} seconds`,

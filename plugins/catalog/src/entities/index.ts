@@ -1,4 +1,5 @@
 import { AdapterConfigEntity } from './adapter-config.js';
+import { DbVersionHistoryEntity } from './version-history.js';
 import { JobDestinationEntity, JobEntity, SystemTaskEntity } from './jobs.js';
 import { CredentialProfileEntity, EncryptionProfileEntity, KeyCanaryEntity } from './profiles.js';
 import {
@@ -12,6 +13,7 @@ export * from './adapter-config.js';
 export * from './jobs.js';
 export * from './profiles.js';
 export * from './templates.js';
+export * from './version-history.js';
 
 /** Every entity the catalog owns. Settings live in identity's `system_settings` table, reached through knex. */
 export const catalogEntities = [
@@ -26,4 +28,5 @@ export const catalogEntities = [
   JobEntity,
   JobDestinationEntity,
   SystemTaskEntity,
+  DbVersionHistoryEntity,
 ] as const;

@@ -1,3 +1,4 @@
+import { VersionHistory } from '../adapters/version-history.js';
 import { NotFoundError, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary } from '@holdfast/kernel';
 import { type AdapterConfigService } from '../adapters/adapter-config-service.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
@@ -107,6 +108,10 @@ export class CatalogJobResolver implements JobCatalog {
   }
 
   /** Every notification configuration (by name), or the given ids that are notification configurations. */
+  async recordSourceVersion(configId: string, version: string, edition?: string): Promise<void> {
+    await new VersionHistory(this.deps).record(configId, { version, edition });
+  }
+
   async notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]> {
     const where = ids === undefined ? { type: 'notification' } : { type: 'notification', id: { $in: [...new Set(ids)] } };
     if (ids !== undefined && ids.length === 0) return [];

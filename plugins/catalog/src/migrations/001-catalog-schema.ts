@@ -1,5 +1,6 @@
 import type { PluginMigration } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
+import { versionHistoryMigration } from './002-version-history.js';
 
 type Table = Knex.CreateTableBuilder;
 
@@ -142,4 +143,4 @@ export const catalogSchemaMigration: PluginMigration = {
 };
 
 /** The catalog's migrations in the order they apply. */
-export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration];
+export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration];

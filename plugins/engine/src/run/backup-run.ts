@@ -98,6 +98,10 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     const stats = await dump.done;
     ctx.metadata.warnings = stats.warnings;
     for (const warning of stats.warnings) ctx.log.warn(`source: ${warning}`);
+    if (stats.engineVersion) {
+      // The version history is a side record: failing to write it never fails the backup.
+      await services.catalog.recordSourceVersion?.(plan.source.configId, stats.engineVersion).catch((error: unknown) => ctx.log.warn(`version history: ${String(error)}`));
+    }
     const compression = compressionSidecarInfo(codec);
     const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;
     const sidecar: BackupSidecar = {
