@@ -1,4 +1,8 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '@holdfast/tooling/vitest';
 
-export default defineConfig(packageTestConfig('@holdfast/source-postgres'));
+// SSH mode tests log in to the shared OpenSSH sshd (127.0.0.1:2222), started or reused through its launcher.
+const sshd = fileURLToPath(new URL('../../tooling/test-services/sshd.mjs', import.meta.url));
+
+export default defineConfig(packageTestConfig('@holdfast/source-postgres', { globalSetup: [sshd] }));

@@ -1,9 +1,21 @@
-import { secret, z } from '@holdfast/sdk';
+import { secret, secretTarget, z } from '@holdfast/sdk';
 
-/** Connection settings of a MySQL or MariaDB server; the dump tools run on the Holdfast host. */
+/** Where the tools run in SSH mode; the login secrets are top-level secret fields (see below). */
+export const sshBlock = z.object({
+  host: z.string().min(1).describe('SSH host where the MySQL/MariaDB tools run'),
+  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
+  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
+  hostKeySha256: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
+    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+});
+
+/** Connection settings of a MySQL or MariaDB server; the tools run on the Holdfast host, or over SSH when `ssh` is set. */
 export const mysqlSourceConfig = z.object({
-  host: z.string().min(1).default('127.0.0.1').describe('Server host name or address'),
-  port: z.coerce.number().int().min(1).max(65535).default(3306).describe('Server port'),
+  // host, port, binDirectory and ssh say where the passwords go: a stored secret is reused only while they stay.
+  host: secretTarget(z.string().min(1).default('127.0.0.1').describe('Server host name or address (as seen from where the tools run)')),
+  port: secretTarget(z.coerce.number().int().min(1).max(65535).default(3306).describe('Server port')),
   user: z.string().min(1).describe('Account to connect as; needs SELECT, SHOW VIEW, TRIGGER, EVENT, LOCK TABLES and, on MariaDB, SELECT on mysql.proc'),
   password: secret(z.string().optional().describe('Password of the account (empty for none)')),
   tls: z
@@ -14,11 +26,14 @@ export const mysqlSourceConfig = z.object({
     .boolean()
     .default(false)
     .describe('Also dump accounts and grants (MariaDB only, through mariadb-dump --system=users)'),
-  binDirectory: z
-    .string()
-    .optional()
-    .describe('Directory holding mariadb-dump/mysqldump and mariadb/mysql; default: found on PATH'),
+  binDirectory: secretTarget(
+    z.string().optional().describe('Directory holding mariadb-dump/mysqldump and mariadb/mysql, on the host where they run; default: PATH'),
+  ),
   connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect timeout in seconds'),
+  ssh: secretTarget(sshBlock.optional().describe('Run the dump tool and the client on this host over SSH instead of on the Holdfast host')),
+  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
+  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
+  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
 });
 
 /** Parsed config of the MySQL/MariaDB source. */

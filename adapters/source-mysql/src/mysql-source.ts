@@ -13,14 +13,20 @@ import {
   type RestoreResult,
   type SourceAdapter,
   type SourceVersion,
+  type SshTarget,
 } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from './config.js';
-import { ORIGIN, parseVersion, userDatabases, withConnection } from './internal/connection.js';
+import { ORIGIN, parseVersion, SYSTEM_SCHEMAS, userDatabases, withConnection } from './internal/connection.js';
 import { startDump } from './internal/dump.js';
+import { remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
+import { resolveSshTarget } from './internal/ssh.js';
 import { resolveTools, type ClientTools } from './internal/tools.js';
 
-/** Backs up MySQL and MariaDB databases with `mariadb-dump`/`mysqldump` and restores them through the client. */
+/**
+ * Backs up MySQL and MariaDB databases with `mariadb-dump`/`mysqldump` and restores them through the client, on the
+ * Holdfast host or, in SSH mode, on the `ssh` host (where the client also answers the catalogue queries).
+ */
 @injectable()
 export class MysqlSource implements SourceAdapter {
   private tools?: Promise<ClientTools>;
@@ -34,32 +40,27 @@ export class MysqlSource implements SourceAdapter {
     const started = Date.now();
     try {
       const found = await this.detectVersion();
-      return { ok: true, message: `Connected to ${found.edition ?? 'MySQL'} ${found.version}`, latencyMs: Date.now() - started, version: found.version };
+      const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
+      return { ok: true, message: `Connected to ${found.edition ?? 'MySQL'} ${found.version}${via}`, latencyMs: Date.now() - started, version: found.version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
     }
   }
 
   async detectVersion(): Promise<SourceVersion> {
-    return withConnection(this.config, async (connection) => {
-      const [rows] = await connection.query<RowDataPacket[]>('SELECT VERSION() AS version, @@version_comment AS comment');
-      const row = rows[0]!;
-      return parseVersion(String(row.version), String(row.comment ?? ''));
-    });
+    const { version, edition } = await this.catalogue(false);
+    return { version, edition };
   }
 
   async listDatabases(): Promise<string[]> {
-    return withConnection(this.config, (connection) => userDatabases(connection));
+    return (await this.catalogue(true)).existing;
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
     // Everything that can fail at start is checked first (tool, connection, databases, users support), so such a
     // failure rejects before any byte exists.
     const tools = await this.clientTools();
-    const { version, edition, existing } = await withConnection(this.config, async (connection) => {
-      const [rows] = await connection.query<RowDataPacket[]>('SELECT VERSION() AS version, @@version_comment AS comment');
-      return { ...parseVersion(String(rows[0]!.version), String(rows[0]!.comment ?? '')), existing: await userDatabases(connection) };
-    });
+    const { version, edition, existing } = await this.catalogue(true);
     const databases = options.databases.length > 0 ? [...options.databases] : existing;
     const missing = databases.filter((name) => !existing.includes(name));
     if (missing.length > 0) {
@@ -70,16 +71,43 @@ export class MysqlSource implements SourceAdapter {
       throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'includeUsers needs a MariaDB server and mariadb-dump (--system=users); MySQL has no portable account dump');
     }
     this.context.logger.info({ databases, version, edition, tool: tools.dump }, 'starting dump');
-    return startDump(this.config, tools, databases, options.signal, version);
+    return startDump(this.config, this.sshTarget(), tools, databases, options.signal, version);
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreDump(this.config, await this.clientTools(), stream, options.target, options.signal);
+    return restoreDump(this.config, this.sshTarget(), await this.clientTools(), stream, options.target, options.signal);
+  }
+
+  /** Version, edition and (when asked) the user databases: through the driver, or the remote client in SSH mode. */
+  private async catalogue(withDatabases: boolean): Promise<{ version: string; edition: string; existing: string[] }> {
+    const ssh = this.sshTarget();
+    if (ssh) {
+      const tools = await this.clientTools();
+      const [row] = await remoteQuery(this.config, ssh, tools, 'SELECT VERSION(), @@version_comment');
+      if (!row) throw new AdapterError(ORIGIN, 'TRANSIENT', `the client on ${ssh.host} answered no version`);
+      const existing = withDatabases
+        ? (await remoteQuery(this.config, ssh, tools, 'SHOW DATABASES'))
+            .map((fields) => fields[0]!)
+            .filter((name) => !(SYSTEM_SCHEMAS as readonly string[]).includes(name.toLowerCase()))
+            .sort()
+        : [];
+      return { ...parseVersion(row[0]!, row[1] ?? ''), existing };
+    }
+    return withConnection(this.config, async (connection) => {
+      const [rows] = await connection.query<RowDataPacket[]>('SELECT VERSION() AS version, @@version_comment AS comment');
+      const found = parseVersion(String(rows[0]!.version), String(rows[0]!.comment ?? ''));
+      return { ...found, existing: withDatabases ? await userDatabases(connection) : [] };
+    });
+  }
+
+  /** The SSH login in SSH mode (undefined in local mode). */
+  private sshTarget(): SshTarget | undefined {
+    return resolveSshTarget(this.config, this.context);
   }
 
   private clientTools(): Promise<ClientTools> {
     // Found once per instance; a failed lookup is retried next time (the admin may install the tools meanwhile).
-    this.tools ??= resolveTools(this.config).catch((error: unknown) => {
+    this.tools ??= resolveTools(this.config, this.sshTarget()).catch((error: unknown) => {
       this.tools = undefined;
       throw error;
     });

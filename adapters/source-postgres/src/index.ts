@@ -8,7 +8,7 @@ export { PostgresSource } from './postgres-source.js';
 export default defineSourceAdapter({
   id: 'postgres',
   displayName: 'PostgreSQL',
-  description: 'Dumps databases with pg_dump (custom format) and restores them with pg_restore.',
+  description: 'Dumps databases with pg_dump (custom format) and restores them with pg_restore, locally or on a host reached over SSH.',
   configSchema: postgresSourceConfig,
   capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false },
   implementation: PostgresSource,

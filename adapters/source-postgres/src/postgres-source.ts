@@ -12,13 +12,19 @@ import {
   type RestoreResult,
   type SourceAdapter,
   type SourceVersion,
+  type SshTarget,
 } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from './config.js';
 import { ORIGIN, withClient } from './internal/connection.js';
 import { startDump } from './internal/dump.js';
+import { quoteLiteral, remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
+import { resolveSshTarget } from './internal/ssh.js';
 
-/** Backs up PostgreSQL databases with `pg_dump -Fc` and restores them with `pg_restore`. */
+/**
+ * Backs up PostgreSQL databases with `pg_dump -Fc` and restores them with `pg_restore`, on the Holdfast host or, in
+ * SSH mode, on the `ssh` host (where `psql` also answers the catalogue queries: the server may be reachable only there).
+ */
 @injectable()
 export class PostgresSource implements SourceAdapter {
   constructor(
@@ -30,13 +36,20 @@ export class PostgresSource implements SourceAdapter {
     const started = Date.now();
     try {
       const { version } = await this.detectVersion();
-      return { ok: true, message: `Connected to PostgreSQL ${version}`, latencyMs: Date.now() - started, version };
+      const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
+      return { ok: true, message: `Connected to PostgreSQL ${version}${via}`, latencyMs: Date.now() - started, version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
     }
   }
 
   async detectVersion(): Promise<SourceVersion> {
+    const ssh = this.sshTarget();
+    if (ssh) {
+      const [row] = await remoteQuery(this.config, ssh, this.config.maintenanceDatabase, `SELECT current_setting(${quoteLiteral('server_version')}), version()`);
+      if (!row || row.length < 2) throw new AdapterError(ORIGIN, 'TRANSIENT', `psql on ${ssh.host} answered no version`);
+      return { version: row[0]!.split(' ')[0]!, edition: row[1]!.split(',')[0] };
+    }
     return withClient(this.config, this.config.maintenanceDatabase, async (client) => {
       const result = await client.query<{ server_version: string; version: string }>(
         'SELECT current_setting($1) AS server_version, version() AS version',
@@ -48,6 +61,11 @@ export class PostgresSource implements SourceAdapter {
   }
 
   async listDatabases(): Promise<string[]> {
+    const ssh = this.sshTarget();
+    if (ssh) {
+      const rows = await remoteQuery(this.config, ssh, this.config.maintenanceDatabase, 'SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname');
+      return rows.map((row) => row[0]!);
+    }
     return withClient(this.config, this.config.maintenanceDatabase, async (client) => {
       const result = await client.query<{ datname: string }>(
         'SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname',
@@ -62,10 +80,15 @@ export class PostgresSource implements SourceAdapter {
     const databases = options.databases.length > 0 ? [...options.databases] : await this.listDatabases();
     if (databases.length === 0) throw new AdapterError(ORIGIN, 'NOT_FOUND', 'the server has no database to back up');
     this.context.logger.info({ databases, version }, 'starting pg_dump');
-    return startDump(this.config, databases, options.engineOptions, options.signal, version);
+    return startDump(this.config, this.sshTarget(), databases, options.engineOptions, options.signal, version);
   }
 
-  restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreDump(this.config, stream, options.target, options.signal);
+  async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
+    return restoreDump(this.config, this.sshTarget(), stream, options.target, options.signal);
+  }
+
+  /** The SSH login in SSH mode (undefined in local mode); resolved per call so a fixed profile takes effect. */
+  private sshTarget(): SshTarget | undefined {
+    return resolveSshTarget(this.config, this.context);
   }
 }

@@ -1,9 +1,21 @@
-import { secret, z } from '@holdfast/sdk';
+import { secret, secretTarget, z } from '@holdfast/sdk';
+
+/** The SSH host of SSH mode; the login secrets are top-level secret fields (see below). */
+export const sshBlock = z.object({
+  host: z.string().min(1).describe('SSH host from which the Redis server is reached (and where redis-cli runs in rdb mode)'),
+  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
+  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
+  hostKeySha256: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
+    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+});
 
 /** Connection settings of a Redis or Valkey server and the backup mode. */
 export const redisSourceConfig = z.object({
-  host: z.string().min(1).default('127.0.0.1').describe('Server host name or address'),
-  port: z.coerce.number().int().min(1).max(65535).default(6379).describe('Server port'),
+  // host, port, binDirectory and ssh say where the passwords go: a stored secret is reused only while they stay.
+  host: secretTarget(z.string().min(1).default('127.0.0.1').describe('Server host name or address (as seen from the SSH host in SSH mode)')),
+  port: secretTarget(z.coerce.number().int().min(1).max(65535).default(6379).describe('Server port')),
   username: z.string().min(1).optional().describe('ACL user name (Redis 6+); empty for the default user'),
   password: secret(z.string().optional().describe('Password of the ACL user or the requirepass password')),
   tls: z.boolean().default(false).describe('Connect with TLS'),
@@ -14,8 +26,14 @@ export const redisSourceConfig = z.object({
     .default('logical')
     .describe('logical: SCAN + DUMP + PTTL per key, restored by Holdfast; rdb: a whole-server RDB snapshot through redis-cli --rdb'),
   scanCount: z.coerce.number().int().min(10).max(100_000).default(1000).describe('SCAN COUNT hint and pipeline batch size of the logical mode'),
-  binDirectory: z.string().optional().describe('Directory holding redis-cli (rdb mode); default: found on PATH'),
-  connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect timeout in seconds'),
+  binDirectory: secretTarget(z.string().optional().describe('Directory holding redis-cli (rdb mode; on the SSH host in SSH mode); default: PATH')),
+  connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect timeout in seconds (also the SSH handshake timeout)'),
+  ssh: secretTarget(
+    sshBlock.optional().describe('Reach the server through this SSH host: a port forward (logical mode), redis-cli run there (rdb mode)'),
+  ),
+  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
+  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
+  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
 });
 
 /** Parsed config of the Redis source. */

@@ -12,6 +12,7 @@ import {
   type RestoreResult,
   type SourceAdapter,
   type SourceVersion,
+  type SshTarget,
 } from '@holdfast/sdk';
 import type { RedisSourceConfig } from './config.js';
 import { ORIGIN, parseKeyspace, parseServerInfo, withClient } from './internal/connection.js';
@@ -21,8 +22,12 @@ import { isLogicalStream, LOGICAL_MAGIC } from './internal/logical-format.js';
 import { logicalRestore } from './internal/logical-restore.js';
 import { peekHead } from './internal/peek.js';
 import { rdbDump, resolveRedisCli } from './internal/rdb-dump.js';
+import { resolveSshTarget } from './internal/ssh.js';
 
-/** Backs up Redis and Valkey: a logical SCAN + DUMP stream (restored by Holdfast) or a whole-server RDB snapshot. */
+/**
+ * Backs up Redis and Valkey: a logical SCAN + DUMP stream (restored by Holdfast) or a whole-server RDB snapshot. In
+ * SSH mode the client talks through an SSH port forward and redis-cli (rdb mode) runs on the SSH host.
+ */
 @injectable()
 export class RedisSource implements SourceAdapter {
   constructor(
@@ -34,41 +39,45 @@ export class RedisSource implements SourceAdapter {
     const started = Date.now();
     try {
       const found = await this.detectVersion();
-      return { ok: true, message: `Connected to ${found.edition ?? 'Redis'} ${found.version}`, latencyMs: Date.now() - started, version: found.version };
+      const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
+      return { ok: true, message: `Connected to ${found.edition ?? 'Redis'} ${found.version}${via}`, latencyMs: Date.now() - started, version: found.version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
     }
   }
 
   async detectVersion(): Promise<SourceVersion> {
-    return withClient(this.config, this.config.database, async (client) => parseServerInfo(await client.info('server')));
+    return withClient(this.config, this.config.database, async (client) => parseServerInfo(await client.info('server')), this.sshTarget());
   }
 
   /** Database indexes that hold keys, plus the configured one, as strings ("0", "10"). */
   async listDatabases(): Promise<string[]> {
-    const used = await withClient(this.config, this.config.database, async (client) => parseKeyspace(await client.info('keyspace')));
+    const used = await withClient(this.config, this.config.database, async (client) => parseKeyspace(await client.info('keyspace')), this.sshTarget());
     return [...new Set([...used, this.config.database])].sort((a, b) => a - b).map(String);
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
     const { signal } = options;
+    const ssh = this.sshTarget();
     if (this.config.mode === 'rdb') {
       // Tool, login and server are checked first, so such a failure rejects before any byte.
-      const cli = await resolveRedisCli(this.config);
-      const { server, used } = await withClient(this.config, this.config.database, async (client) => ({
-        server: parseServerInfo(await client.info('server')),
-        used: parseKeyspace(await client.info('keyspace')),
-      }));
+      const cli = await resolveRedisCli(this.config, ssh);
+      const { server, used } = await withClient(
+        this.config,
+        this.config.database,
+        async (client) => ({ server: parseServerInfo(await client.info('server')), used: parseKeyspace(await client.info('keyspace')) }),
+        ssh,
+      );
       this.context.logger.info({ mode: 'rdb', version: server.version }, 'starting redis-cli --rdb');
-      return toDumpHandle(rdbDump(this.config, cli, signal), { signal, databases: used.map(String), engineVersion: server.version, extension: '.rdb' });
+      return toDumpHandle(rdbDump(this.config, cli, signal, ssh), { signal, databases: used.map(String), engineVersion: server.version, extension: '.rdb' });
     }
     const databases = options.databases.length > 0 ? options.databases.map(parseIndex) : [this.config.database];
     let server: SourceVersion | undefined;
     // Opening each database checks the login and the index (SELECT fails for an index the server does not have).
-    for (const db of databases) server ??= await withClient(this.config, db, async (client) => parseServerInfo(await client.info('server')));
-    for (const db of databases.slice(1)) await withClient(this.config, db, async () => undefined);
+    for (const db of databases) server ??= await withClient(this.config, db, async (client) => parseServerInfo(await client.info('server')), ssh);
+    for (const db of databases.slice(1)) await withClient(this.config, db, async () => undefined, ssh);
     this.context.logger.info({ mode: 'logical', databases, version: server!.version }, 'starting logical dump');
-    return toDumpHandle(logicalDump(this.config, databases, server!, signal), {
+    return toDumpHandle(logicalDump(this.config, databases, server!, signal, ssh), {
       signal,
       databases: databases.map(String),
       engineVersion: server!.version,
@@ -91,7 +100,12 @@ export class RedisSource implements SourceAdapter {
       whole.destroy();
       throw new AdapterError(ORIGIN, 'CONFIG', 'not a Redis backup Holdfast knows (neither an RDB file nor a Holdfast logical stream)');
     }
-    return logicalRestore(this.config, whole, options.target, options.signal);
+    return logicalRestore(this.config, whole, options.target, options.signal, this.sshTarget());
+  }
+
+  /** The SSH login in SSH mode (undefined in local mode). */
+  private sshTarget(): SshTarget | undefined {
+    return resolveSshTarget(this.config, this.context);
   }
 }
 

@@ -8,7 +8,7 @@ export { SqliteSource } from './sqlite-source.js';
 export default defineSourceAdapter({
   id: 'sqlite',
   displayName: 'SQLite',
-  description: 'Copies an SQLite database file with the online backup API (safe while the application writes) and restores it after PRAGMA integrity_check.',
+  description: 'Copies an SQLite database file with the online backup API (safe while the application writes) and restores it after PRAGMA integrity_check, locally or on a host reached over SSH.',
   configSchema: sqliteSourceConfig,
   capabilities: { multipleDatabases: false, listDatabases: true, restore: true, fileArchive: false },
   implementation: SqliteSource,

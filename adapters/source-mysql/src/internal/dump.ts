@@ -1,9 +1,9 @@
-import { AdapterError, isAbortError, type DumpHandle } from '@holdfast/sdk';
+import { AdapterError, isAbortError, type DumpHandle, type SshTarget } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
 import { ORIGIN, scrub } from './connection.js';
 import { toDumpHandle } from './dump-handle.js';
 import { DATA_SECTION_MARKER, encodeHeader, type DumpHeader } from './header.js';
-import { startTool, stopTool } from './tool-process.js';
+import { startTool } from './tool-process.js';
 import { connectionArgs, writeOptionsFile, type ClientTools } from './tools.js';
 
 /** Flags of every data dump: one consistent InnoDB snapshot, with routines, events and triggers, binary-safe. */
@@ -13,9 +13,19 @@ const DATA_FLAGS = ['--single-transaction', '--quick', '--routines', '--events',
  * Yields the output of one dump tool run. The process must exit 0: a dump that dies midway throws after its last
  * byte, so the consumer's stream errors instead of ending, and a truncated dump is never taken for a whole one.
  */
-async function* toolOutput(config: MysqlSourceConfig, tools: ClientTools, args: string[], what: string, signal: AbortSignal): AsyncGenerator<Buffer> {
-  const options = await writeOptionsFile(config);
-  const tool = startTool(tools.dump, [options.arg, ...connectionArgs(config, tools), ...args], signal);
+async function* toolOutput(
+  config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
+  tools: ClientTools,
+  args: string[],
+  what: string,
+  signal: AbortSignal,
+): AsyncGenerator<Buffer> {
+  const options = await writeOptionsFile(config, ssh);
+  const tool = await startTool(config, ssh, tools.dump, [...options.args, ...connectionArgs(config, tools), ...args], signal).catch(async (error: unknown) => {
+    await options.remove();
+    throw error;
+  });
   try {
     let isOptionsRemoved = false;
     for await (const chunk of tool.stdout) {
@@ -35,30 +45,30 @@ async function* toolOutput(config: MysqlSourceConfig, tools: ClientTools, args: 
     if (error instanceof AdapterError) throw error;
     throw new AdapterError(ORIGIN, 'TRANSIENT', `${what} failed: ${scrub(tool.stderrTail() || String(error), config)}`, { cause: error });
   } finally {
-    await stopTool(tool);
+    await tool.stop();
     await options.remove();
   }
 }
 
 /** The tool output sections: optional accounts, then the databases. */
-async function* sections(config: MysqlSourceConfig, tools: ClientTools, header: DumpHeader, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* sections(config: MysqlSourceConfig, ssh: SshTarget | undefined, tools: ClientTools, header: DumpHeader, signal: AbortSignal): AsyncGenerator<Buffer> {
   if (header.users) {
     // A separate run: accounts are not transactional anyway, and --insert-ignore makes them CREATE USER IF NOT EXISTS
     // without touching the data section's INSERTs.
-    yield* toolOutput(config, tools, ['--system=users', '--insert-ignore'], 'mariadb-dump of the accounts', signal);
+    yield* toolOutput(config, ssh, tools, ['--system=users', '--insert-ignore'], 'mariadb-dump of the accounts', signal);
     yield Buffer.from(`\n${DATA_SECTION_MARKER}\n`, 'utf8');
   }
   const targets = header.mode === 'single' ? ['--', header.databases[0]!] : ['--databases', '--', ...header.databases];
-  yield* toolOutput(config, tools, [...DATA_FLAGS, ...targets], `dump of ${header.databases.map((d) => `"${d}"`).join(', ')}`, signal);
+  yield* toolOutput(config, ssh, tools, [...DATA_FLAGS, ...targets], `dump of ${header.databases.map((d) => `"${d}"`).join(', ')}`, signal);
 }
 
 /**
  * The whole backup. The header line rides with the tool's first chunk, so the stream's first byte means the tool
  * really produced output: a tool that fails at start rejects before any byte.
  */
-async function* backupOutput(config: MysqlSourceConfig, tools: ClientTools, header: DumpHeader, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* backupOutput(config: MysqlSourceConfig, ssh: SshTarget | undefined, tools: ClientTools, header: DumpHeader, signal: AbortSignal): AsyncGenerator<Buffer> {
   let pendingHeader: Buffer | undefined = encodeHeader(header);
-  for await (const chunk of sections(config, tools, header, signal)) {
+  for await (const chunk of sections(config, ssh, tools, header, signal)) {
     yield pendingHeader ? Buffer.concat([pendingHeader, chunk]) : chunk;
     pendingHeader = undefined;
   }
@@ -72,11 +82,12 @@ async function* backupOutput(config: MysqlSourceConfig, tools: ClientTools, head
  */
 export async function startDump(
   config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
   tools: ClientTools,
   databases: string[],
   signal: AbortSignal,
   engineVersion: string,
 ): Promise<DumpHandle> {
   const header: DumpHeader = { version: 1, mode: databases.length === 1 ? 'single' : 'multi', databases, users: config.includeUsers };
-  return toDumpHandle(backupOutput(config, tools, header, signal), { signal, databases, engineVersion, extension: '.sql' });
+  return toDumpHandle(backupOutput(config, ssh, tools, header, signal), { signal, databases, engineVersion, extension: '.sql' });
 }

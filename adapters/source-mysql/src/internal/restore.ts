@@ -1,12 +1,13 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AdapterError, type RestoreResult, type RestoreTarget } from '@holdfast/sdk';
+import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
 import { ORIGIN, quoteIdentifier, scrub, withConnection } from './connection.js';
 import { DatabaseRename } from './database-rename.js';
 import { DATA_SECTION_MARKER, parseHeader, type DumpHeader } from './header.js';
 import { splitAt } from './split-stream.js';
-import { startTool, stopTool } from './tool-process.js';
+import { remoteQuery } from './remote-query.js';
+import { startTool } from './tool-process.js';
 import { connectionArgs, writeOptionsFile, type ClientTools } from './tools.js';
 
 const HEADER_LIMIT = 64 * 1024;
@@ -27,17 +28,21 @@ function errorLines(stderr: string): string {
 /** Feeds an SQL script into the `mariadb`/`mysql` client; rejects when the client reports an error. */
 async function runClient(
   config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
   tools: ClientTools,
   input: Readable,
   database: string | undefined,
   signal: AbortSignal,
   isForced = false,
 ): Promise<string> {
-  const options = await writeOptionsFile(config);
-  const args = [options.arg, ...connectionArgs(config, tools), `--connect-timeout=${config.connectTimeoutSeconds}`, '--binary-mode', '--batch'];
+  const options = await writeOptionsFile(config, ssh);
+  const args = [...options.args, ...connectionArgs(config, tools), `--connect-timeout=${config.connectTimeoutSeconds}`, '--binary-mode', '--batch'];
   if (database) args.push(`--database=${database}`);
   if (isForced) args.push('--force');
-  const tool = startTool(tools.client, args, signal);
+  const tool = await startTool(config, ssh, tools.client, args, signal).catch(async (error: unknown) => {
+    await options.remove();
+    throw error;
+  });
   tool.stdout.resume();
   const what = database ? `restore into "${database}"` : 'restore';
   try {
@@ -53,7 +58,7 @@ async function runClient(
     const detail = errorLines(tool.stderrTail()) || (error instanceof Error ? error.message : String(error));
     throw new AdapterError(ORIGIN, 'TRANSIENT', `${what} failed: ${scrub(detail, config)}`, { cause: error });
   } finally {
-    await stopTool(tool);
+    await tool.stop();
     await options.remove();
   }
 }
@@ -64,6 +69,7 @@ async function runClient(
  */
 export async function restoreDump(
   config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
   tools: ClientTools,
   stream: Readable,
   target: RestoreTarget,
@@ -85,7 +91,7 @@ export async function restoreDump(
     if (!accounts.isFound) throw new AdapterError(ORIGIN, 'CONFIG', 'the accounts section of the backup has no end marker (truncated or not a Holdfast backup)');
     // Accounts the restoring user may not recreate (root's PROXY grant, system accounts) must not stop the data:
     // this section runs with --force and its errors become warnings.
-    const stderr = await runClient(config, tools, Readable.from([accounts.head]), undefined, signal, true);
+    const stderr = await runClient(config, ssh, tools, Readable.from([accounts.head]), undefined, signal, true);
     warnings.push(...stderr.split('\n').filter((line) => line.startsWith('ERROR')).map((line) => `accounts: ${line}`));
     data = accounts.rest;
   }
@@ -93,13 +99,15 @@ export async function restoreDump(
     const mapping = target.databaseMapping ?? {};
     const input = Object.keys(mapping).length > 0 ? data.pipe(new DatabaseRename(mapping)) : data;
     data.once('error', (error: Error) => input.destroy(error));
-    await runClient(config, tools, input, undefined, signal);
+    await runClient(config, ssh, tools, input, undefined, signal);
     return { warnings };
   }
   const original = header?.databases[0];
   const database = target.database ?? (original ? target.databaseMapping?.[original] : undefined) ?? Object.values(target.databaseMapping ?? {})[0] ?? original;
   if (!database) throw new AdapterError(ORIGIN, 'CONFIG', 'restore needs a target database name');
-  await withConnection(config, (connection) => connection.query(`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}`));
-  await runClient(config, tools, data, database, signal);
+  const create = `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}`;
+  if (ssh) await remoteQuery(config, ssh, tools, create);
+  else await withConnection(config, (connection) => connection.query(create));
+  await runClient(config, ssh, tools, data, database, signal);
   return { warnings };
 }

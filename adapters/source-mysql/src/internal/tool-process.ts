@@ -1,8 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
+import type { MysqlSourceConfig } from '../config.js';
 import { ORIGIN } from './connection.js';
+import { sshError } from './ssh.js';
 
 /** Keeps the last few KiB of a tool's stderr for error messages. */
 function captureTail(stream: Readable | null, limit = 8192): () => string {
@@ -14,18 +16,19 @@ function captureTail(stream: Readable | null, limit = 8192): () => string {
   return () => tail.trim();
 }
 
-/** A started tool process with its stderr tail and exit promise. */
+/** A started tool process (local child or remote command) with its stderr tail and exit promise. */
 export interface ToolProcess {
-  child: ChildProcess;
   stdout: Readable;
   stdin: Writable;
   stderrTail: () => string;
   /** Resolves with the exit code (null when killed). */
   exited: Promise<number | null>;
+  /** Kills the tool if it still runs and waits for it to be gone. */
+  stop(): Promise<void>;
 }
 
-/** Starts a client tool. The signal kills it; a missing binary becomes a CONFIG error. */
-export function startTool(command: string, args: string[], signal: AbortSignal): ToolProcess {
+/** Starts a client tool on the Holdfast host. The signal kills it; a missing binary becomes a CONFIG error. */
+function startLocal(command: string, args: string[], signal: AbortSignal): ToolProcess {
   // Only PATH and a UTF-8 locale reach the tool: nothing of Holdfast's own environment leaks into it.
   const env = { PATH: process.env.PATH, LANG: 'C.UTF-8', HOME: process.env.HOME };
   const child = spawn(command, args, { env, signal, stdio: ['pipe', 'pipe', 'pipe'], killSignal: 'SIGKILL' });
@@ -44,14 +47,59 @@ export function startTool(command: string, args: string[], signal: AbortSignal):
   });
   exited.catch(() => undefined);
   // A tool that dies early closes its stdin; writing into it then raises EPIPE, which the exit code reports instead.
-  child.stdin?.on('error', () => undefined);
-  return { child, stdout: child.stdout!, stdin: child.stdin!, stderrTail, exited };
+  child.stdin.on('error', () => undefined);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL');
+      await once(child, 'close').catch(() => undefined);
+    }
+  };
+  return { stdout: child.stdout, stdin: child.stdin, stderrTail, exited, stop };
 }
 
-/** Kills a tool that is still running and waits for it to be gone. */
-export async function stopTool(tool: ToolProcess): Promise<void> {
-  if (tool.child.exitCode === null && tool.child.signalCode === null) {
-    tool.child.kill('SIGKILL');
-    await once(tool.child, 'close').catch(() => undefined);
-  }
+/**
+ * Stops a remote tool once. When the signal aborted, the SDK already kills it (its own abort listener): a second,
+ * concurrent kill() can wait forever on a helper channel of the closing connection, so it is skipped; a tool that
+ * exited needs nothing; otherwise the kill is bounded.
+ */
+function stopRemote(remote: RemoteProcess, signal: AbortSignal): () => Promise<void> {
+  let isExited = false;
+  void remote.exited.then(() => (isExited = true));
+  return async () => {
+    if (isExited) return;
+    if (signal.aborted) {
+      await Promise.race([remote.exited, new Promise((resolve) => setTimeout(resolve, 5000).unref())]);
+      return;
+    }
+    await Promise.race([remote.kill(), new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+  };
+}
+
+/**
+ * Starts a client tool over SSH. The password rides in `MYSQL_PWD` through the SDK's 0600 remote file (sourced and
+ * deleted before the tool starts), never argv; the signal kills the remote process. A missing tool exits 127.
+ */
+async function startRemote(config: MysqlSourceConfig, ssh: SshTarget, command: string, args: string[], signal: AbortSignal): Promise<ToolProcess> {
+  const secretEnv: Record<string, string> = { LANG: 'C.UTF-8' };
+  if (config.password) secretEnv.MYSQL_PWD = config.password;
+  const remote = await startRemoteCommand(ssh, { command, args, secretEnv, signal }).catch((error: unknown) => {
+    throw sshError(error);
+  });
+  const exited = remote.exited.then((code) => {
+    if (code === 127) throw new AdapterError(ORIGIN, 'CONFIG', `${command} was not found on ${ssh.host}; install mariadb-client there or set binDirectory`);
+    return code;
+  });
+  exited.catch(() => undefined);
+  return { stdout: remote.stdout, stdin: remote.stdin, stderrTail: remote.stderrTail, exited, stop: stopRemote(remote, signal) };
+}
+
+/** Starts a tool where the config says: on the Holdfast host, or over SSH when `ssh` is given. */
+export async function startTool(
+  config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
+  command: string,
+  args: string[],
+  signal: AbortSignal,
+): Promise<ToolProcess> {
+  return ssh ? startRemote(config, ssh, command, args, signal) : startLocal(command, args, signal);
 }

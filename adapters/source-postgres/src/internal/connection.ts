@@ -1,4 +1,3 @@
-import path from 'node:path';
 import pg from 'pg';
 import { AdapterError } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
@@ -22,11 +21,6 @@ export function toolEnvironment(config: PostgresSourceConfig): NodeJS.ProcessEnv
 /** Connection arguments shared by the tools. */
 export function connectionArgs(config: PostgresSourceConfig, database: string): string[] {
   return ['--host', config.host, '--port', String(config.port), '--username', config.user, '--no-password', '--dbname', database];
-}
-
-/** Full path of a PostgreSQL tool, honouring `binDirectory`. */
-export function toolPath(config: PostgresSourceConfig, tool: 'pg_dump' | 'pg_restore'): string {
-  return config.binDirectory ? path.join(config.binDirectory, tool) : tool;
 }
 
 /** Maps a client or tool failure to a coded error whose message holds no secret. */

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
-import { AdapterError, awaitFirstByte, isAbortError, type DumpHandle, type DumpStats } from '@holdfast/sdk';
+import { AdapterError, awaitFirstByte, isAbortError, type DumpHandle, type DumpStats, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
-import { ORIGIN, connectionArgs, scrub, toolEnvironment, toolPath } from './connection.js';
+import { ORIGIN, connectionArgs, scrub } from './connection.js';
 import { MAX_CHUNK, encodeFrame, encodePreamble } from './multi-dump-format.js';
-import { startTool, stopTool } from './tool-process.js';
+import { startTool } from './tool-process.js';
 
 /** pg_dump's `-Z` level from the job's `pgCompression` ('' keeps pg_dump's default). */
 export function compressionArgs(pgCompression: unknown): string[] {
@@ -21,12 +21,13 @@ export function compressionArgs(pgCompression: unknown): string[] {
  */
 async function* pgDumpOutput(
   config: PostgresSourceConfig,
+  ssh: SshTarget | undefined,
   database: string,
   extraArgs: string[],
   signal: AbortSignal,
 ): AsyncGenerator<Buffer> {
   const args = ['--format=custom', ...extraArgs, ...connectionArgs(config, database)];
-  const tool = startTool(toolPath(config, 'pg_dump'), args, toolEnvironment(config), signal);
+  const tool = await startTool(config, ssh, 'pg_dump', args, signal);
   try {
     for await (const chunk of tool.stdout) yield chunk as Buffer;
     const code = await tool.exited;
@@ -38,13 +39,14 @@ async function* pgDumpOutput(
     if (error instanceof AdapterError) throw error;
     throw new AdapterError(ORIGIN, 'TRANSIENT', `pg_dump of "${database}" failed: ${scrub(tool.stderrTail() || String(error), config)}`, { cause: error });
   } finally {
-    await stopTool(tool);
+    await tool.stop();
   }
 }
 
 /** Frames several dumps into one multi-dump stream (see multi-dump-format.ts). */
 async function* multiDumpOutput(
   config: PostgresSourceConfig,
+  ssh: SshTarget | undefined,
   databases: string[],
   extraArgs: string[],
   signal: AbortSignal,
@@ -52,7 +54,7 @@ async function* multiDumpOutput(
   yield encodePreamble();
   for (const database of databases) {
     yield encodeFrame('D', Buffer.from(JSON.stringify({ name: database }), 'utf8'));
-    for await (const chunk of pgDumpOutput(config, database, extraArgs, signal)) {
+    for await (const chunk of pgDumpOutput(config, ssh, database, extraArgs, signal)) {
       for (let offset = 0; offset < chunk.length; offset += MAX_CHUNK) {
         yield encodeFrame('C', chunk.subarray(offset, offset + MAX_CHUNK));
       }
@@ -68,6 +70,7 @@ async function* multiDumpOutput(
  */
 export async function startDump(
   config: PostgresSourceConfig,
+  ssh: SshTarget | undefined,
   databases: string[],
   engineOptions: Readonly<Record<string, unknown>> | undefined,
   signal: AbortSignal,
@@ -76,8 +79,8 @@ export async function startDump(
   const extraArgs = compressionArgs(engineOptions?.pgCompression);
   const isSingle = databases.length === 1;
   const source = isSingle
-    ? pgDumpOutput(config, databases[0]!, extraArgs, signal)
-    : multiDumpOutput(config, databases, extraArgs, signal);
+    ? pgDumpOutput(config, ssh, databases[0]!, extraArgs, signal)
+    : multiDumpOutput(config, ssh, databases, extraArgs, signal);
   let bytes = 0;
   let settle!: { resolve: (stats: DumpStats) => void; reject: (error: unknown) => void };
   const done = new Promise<DumpStats>((resolve, reject) => (settle = { resolve, reject }));

@@ -1,14 +1,20 @@
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
-import { AdapterError, type RestoreResult, type RestoreTarget } from '@holdfast/sdk';
+import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
-import { ORIGIN, connectionArgs, quoteIdentifier, scrub, toolEnvironment, toolPath, withClient } from './connection.js';
+import { ORIGIN, connectionArgs, quoteIdentifier, scrub, withClient } from './connection.js';
 import { FrameReader, isMultiDump, MULTI_MAGIC } from './multi-dump-format.js';
-import { startTool, stopTool } from './tool-process.js';
+import { quoteLiteral, remoteQuery } from './remote-query.js';
+import { startTool } from './tool-process.js';
 
 /** Creates the target database when it does not exist yet. */
-async function ensureDatabase(config: PostgresSourceConfig, database: string): Promise<void> {
+async function ensureDatabase(config: PostgresSourceConfig, ssh: SshTarget | undefined, database: string): Promise<void> {
+  if (ssh) {
+    const found = await remoteQuery(config, ssh, config.maintenanceDatabase, `SELECT 1 FROM pg_database WHERE datname = ${quoteLiteral(database)}`);
+    if (found.length === 0) await remoteQuery(config, ssh, config.maintenanceDatabase, `CREATE DATABASE ${quoteIdentifier(database)}`);
+    return;
+  }
   await withClient(config, config.maintenanceDatabase, async (client) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
@@ -16,10 +22,10 @@ async function ensureDatabase(config: PostgresSourceConfig, database: string): P
 }
 
 /** Feeds one `pg_dump -Fc` stream into `pg_restore` on `database`; rejects when pg_restore reports errors. */
-async function restoreOne(config: PostgresSourceConfig, input: Readable, database: string, signal: AbortSignal): Promise<void> {
-  await ensureDatabase(config, database);
+async function restoreOne(config: PostgresSourceConfig, ssh: SshTarget | undefined, input: Readable, database: string, signal: AbortSignal): Promise<void> {
+  await ensureDatabase(config, ssh, database);
   const args = ['--clean', '--if-exists', '--no-owner', '--no-privileges', ...connectionArgs(config, database)];
-  const tool = startTool(toolPath(config, 'pg_restore'), args, toolEnvironment(config), signal);
+  const tool = await startTool(config, ssh, 'pg_restore', args, signal);
   tool.stdout.resume();
   try {
     await pipeline(input, tool.stdin, { signal });
@@ -33,7 +39,7 @@ async function restoreOne(config: PostgresSourceConfig, input: Readable, databas
     const detail = tool.stderrTail() || (error instanceof Error ? error.message : String(error));
     throw new AdapterError(ORIGIN, 'TRANSIENT', `pg_restore into "${database}" failed: ${scrub(detail, config)}`, { cause: error });
   } finally {
-    await stopTool(tool);
+    await tool.stop();
   }
 }
 
@@ -67,6 +73,7 @@ async function splitHead(stream: Readable): Promise<{ head: Buffer; whole: Reada
 /** Restores a plain dump into `target.database`, or every database of a multi-dump through `databaseMapping`. */
 export async function restoreDump(
   config: PostgresSourceConfig,
+  ssh: SshTarget | undefined,
   stream: Readable,
   target: RestoreTarget,
   signal: AbortSignal,
@@ -76,15 +83,15 @@ export async function restoreDump(
   if (!isMultiDump(head)) {
     const database = target.database ?? Object.values(target.databaseMapping ?? {})[0];
     if (!database) throw new AdapterError(ORIGIN, 'CONFIG', 'restore needs a target database name');
-    await restoreOne(config, whole, database, signal);
+    await restoreOne(config, ssh, whole, database, signal);
     return { warnings: [] };
   }
-  await restoreFrames(config, whole, target, signal);
+  await restoreFrames(config, ssh, whole, target, signal);
   return { warnings: [] };
 }
 
 /** Splits a multi-dump into its databases and restores them one after another. */
-async function restoreFrames(config: PostgresSourceConfig, input: Readable, target: RestoreTarget, signal: AbortSignal): Promise<void> {
+async function restoreFrames(config: PostgresSourceConfig, ssh: SshTarget | undefined, input: Readable, target: RestoreTarget, signal: AbortSignal): Promise<void> {
   const reader = new FrameReader();
   let current: { body: PassThrough; restoring: Promise<void> } | undefined;
   let finished = false;
@@ -94,7 +101,7 @@ async function restoreFrames(config: PostgresSourceConfig, input: Readable, targ
         const { name } = JSON.parse(frame.payload.toString('utf8')) as { name: string };
         const database = target.databaseMapping?.[name] ?? name;
         const body = new PassThrough({ highWaterMark: 1024 * 1024 });
-        current = { body, restoring: restoreOne(config, body, database, signal) };
+        current = { body, restoring: restoreOne(config, ssh, body, database, signal) };
         current.restoring.catch(() => undefined);
       } else if (frame.type === 'C') {
         if (!current) throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: data before a database header');

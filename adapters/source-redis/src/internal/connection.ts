@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, type SshTarget } from '@holdfast/sdk';
 import type { RedisSourceConfig } from '../config.js';
+import { openTunnel } from './ssh-tunnel.js';
 
 /** How errors name this adapter. */
 export const ORIGIN = { kind: 'source', id: 'redis' } as const;
@@ -23,11 +24,15 @@ export function connectionError(error: unknown, config: RedisSourceConfig, datab
   return new AdapterError(ORIGIN, 'TRANSIENT', `cannot connect to ${config.host}:${config.port}${who}: ${raw}`, { cause: error });
 }
 
-/** Opens a connected client on database `db`; a failure (login, unknown index, unreachable) rejects with a coded error. */
-export async function openClient(config: RedisSourceConfig, db: number): Promise<Redis> {
+/**
+ * Opens a connected client on database `db`; a failure (login, unknown index, unreachable) rejects with a coded error.
+ * In SSH mode the client connects to a port forward over `ssh` (see ssh-tunnel.ts), closed with the client.
+ */
+export async function openClient(config: RedisSourceConfig, db: number, ssh?: SshTarget): Promise<Redis> {
+  const tunnel = ssh ? await openTunnel(ssh, config.host, config.port) : undefined;
   const client = new Redis({
-    host: config.host,
-    port: config.port,
+    host: tunnel ? '127.0.0.1' : config.host,
+    port: tunnel?.port ?? config.port,
     username: config.username,
     password: config.password,
     tls: config.tls ? { rejectUnauthorized: config.tlsRejectUnauthorized, servername: config.host } : undefined,
@@ -44,6 +49,7 @@ export async function openClient(config: RedisSourceConfig, db: number): Promise
   client.on('error', (error: unknown) => {
     cause ??= error;
   });
+  if (tunnel) client.once('end', () => tunnel.close());
   try {
     await client.connect();
     // Selected explicitly (not through the `db` option, whose failure ioredis only logs), so an index the server
@@ -52,13 +58,14 @@ export async function openClient(config: RedisSourceConfig, db: number): Promise
     return client;
   } catch (error) {
     client.disconnect();
+    tunnel?.close();
     throw connectionError(cause ?? error, config, db);
   }
 }
 
 /** Runs `work` with a client on `db`, closing it afterwards. */
-export async function withClient<T>(config: RedisSourceConfig, db: number, work: (client: Redis) => Promise<T>): Promise<T> {
-  const client = await openClient(config, db);
+export async function withClient<T>(config: RedisSourceConfig, db: number, work: (client: Redis) => Promise<T>, ssh?: SshTarget): Promise<T> {
+  const client = await openClient(config, db, ssh);
   try {
     return await work(client);
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { AdapterError, type SourceVersion } from '@holdfast/sdk';
+import { AdapterError, type SourceVersion, type SshTarget } from '@holdfast/sdk';
 import type { RedisSourceConfig } from '../config.js';
 import { connectionError, openClient, ORIGIN } from './connection.js';
 import { encodeJson, encodeKey, encodePreamble } from './logical-format.js';
@@ -33,6 +33,7 @@ export async function* logicalDump(
   databases: number[],
   server: SourceVersion,
   signal: AbortSignal,
+  ssh?: SshTarget,
 ): AsyncGenerator<Buffer> {
   yield Buffer.concat([
     encodePreamble(),
@@ -40,7 +41,7 @@ export async function* logicalDump(
   ]);
   let keys = 0;
   for (const db of databases) {
-    const client = await openClient(config, db);
+    const client = await openClient(config, db, ssh);
     // Disconnecting makes a pending SCAN or pipeline reject at once, so an abort never waits on the server.
     const onAbort = () => client.disconnect();
     signal.addEventListener('abort', onAbort, { once: true });

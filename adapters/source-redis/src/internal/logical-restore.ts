@@ -1,6 +1,6 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { Readable } from 'node:stream';
-import { AdapterError, type RestoreResult, type RestoreTarget } from '@holdfast/sdk';
+import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { RedisSourceConfig } from '../config.js';
 import { connectionError, openClient, ORIGIN } from './connection.js';
 import { FrameReader, type KeyRecord } from './logical-format.js';
@@ -19,7 +19,13 @@ export function targetIndex(db: number, target: RestoreTarget): number {
 }
 
 /** Restores a logical stream with `RESTORE key ttl payload REPLACE [ABSTTL]`, keeping each key's expiry time. */
-export async function logicalRestore(config: RedisSourceConfig, stream: Readable, target: RestoreTarget, signal: AbortSignal): Promise<RestoreResult> {
+export async function logicalRestore(
+  config: RedisSourceConfig,
+  stream: Readable,
+  target: RestoreTarget,
+  signal: AbortSignal,
+  ssh?: SshTarget,
+): Promise<RestoreResult> {
   const reader = new FrameReader();
   let client: Redis | undefined;
   let db = -1;
@@ -59,7 +65,7 @@ export async function logicalRestore(config: RedisSourceConfig, stream: Readable
           await flush();
           client?.disconnect();
           db = targetIndex(Number(frame.json.db), target);
-          client = await openClient(config, db);
+          client = await openClient(config, db, ssh);
         } else if (frame.type === 'K') {
           add(frame.record);
         } else if (frame.type === 'Z') {

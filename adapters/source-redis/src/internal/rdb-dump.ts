@@ -1,19 +1,30 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { AdapterError, isAbortError } from '@holdfast/sdk';
+import { AdapterError, isAbortError, type SshTarget } from '@holdfast/sdk';
 import type { RedisSourceConfig } from '../config.js';
 import { ORIGIN, scrub } from './connection.js';
-import { startTool, stopTool } from './tool-process.js';
+import { startRemoteTool, startTool } from './tool-process.js';
 
 const run = promisify(execFile);
 
-/** Path of redis-cli; rejects with CONFIG when it does not run (checked before the dump starts). */
-export async function resolveRedisCli(config: RedisSourceConfig): Promise<string> {
-  const cli = config.binDirectory ? path.join(config.binDirectory, 'redis-cli') : 'redis-cli';
-  const found = await run(cli, ['--version'], { timeout: 10_000 }).catch(() => undefined);
+/** `redis-cli --version` over SSH: true when it runs (an SSH login failure rejects). */
+async function remoteCliRuns(ssh: SshTarget, cli: string): Promise<boolean> {
+  const tool = await startRemoteTool(ssh, cli, ['--version'], {}, AbortSignal.timeout(30_000));
+  tool.stdout.resume();
+  tool.stdin.end();
+  return (await tool.exited.catch(() => 127)) === 0;
+}
+
+/**
+ * Path of redis-cli (on the SSH host in SSH mode); rejects with CONFIG when it does not run (checked before the dump
+ * starts).
+ */
+export async function resolveRedisCli(config: RedisSourceConfig, ssh?: SshTarget): Promise<string> {
+  const cli = config.binDirectory ? (ssh ? path.posix : path).join(config.binDirectory, 'redis-cli') : 'redis-cli';
+  const found = ssh ? await remoteCliRuns(ssh, cli) : await run(cli, ['--version'], { timeout: 10_000 }).catch(() => undefined);
   if (!found) {
-    const where = config.binDirectory ? `in ${config.binDirectory}` : 'on PATH';
+    const where = `${config.binDirectory ? `in ${config.binDirectory}` : 'on PATH'}${ssh ? ` of ${ssh.host}` : ''}`;
     throw new AdapterError(ORIGIN, 'CONFIG', `redis-cli was not found ${where}; install redis-tools (or valkey-tools) or set binDirectory`);
   }
   return cli;
@@ -21,15 +32,17 @@ export async function resolveRedisCli(config: RedisSourceConfig): Promise<string
 
 /**
  * Streams a whole-server RDB snapshot: `redis-cli --rdb -` asks the server for a replication sync (REPLCONF
- * rdb-only) and writes the RDB to stdout. The password travels in REDISCLI_AUTH, never argv.
+ * rdb-only) and writes the RDB to stdout. The password travels in REDISCLI_AUTH, never argv. In SSH mode redis-cli
+ * runs on the SSH host and its stdout streams back over the channel.
  */
-export async function* rdbDump(config: RedisSourceConfig, cli: string, signal: AbortSignal): AsyncGenerator<Buffer> {
+export async function* rdbDump(config: RedisSourceConfig, cli: string, signal: AbortSignal, ssh?: SshTarget): AsyncGenerator<Buffer> {
   const args = ['-h', config.host, '-p', String(config.port), '--no-auth-warning'];
   if (config.username) args.push('--user', config.username);
   if (config.tls) args.push('--tls', '--sni', config.host, ...(config.tlsRejectUnauthorized ? [] : ['--insecure']));
   args.push('--rdb', '-');
-  const env: NodeJS.ProcessEnv = config.password ? { REDISCLI_AUTH: config.password } : {};
-  const tool = startTool(cli, args, env, signal);
+  const env: Record<string, string> = config.password ? { REDISCLI_AUTH: config.password } : {};
+  // Over SSH the same command runs on the SSH host; REDISCLI_AUTH travels in the SDK's 0600 remote file.
+  const tool = ssh ? await startRemoteTool(ssh, cli, args, env, signal) : startTool(cli, args, env, signal);
   try {
     for await (const chunk of tool.stdout) yield chunk as Buffer;
     const code = await tool.exited;
@@ -41,6 +54,6 @@ export async function* rdbDump(config: RedisSourceConfig, cli: string, signal: A
     if (error instanceof AdapterError) throw error;
     throw new AdapterError(ORIGIN, 'TRANSIENT', `redis-cli --rdb failed: ${scrub(tool.stderrTail() || String(error), config)}`, { cause: error });
   } finally {
-    await stopTool(tool);
+    await tool.stop();
   }
 }

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
 import type { Client, ClientChannel } from 'ssh2';
 import { connectSsh, type SshTarget } from './ssh-connection.js';
@@ -39,7 +39,11 @@ async function execCollect(client: Client, command: string, input = ''): Promise
   channel.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   channel.stderr.resume();
   channel.end(input);
-  const [code] = (await once(channel, 'exit')) as [number | null];
+  // 'exit' carries the status; a connection that closes first (or a server that sends none) settles on 'close'.
+  const code = await new Promise<number | null>((resolve) => {
+    channel.once('exit', (status: number | null) => resolve(status));
+    channel.once('close', () => resolve(null));
+  });
   if (code !== 0) throw new Error(`remote helper failed (exit ${String(code)})`);
   return out;
 }
@@ -58,7 +62,19 @@ async function writeSecretFile(client: Client, env: Readonly<Record<string, stri
  * The wrapper run by the remote sh: reports its pid on stderr (so a kill can target it), loads and deletes the
  * secret file, then replaces itself with the command.
  */
-const WRAPPER = 'echo "HFPID $$" >&2; if [ -n "$1" ]; then . "$1"; rm -f "$1"; fi; shift; exec "$@"';
+const WRAPPER = 'echo "HFPID $$" >&2; if [ -n "$1" ]; then . "$1"; rm -f "$1"; fi; shift; export HOLDFAST_REMOTE_RUN="$1"; shift; exec "$@"';
+
+/**
+ * Kills every process of one run: those whose environment carries the run's marker (the command and whatever it
+ * started inherit it). A bare pid could by then belong to another process (pids wrap quickly on a busy host), so
+ * the pid and its session are used only where /proc cannot be read.
+ */
+function killRunScript(marker: string, pid: number | undefined): string {
+  const byMarker = `for p in /proc/[0-9]*; do grep -qsxz 'HOLDFAST_REMOTE_RUN=${marker}' "$p/environ" && kill -KILL "\${p#/proc/}" 2>/dev/null; done`;
+  if (pid === undefined) return `if [ -r /proc/self/environ ]; then ${byMarker}; fi; true`;
+  const bySession = `sid=$(ps -o sid= -p ${pid} 2>/dev/null | tr -d ' '); [ -n "$sid" ] && pkill -KILL -s "$sid"; kill -KILL ${pid} 2>/dev/null`;
+  return `if [ -r /proc/self/environ ]; then ${byMarker}; else ${bySession}; fi; true`;
+}
 
 /**
  * Starts `command` on the remote host over SSH: stdout streams back, stdin streams in. Aborting the signal (or
@@ -67,11 +83,12 @@ const WRAPPER = 'echo "HFPID $$" >&2; if [ -n "$1" ]; then . "$1"; rm -f "$1"; f
  */
 export async function startRemoteCommand(target: SshTarget, remote: RemoteCommand): Promise<RemoteProcess> {
   const client = await connectSsh(target);
+  const marker = randomBytes(12).toString('hex');
   let secretFile = '';
   let channel: ClientChannel;
   try {
     if (remote.secretEnv && Object.keys(remote.secretEnv).length > 0) secretFile = await writeSecretFile(client, remote.secretEnv);
-    const line = ['sh', '-c', WRAPPER, 'sh', secretFile, remote.command, ...remote.args].map(shellQuote).join(' ');
+    const line = ['sh', '-c', WRAPPER, 'sh', secretFile, marker, remote.command, ...remote.args].map(shellQuote).join(' ');
     channel = await exec(client, line);
   } catch (error) {
     if (secretFile) await execCollect(client, `rm -f ${shellQuote(secretFile)}`).catch(() => undefined);
@@ -107,14 +124,12 @@ export async function startRemoteCommand(target: SshTarget, remote: RemoteComman
     client.once('close', finish);
   });
 
-  const kill = async () => {
+  let killing: Promise<void> | undefined;
+  // One kill per run, however many callers (the abort listener and an explicit kill) ask for it.
+  const kill = () => (killing ??= killOnce());
+  const killOnce = async () => {
     if (isClosed) return;
-    // sshd gives every exec channel its own session: killing that session also ends what the command started
-    // (a shell that did not exec its last command, a pipeline). Plain `kill` covers hosts without pkill.
-    if (pid !== undefined) {
-      const killSession = `sid=$(ps -o sid= -p ${pid} 2>/dev/null | tr -d ' '); [ -n "$sid" ] && pkill -KILL -s "$sid"; kill -KILL ${pid} 2>/dev/null; true`;
-      await execCollect(client, killSession).catch(() => undefined);
-    }
+    await Promise.race([execCollect(client, killRunScript(marker, pid)).catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5000))]);
     if (secretFile) await execCollect(client, `rm -f ${shellQuote(secretFile)}`).catch(() => undefined);
     channel.close();
     // An unread channel never emits 'close' on its own; destroying it settles `exited`.

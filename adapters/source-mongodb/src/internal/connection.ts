@@ -1,0 +1,58 @@
+import { MongoClient } from 'mongodb';
+import type { MongoSourceConfig } from '../config.js';
+import { fromDriverError } from './errors.js';
+
+/** Removes the password (raw and URL-encoded) from a text before it reaches a message or a log. */
+export function scrubber(config: MongoSourceConfig): (text: string) => string {
+  const secrets = [config.password, config.password && encodeURIComponent(config.password)].filter((s): s is string => !!s && s.length >= 3);
+  return (text) => secrets.reduce((out, s) => out.split(s).join('***'), text);
+}
+
+/** The connection string with the credentials, for the driver and for the tools' 0600 config file only. */
+export function uriWithCredentials(config: MongoSourceConfig): string {
+  if (!config.username) return config.uri;
+  const url = new URL(config.uri);
+  url.username = encodeURIComponent(config.username);
+  url.password = encodeURIComponent(config.password ?? '');
+  if (!url.searchParams.has('authSource')) url.searchParams.set('authSource', config.authSource);
+  return url.toString();
+}
+
+/** Connects (server selection included) so an unreachable server or a wrong password fails here, named. */
+export async function connect(config: MongoSourceConfig): Promise<MongoClient> {
+  const timeout = config.connectTimeoutSeconds * 1000;
+  const client = new MongoClient(uriWithCredentials(config), {
+    connectTimeoutMS: timeout,
+    serverSelectionTimeoutMS: timeout,
+    appName: 'holdfast',
+    // Fidelity: documents are read and written as raw BSON where possible; nothing is promoted lossy.
+    promoteLongs: false,
+    promoteValues: true,
+  });
+  try {
+    await client.connect();
+    await client.db('admin').command({ ping: 1 });
+    return client;
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw fromDriverError(error, `cannot connect to ${hostsOf(config.uri)}`, scrubber(config));
+  }
+}
+
+/** The host list of a connection string, for messages. */
+export function hostsOf(uri: string): string {
+  return uri.replace(/^mongodb(\+srv)?:\/\//, '').split('/')[0] ?? uri;
+}
+
+/** Server version and edition from `buildInfo`. */
+export async function serverVersion(client: MongoClient): Promise<{ version: string; edition: string }> {
+  const info = await client.db('admin').command({ buildInfo: 1 });
+  const modules = (info.modules as string[] | undefined) ?? [];
+  return { version: String(info.version), edition: modules.includes('enterprise') ? 'MongoDB Enterprise' : 'MongoDB Community' };
+}
+
+/** User databases (`listDatabases`), without the server's own local and config. */
+export async function databaseNames(client: MongoClient): Promise<string[]> {
+  const result = await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+  return (result.databases as { name: string }[]).map((db) => db.name).filter((name) => name !== 'local' && name !== 'config').sort();
+}

@@ -1,0 +1,86 @@
+import type { Readable } from 'node:stream';
+import {
+  inject,
+  injectable,
+  TOKENS,
+  type AdapterContext,
+  type DumpHandle,
+  type DumpOptions,
+  type HealthResult,
+  type RestoreOptions,
+  type RestoreResult,
+  type SourceAdapter,
+  type SourceVersion,
+} from '@holdfast/sdk';
+import type { VolumeSourceConfig } from './config.js';
+import { engineVersion, volumeExists, volumeNames } from './internal/docker.js';
+import { startVolumeDump } from './internal/dump.js';
+import { EngineApi } from './internal/engine-api.js';
+import { volumeError } from './internal/errors.js';
+import { restoreVolume } from './internal/restore.js';
+import type { SessionPlan } from './internal/session.js';
+
+/** Backs up a Docker volume as the tar stream of the Engine's archive endpoint, and restores it into a volume. */
+@injectable()
+export class VolumeSource implements SourceAdapter {
+  private readonly api: EngineApi;
+
+  constructor(
+    @inject(TOKENS.AdapterConfig) private readonly config: VolumeSourceConfig,
+    @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
+  ) {
+    this.api = new EngineApi(config);
+  }
+
+  async check(): Promise<HealthResult> {
+    const started = Date.now();
+    try {
+      const { version } = await engineVersion(this.api);
+      if (!(await volumeExists(this.api, this.config.volume))) {
+        return { ok: false, message: `volume ${this.config.volume} does not exist on ${this.api.label}`, latencyMs: Date.now() - started, version };
+      }
+      return { ok: true, message: `Docker Engine ${version}, volume ${this.config.volume} found`, latencyMs: Date.now() - started, version };
+    } catch (error) {
+      return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
+    }
+  }
+
+  async detectVersion(): Promise<SourceVersion> {
+    const { version, apiVersion } = await engineVersion(this.api);
+    return { version, edition: apiVersion ? `Docker Engine (API ${apiVersion})` : 'Docker Engine' };
+  }
+
+  async listDatabases(): Promise<string[]> {
+    return volumeNames(this.api);
+  }
+
+  async dump(options: DumpOptions): Promise<DumpHandle> {
+    const volume = this.selectVolume(options.databases);
+    // The version is read first: it proves the Engine answers before any container is touched.
+    const { version } = await engineVersion(this.api);
+    if (!(await volumeExists(this.api, volume))) throw volumeError('NOT_FOUND', `volume ${volume} does not exist on ${this.api.label}`);
+    this.context.logger.info({ volume, stopContainers: this.config.stopContainers }, 'starting volume dump');
+    return startVolumeDump({ ...this.plan(volume), signal: options.signal, engineVersion: version });
+  }
+
+  async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
+    const target = options.target.database ?? options.target.databaseMapping?.[this.config.volume] ?? this.config.volume;
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(target)) throw volumeError('CONFIG', `"${target}" is not a valid Docker volume name`);
+    await engineVersion(this.api);
+    this.context.logger.info({ volume: target }, 'restoring volume');
+    return restoreVolume(stream, { ...this.plan(target), signal: options.signal });
+  }
+
+  private plan(volume: string): SessionPlan {
+    return { api: this.api, volume, image: this.config.helperImage, readOnly: true, stopUsers: this.config.stopContainers, logger: this.context.logger };
+  }
+
+  /** One volume per dump: the job may name another volume than the configured one. */
+  private selectVolume(databases: readonly string[]): string {
+    if (databases.length === 0) return this.config.volume;
+    if (databases.length > 1) throw volumeError('CONFIG', `one volume per dump; got ${databases.length} (${databases.join(', ')})`);
+    const volume = databases[0]!;
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(volume)) throw volumeError('CONFIG', `"${volume}" is not a valid Docker volume name`);
+    return volume;
+  }
+}
