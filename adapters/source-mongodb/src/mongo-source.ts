@@ -11,16 +11,16 @@ import {
   type RestoreResult,
   type SourceAdapter,
   type SourceVersion,
+  toDumpHandle,
+  peekHead,
 } from '@holdfast/sdk';
 import type { MongoClient } from 'mongodb';
 import type { MongoSourceConfig } from './config.js';
 import { connect, databaseNames, hostsOf, scrubber, serverVersion, uriWithCredentials } from './internal/connection.js';
 import { driverExport } from './internal/driver-dump.js';
 import { driverImport } from './internal/driver-restore.js';
-import { toDumpHandle } from './internal/dump-handle.js';
-import { fromDriverError, mongoError } from './internal/errors.js';
+import { fromDriverError, mongoError, ORIGIN } from './internal/errors.js';
 import { isExportStream } from './internal/format.js';
-import { peekHead } from './internal/peek.js';
 import { toolExport, toolImport } from './internal/tool-dump.js';
 import { findTool } from './internal/tools.js';
 
@@ -66,7 +66,7 @@ export class MongoSource implements SourceAdapter {
       const databases = options.databases.length > 0 ? [...options.databases] : this.config.database ? [this.config.database] : existing;
       const unknown = databases.filter((name) => !existing.includes(name));
       if (unknown.length > 0) throw mongoError('NOT_FOUND', `unknown database ${unknown.join(', ')} (found: ${existing.join(', ') || 'none'})`);
-      const meta = { signal: options.signal, databases, engineVersion: server.version };
+      const meta = { origin: ORIGIN, signal: options.signal, databases, engineVersion: server.version };
       const tool = await this.tool('mongodump');
       if (tool) {
         this.context.logger.info({ databases, tool }, 'starting mongodump --archive');

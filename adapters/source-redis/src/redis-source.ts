@@ -13,14 +13,14 @@ import {
   type SourceAdapter,
   type SourceVersion,
   type SshTarget,
+  toDumpHandle,
+  peekHead,
 } from '@holdfast/sdk';
 import type { RedisSourceConfig } from './config.js';
 import { ORIGIN, parseKeyspace, parseServerInfo, withClient } from './internal/connection.js';
-import { toDumpHandle } from './internal/dump-handle.js';
 import { logicalDump } from './internal/logical-dump.js';
 import { isLogicalStream, LOGICAL_MAGIC } from './internal/logical-format.js';
 import { logicalRestore } from './internal/logical-restore.js';
-import { peekHead } from './internal/peek.js';
 import { rdbDump, resolveRedisCli } from './internal/rdb-dump.js';
 import { resolveSshTarget } from './internal/ssh.js';
 
@@ -69,7 +69,7 @@ export class RedisSource implements SourceAdapter {
         ssh,
       );
       this.context.logger.info({ mode: 'rdb', version: server.version }, 'starting redis-cli --rdb');
-      return toDumpHandle(rdbDump(this.config, cli, signal, ssh), { signal, databases: used.map(String), engineVersion: server.version, extension: '.rdb' });
+      return toDumpHandle(rdbDump(this.config, cli, signal, ssh), { origin: ORIGIN, signal, databases: used.map(String), engineVersion: server.version, extension: '.rdb' });
     }
     const databases = options.databases.length > 0 ? options.databases.map(parseIndex) : [this.config.database];
     let server: SourceVersion | undefined;
@@ -78,6 +78,7 @@ export class RedisSource implements SourceAdapter {
     for (const db of databases.slice(1)) await withClient(this.config, db, async () => undefined, ssh);
     this.context.logger.info({ mode: 'logical', databases, version: server!.version }, 'starting logical dump');
     return toDumpHandle(logicalDump(this.config, databases, server!, signal, ssh), {
+      origin: ORIGIN,
       signal,
       databases: databases.map(String),
       engineVersion: server!.version,

@@ -6,3 +6,4 @@ export { z } from 'zod';
 export * from './byte-range.js';
 export * from './fs-errors.js';
 export * from './remote-exec/index.js';
+export * from './dump-handle.js';

@@ -1,7 +1,6 @@
-import { AdapterError, isAbortError, type DumpHandle, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, isAbortError, type DumpHandle, type SshTarget, toDumpHandle } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
 import { ORIGIN, scrub } from './connection.js';
-import { toDumpHandle } from './dump-handle.js';
 import { DATA_SECTION_MARKER, encodeHeader, type DumpHeader } from './header.js';
 import { startTool } from './tool-process.js';
 import { connectionArgs, writeOptionsFile, type ClientTools } from './tools.js';
@@ -89,5 +88,5 @@ export async function startDump(
   engineVersion: string,
 ): Promise<DumpHandle> {
   const header: DumpHeader = { version: 1, mode: databases.length === 1 ? 'single' : 'multi', databases, users: config.includeUsers };
-  return toDumpHandle(backupOutput(config, ssh, tools, header, signal), { signal, databases, engineVersion, extension: '.sql' });
+  return toDumpHandle(backupOutput(config, ssh, tools, header, signal), { origin: ORIGIN, signal, databases, engineVersion, extension: '.sql' });
 }

@@ -2,9 +2,8 @@ import { createReadStream } from 'node:fs';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AdapterError, type DumpHandle } from '@holdfast/sdk';
+import { AdapterError, type DumpHandle, toDumpHandle } from '@holdfast/sdk';
 import type { SqliteSourceConfig } from '../config.js';
-import { toDumpHandle } from './dump-handle.js';
 import { cliError, ORIGIN, runCli } from './sqlite-cli.js';
 
 /**
@@ -50,5 +49,5 @@ async function* dumpOutput(config: SqliteSourceConfig, source: string, signal: A
 
 /** Starts the dump; resolves once the copy is made and its first byte is ready, so every failure rejects here. */
 export function startDump(config: SqliteSourceConfig, source: string, signal: AbortSignal, engineVersion: string): Promise<DumpHandle> {
-  return toDumpHandle(dumpOutput(config, source, signal), { signal, databases: [source], engineVersion, extension: '.sqlite' });
+  return toDumpHandle(dumpOutput(config, source, signal), { origin: ORIGIN, signal, databases: [source], engineVersion, extension: '.sqlite' });
 }

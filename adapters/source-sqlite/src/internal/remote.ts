@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AdapterError, isAbortError, startRemoteCommand, type RemoteProcess, type RestoreResult, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, isAbortError, startRemoteCommand, type RemoteProcess, type RestoreResult, type SshTarget, toDumpHandle } from '@holdfast/sdk';
 import type { SqliteSourceConfig } from '../config.js';
-import { toDumpHandle } from './dump-handle.js';
 import { ORIGIN } from './origin.js';
 import { CHECK_SCRIPT, DUMP_SCRIPT, EXIT, RESTORE_SCRIPT } from './remote-scripts.js';
 import { sshError } from './ssh.js';
@@ -101,7 +100,7 @@ async function* remoteDumpOutput(config: SqliteSourceConfig, ssh: SshTarget, fil
 
 /** Starts the SSH-mode dump; resolves once the remote copy is made and its first byte arrived. */
 export function startRemoteDump(config: SqliteSourceConfig, ssh: SshTarget, file: string, signal: AbortSignal, engineVersion: string) {
-  return toDumpHandle(remoteDumpOutput(config, ssh, file, signal), { signal, databases: [file], engineVersion, extension: '.sqlite' });
+  return toDumpHandle(remoteDumpOutput(config, ssh, file, signal), { origin: ORIGIN, signal, databases: [file], engineVersion, extension: '.sqlite' });
 }
 
 /** Restores onto `target` on the SSH host with the same checks and rollback as the local restore (RESTORE_SCRIPT). */

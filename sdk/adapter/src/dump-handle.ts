@@ -1,15 +1,24 @@
 import { Readable } from 'node:stream';
-import { AdapterError, type DumpHandle, type DumpStats } from '@holdfast/sdk';
-import { ORIGIN } from './errors.js';
+import { AdapterError, type AdapterErrorOrigin, type DumpHandle, type DumpStats } from '@holdfast/kernel';
+
+/** What {@link toDumpHandle} needs besides the byte source. */
+export interface DumpHandleOptions {
+  /** The adapter's error origin (`{ kind: 'source', id }`), for the ABORTED errors it raises. */
+  origin: AdapterErrorOrigin;
+  signal: AbortSignal;
+  databases: string[];
+  engineVersion?: string;
+  /** File extension of the dump, dot included. */
+  extension: string;
+}
 
 /**
- * Wraps the byte source of a dump into a {@link DumpHandle} and waits for its first byte, so a failure at start
- * rejects here, before anything is uploaded. `done` settles once the source finished (or failed, or was aborted).
+ * Wraps the byte source of a dump (an async generator whose `finally` stops its producer) into a {@link DumpHandle}
+ * and waits for its first byte, so a failure at start rejects here, before anything is uploaded. `done` settles once
+ * the source finished, failed or was aborted; an abort settles it even while nobody reads the stream.
  */
-export async function toDumpHandle(
-  source: AsyncGenerator<Buffer>,
-  meta: { signal: AbortSignal; databases: string[]; engineVersion?: string; extension: string },
-): Promise<DumpHandle> {
+export async function toDumpHandle(source: AsyncGenerator<Buffer>, meta: DumpHandleOptions): Promise<DumpHandle> {
+  const ORIGIN = meta.origin;
   let bytes = 0;
   let settle!: { resolve: (stats: DumpStats) => void; reject: (error: unknown) => void };
   const done = new Promise<DumpStats>((resolve, reject) => (settle = { resolve, reject }));
@@ -45,7 +54,7 @@ export async function toDumpHandle(
     if (!stream.readableEnded) settle.reject(new AdapterError(ORIGIN, 'ABORTED', 'dump stream closed before it ended'));
   });
   try {
-    await firstByte(stream, meta.signal);
+    await firstByte(stream, meta.signal, ORIGIN);
   } catch (error) {
     stream.destroy();
     throw error;
@@ -59,7 +68,7 @@ export async function toDumpHandle(
  * `awaitFirstByte`, which pauses the stream explicitly (after which a later `on('data')` no longer starts it), this
  * uses a temporary 'readable' listener, whose removal leaves the stream in its initial mode for the consumer.
  */
-function firstByte(stream: Readable, signal: AbortSignal): Promise<void> {
+function firstByte(stream: Readable, signal: AbortSignal, ORIGIN: AdapterErrorOrigin): Promise<void> {
   return new Promise((resolve, reject) => {
     const finish = (error?: unknown) => {
       stream.off('readable', onReadable);
@@ -76,4 +85,32 @@ function firstByte(stream: Readable, signal: AbortSignal): Promise<void> {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+
+/**
+ * Reads at least `size` bytes (or all there is) and returns them with a stream of the whole input, head included.
+ * Iterating by hand, rather than breaking out of `for await`, keeps the source open for the replay.
+ */
+export async function peekHead(stream: Readable, size: number): Promise<{ head: Buffer; whole: Readable }> {
+  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const chunks: Buffer[] = [];
+  let length = 0;
+  while (length < size) {
+    const next = await iterator.next();
+    if (next.done) break;
+    chunks.push(next.value);
+    length += next.value.length;
+  }
+  const whole = Readable.from(
+    (async function* replay() {
+      yield* chunks;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    })(),
+  );
+  return { head: Buffer.concat(chunks), whole };
 }
