@@ -24,7 +24,8 @@ afterEach(async () => {
 });
 
 function holdfast(args: string[]): SpawnedProcess {
-  const process = spawnNode(CLI, args, { PATH: globalThis.process.env.PATH, HOLDFAST_DATA_DIR: join(workDir, 'data'), PORT: '0' });
+  // HOLDFAST_CONFIG: no stored login, so `keys` uses the local database even if this machine has run `holdfast login`.
+  const process = spawnNode(CLI, args, { PATH: globalThis.process.env.PATH, HOLDFAST_DATA_DIR: join(workDir, 'data'), PORT: '0', HOLDFAST_CONFIG: join(workDir, 'no-login.json') });
   spawned.push(process);
   return process;
 }

@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { formatTable, type CliOutput } from '../output.js';
 
 /** `holdfast adapters`: every adapter the server would load, including HOLDFAST_PLUGIN_DIR packages. */
-export function addAdaptersCommand(program: Command, output: CliOutput): void {
-  program
+export function addAdaptersCommand(program: Command, output: CliOutput): Command {
+  return program
     .command('adapters')
-    .description('list discovered adapters (kind, id, package, version); honours HOLDFAST_PLUGIN_DIR and include/exclude')
+    .description('without a subcommand: list the adapters installed here (kind, id, package, version); honours HOLDFAST_PLUGIN_DIR')
     .option('--json', 'print JSON instead of a table')
     .action(async (options: { json?: boolean }) => {
       const { discoverAdapters, loadRuntimeConfig, serverVersion } = await import('@holdfast/server');
