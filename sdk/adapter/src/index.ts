@@ -7,3 +7,5 @@ export * from './byte-range.js';
 export * from './fs-errors.js';
 export * from './remote-exec/index.js';
 export * from './dump-handle.js';
+export * from './channel-http.js';
+export * from './oauth-tokens.js';
