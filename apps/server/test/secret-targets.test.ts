@@ -128,7 +128,7 @@ describe('regression (issue 10.2): stored secrets go only where they were saved 
     // Unchanged target fields still reuse the stored password (a rename keeps working without retyping it).
     const renamed = await server.call('PUT', `/api/adapters/${source.body.id}`, writer, { name: 'prod db (renamed)', config: { host: '127.0.0.1', port: 5432, user: 'root' } });
     expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
-    expect(renamed.body.secretStatus).toEqual({ password: true });
+    expect(renamed.body.secretStatus).toEqual({ password: true, sshPassword: false, sshPrivateKey: false, sshPassphrase: false });
   });
 
   it('a webhook whose URL changes needs its Authorization and custom headers again; the new URL receives nothing', async () => {

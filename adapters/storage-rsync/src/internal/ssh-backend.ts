@@ -66,13 +66,14 @@ export class SshBackend implements RsyncBackend {
       return counter.bytes;
     } catch (error) {
       body.destroy();
+      // A command that failed first (mkdir refused, disk full) closed the channel under the writes: its exit status
+      // says why, so wait briefly for it before the channel is destroyed (destroying first loses the status).
+      const remote = signal?.aborted ? undefined : await Promise.race([done, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref())]);
       channel.destroy();
       // A closed channel is the end of input for `cat`, so the temp file may hold a part: always remove it.
       await run(this.connection, `rm -f -- ${q(temp)}`).catch(() => undefined);
       if (signal?.aborted) throw aborted(`put of "${target.key}"`);
-      // A command that failed first (mkdir refused, disk full) closed the channel under the writes: say why.
-      const remote = await done;
-      if (!(error instanceof AdapterError) && remote.code !== null && remote.code !== 0) {
+      if (!(error instanceof AdapterError) && remote && remote.code !== null && remote.code !== 0) {
         throw rsyncError(remote.code, remote.stderr, `put of "${target.key}" failed`, 'remote shell');
       }
       throw error;
