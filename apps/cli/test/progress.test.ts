@@ -34,6 +34,13 @@ describe('ProgressReporter', () => {
     expect(chunks).toEqual(['Running   40%  dumping  12s\n', expect.stringMatching(/^Failed  Backup e1/), 'error: disk full\n']);
   });
 
+  it('shows bytes and rate live once the server reports bytes', () => {
+    const { chunks, sink: pipe } = sink(false);
+    const reporter = new ProgressReporter(pipe);
+    reporter.update({ ...progress('02-dump', 50), bytes: 3 * 1024 * 1024, bytesPerSecond: 1.5 * 1024 * 1024 });
+    expect(chunks).toEqual(['Running   50%  02-dump  3.0 MiB 1.5 MiB/s  12s\n']);
+  });
+
   it('maps final statuses to the documented exit codes', () => {
     expect(['Success', 'Partial', 'Failed', 'Cancelled'].map((status) => exitCodeOfStatus(status as ExecutionView['status']))).toEqual([0, 2, 3, 4]);
   });

@@ -113,6 +113,8 @@ describe('engine routes (libsql)', () => {
     const events = text.split('\n\n').filter(Boolean).map((frame) => ({ event: /^event: (.*)$/m.exec(frame)?.[1], data: JSON.parse(/^data: (.*)$/m.exec(frame)![1]!) }));
     expect(events.some((e) => e.event === 'log' && typeof e.data.message === 'string')).toBe(true);
     expect(events.some((e) => e.event === 'progress' && typeof e.data.progress === 'number')).toBe(true);
+    // Live bytes for clients' progress bars (issue 15): every progress event says how many bytes went through.
+    expect(events.filter((e) => e.event === 'progress').every((e) => 'bytesProcessed' in e.data)).toBe(true);
     expect(events.at(-1)).toEqual({ event: 'status', data: { status: 'Success', error: null, endedAt: expect.stringMatching(ISO) } });
   });
 

@@ -10,6 +10,10 @@ export interface RunProgress {
   progress: number;
   status: ExecutionStatus;
   elapsedMs: number;
+  /** Bytes through the pipeline so far, when the server reports them. */
+  bytes?: number;
+  /** Average bytes per second since the bytes started to flow. */
+  bytesPerSecond?: number;
 }
 
 export interface RunAndWaitOptions {
@@ -47,11 +51,17 @@ export async function waitForExecution(
   options: Omit<RunAndWaitOptions, 'lock' | 'onStarted'> = {},
 ): Promise<ExecutionView> {
   const started = Date.now();
-  const report = (stage: string, progress: number, status: ExecutionStatus) =>
-    options.onProgress?.({ executionId, stage, progress, status, elapsedMs: Date.now() - started });
+  let firstBytesAt: number | undefined;
+  const report = (stage: string, progress: number, status: ExecutionStatus, bytes?: number | null) => {
+    const now = Date.now();
+    if (bytes && firstBytesAt === undefined) firstBytesAt = now;
+    const seconds = firstBytesAt === undefined ? 0 : (now - firstBytesAt) / 1000;
+    const flow = typeof bytes === 'number' ? { bytes, ...(seconds > 0 ? { bytesPerSecond: bytes / seconds } : {}) } : {};
+    options.onProgress?.({ executionId, stage, progress, status, elapsedMs: now - started, ...flow });
+  };
   try {
     for await (const event of watchExecution(client, executionId, { signal: options.signal })) {
-      if (event.type === 'progress') report(event.stage, event.progress, event.status);
+      if (event.type === 'progress') report(event.stage, event.progress, event.status, event.bytesProcessed);
     }
   } catch (error) {
     // Auth and not-found answers are final; a broken stream is not: fall back to polling.

@@ -13,6 +13,8 @@ export interface ProgressEvent {
   stage: string;
   progress: number;
   status: ExecutionStatus;
+  /** Bytes through the pipeline so far (null before the data stage). */
+  bytesProcessed?: number | null;
 }
 
 /** `log`: one new log line of the execution. */

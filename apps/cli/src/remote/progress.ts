@@ -16,9 +16,8 @@ function bar(percent: number): string {
 }
 
 /**
- * Shows a run's progress: on a terminal one line redrawn in place (bar, percent, stage, elapsed), elsewhere (CI logs)
- * one plain line per change. The event stream carries stage and percent; bytes and rate are known once the backup is
- * written, and the final line shows them.
+ * Shows a run's progress: on a terminal one line redrawn in place (bar, percent, stage, bytes, rate, elapsed),
+ * elsewhere (CI logs) one plain line per change. The final line shows the backup's size, duration and average rate.
  */
 export class ProgressReporter {
   private last = '';
@@ -27,10 +26,11 @@ export class ProgressReporter {
   constructor(private readonly sink: ProgressSink) {}
 
   update(progress: RunProgress): void {
-    const key = `${progress.status} ${progress.stage} ${progress.progress}`;
+    const key = `${progress.status} ${progress.stage} ${progress.progress} ${progress.bytes ?? ''}`;
     if (key === this.last) return;
     this.last = key;
-    const text = `${progress.status.padEnd(8)} ${String(progress.progress).padStart(3)}%  ${progress.stage}  ${formatDuration(progress.elapsedMs)}`;
+    const flow = progress.bytes ? `  ${formatBytes(progress.bytes)}${progress.bytesPerSecond ? ` ${formatBytes(Math.round(progress.bytesPerSecond))}/s` : ''}` : '';
+    const text = `${progress.status.padEnd(8)} ${String(progress.progress).padStart(3)}%  ${progress.stage}${flow}  ${formatDuration(progress.elapsedMs)}`;
     if (this.sink.isTTY) {
       const line = `${bar(progress.progress)} ${text}`.slice(0, Math.max(20, (this.sink.columns || 80) - 1));
       this.sink.write(`\r\x1b[2K${line}`);

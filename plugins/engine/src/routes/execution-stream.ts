@@ -11,7 +11,7 @@ function frame(event: string, data: unknown): string {
 }
 
 /**
- * A text/event-stream of one execution: `progress` when stage or progress change, `log` per new log line, and
+ * A text/event-stream of one execution: `progress` when stage, progress or bytes processed change, `log` per new log line, and
  * `status` with the final state, after which the stream ends. Stops when the client leaves (`signal`).
  */
 export function openExecutionStream(store: ExecutionStore, id: string, signal: AbortSignal): Readable {
@@ -36,7 +36,7 @@ export function openExecutionStream(store: ExecutionStore, id: string, signal: A
       stream.write(frame('log', line));
     }
     const metadata = parseMetadata(row.metadata);
-    const progress = JSON.stringify({ stage: metadata.stage ?? 'queued', progress: Math.round(metadata.progress ?? 0), status: row.status });
+    const progress = JSON.stringify({ stage: metadata.stage ?? 'queued', progress: Math.round(metadata.progress ?? 0), status: row.status, bytesProcessed: metadata.bytesProcessed ?? null });
     if (progress !== lastProgress) {
       lastProgress = progress;
       stream.write(frame('progress', JSON.parse(progress)));
