@@ -108,6 +108,18 @@ describe('holdfast migrate', () => {
     expect(second.stdout).toBe(`No pending migrations: ${join(dataDir, 'holdfast.db')} is up to date`);
   });
 
+  it('prints JSON with --json (issue 15: --json on every command)', async () => {
+    const first = await run(['migrate', '--json']);
+    expect(first.code).toBe(0);
+    const report = JSON.parse(first.stdout) as { location: string; applied: string[] };
+    expect(report.location).toBe(join(dataDir, 'holdfast.db'));
+    expect(report.applied).toContain('20261120-persistence-001-instance');
+    expect(JSON.parse((await run(['migrate', '--json'])).stdout)).toEqual({ location: report.location, applied: [] });
+    const admin = await run(['admin', 'create', '--email', 'json@example.test', '--password', 'long enough password', '--json']);
+    expect(admin.code).toBe(0);
+    expect(JSON.parse(admin.stdout)).toEqual({ id: expect.any(String), email: 'json@example.test', isSuperAdmin: true });
+  });
+
   it('exits non-zero with one line on a bad DATABASE_URL', async () => {
     const result = await run(['migrate'], { DATABASE_URL: 'mongodb://admin:secret@db/holdfast' });
     expect(result.code).toBe(1);

@@ -12,7 +12,8 @@ export function addAdminCommand(program: Command, output: CliOutput): void {
     .requiredOption('--email <email>', 'email address to sign in with')
     .requiredOption('--password <password>', 'password (at least 8 characters)')
     .option('--name <name>', 'display name (default: the part of the email before @)')
-    .action(async (options: { email: string; password: string; name?: string }) => {
+    .option('--json', 'print JSON instead of text')
+    .action(async (options: { email: string; password: string; name?: string; json?: boolean }) => {
       const { createFirstAdmin } = await import('@holdfast/identity');
       const user = await withIdentity(async (identity) => {
         const created = await createFirstAdmin(identity.database, options, identity.events);
@@ -22,6 +23,7 @@ export function addAdminCommand(program: Command, output: CliOutput): void {
         );
         return created;
       });
-      output.write(`Created super administrator ${user.email} (${user.id})\n`);
+      if (options.json) output.write(`${JSON.stringify({ id: user.id, email: user.email, isSuperAdmin: true })}\n`);
+      else output.write(`Created super administrator ${user.email} (${user.id})\n`);
     });
 }

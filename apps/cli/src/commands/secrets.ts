@@ -11,7 +11,8 @@ export function addSecretsCommand(program: Command, output: CliOutput): void {
     .command('rotate-key')
     .description('re-encrypt every stored secret under a new system key, in one transaction')
     .requiredOption('--new-key-file <file>', 'file holding the new 32-byte key (64 hex characters or base64)')
-    .action(async (options: { newKeyFile: string }) => {
+    .option('--json', 'print JSON instead of text')
+    .action(async (options: { newKeyFile: string; json?: boolean }) => {
       const { featurePlugins, loadRuntimeConfig, serverVersion } = await import('@holdfast/server');
       const { openDatabase } = await import('@holdfast/persistence');
       const { SecretBox, loadSystemKey, parseKeyText, rotateSystemKey, SYSTEM_KEY_FILE } = await import('@holdfast/catalog');
@@ -27,18 +28,22 @@ export function addSecretsCommand(program: Command, output: CliOutput): void {
       } finally {
         await database.close();
       }
+      const isKeyFile = current.source === 'data-dir' || current.source === 'generated';
+      const path = join(settings.dataDir, SYSTEM_KEY_FILE);
+      if (isKeyFile) {
+        // Replace the key file atomically so a crash never leaves a half-written key.
+        await writeFile(`${path}.new`, await readFile(options.newKeyFile, 'utf8'), { mode: 0o600 });
+        await rename(`${path}.new`, path);
+      }
+      if (options.json) {
+        output.write(`${JSON.stringify({ ...report, fingerprint: next.fingerprint, keyFile: isKeyFile ? path : null })}\n`);
+        return;
+      }
       output.write(
         `Re-encrypted ${report.adapterSecrets} adapter secret(s), ${report.credentialProfiles} credential profile(s) and ` +
           `${report.encryptionProfiles} encryption profile key(s); new key fingerprint ${next.fingerprint}\n`,
       );
-      if (current.source === 'data-dir' || current.source === 'generated') {
-        // Replace the key file atomically so a crash never leaves a half-written key.
-        const path = join(settings.dataDir, SYSTEM_KEY_FILE);
-        await writeFile(`${path}.new`, await readFile(options.newKeyFile, 'utf8'), { mode: 0o600 });
-        await rename(`${path}.new`, path);
-        output.write(`Replaced ${path} with the new key\n`);
-      } else {
-        output.write('Now set HOLDFAST_ENCRYPTION_KEY or HOLDFAST_ENCRYPTION_KEY_FILE to the new key before the next start\n');
-      }
+      if (isKeyFile) output.write(`Replaced ${path} with the new key\n`);
+      else output.write('Now set HOLDFAST_ENCRYPTION_KEY or HOLDFAST_ENCRYPTION_KEY_FILE to the new key before the next start\n');
     });
 }
