@@ -59,7 +59,7 @@ if (url) {
 } else {
   // Registered, visibly skipped, with the reason in its name: never silently absent.
   describe(`source-mongodb against a real MongoDB server (opt-in, ${SKIP_REASON})`, () => {
-    it.skip('describeSourceAdapter round trip, connect failure, abort, health and discovery', () => undefined);
+    it.skip(`describeSourceAdapter round trip, connect failure, abort, health and discovery [skipped: ${SKIP_REASON}]`, () => undefined);
   });
   console.info(`[source-mongodb] real MongoDB suite ${SKIP_REASON}`);
 }

@@ -36,7 +36,7 @@ if (process.env.DOCKER_HOST) {
 } else {
   // Registered, visibly skipped, with the reason in its name: never silently absent.
   describe(`source-volume against a real Docker Engine (opt-in, ${SKIP_REASON})`, () => {
-    it.skip('describeSourceAdapter round trip, connect failure, abort, health and discovery', () => undefined);
+    it.skip(`describeSourceAdapter round trip, connect failure, abort, health and discovery [skipped: ${SKIP_REASON}]`, () => undefined);
   });
   console.info(`[source-volume] real Docker Engine suite ${SKIP_REASON}`);
 }
