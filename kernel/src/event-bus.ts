@@ -17,6 +17,57 @@ export interface HoldfastEvents {
   system_error: { message: string; source?: string; error?: string };
   config_backup: { success: boolean; file?: string; storageId?: string; error?: string };
   db_version_changed: { configId: string; configName?: string; previousVersion: string; newVersion: string; edition?: string | null; isDowngrade: boolean };
+  integrity_check_failed: IntegrityCheckFailedEvent;
+  connection_offline: ConnectionHealthEvent;
+  connection_online: ConnectionHealthEvent;
+  storage_alert: StorageAlertEvent;
+  /** A destination was listed and its usage recorded (engine storage statistics). */
+  storage_snapshot: { configId: string; configName: string; adapterId: string; size: number; count: number; newestBackupAt: string | null };
+  /** Asks the storage statistics to refresh now; listeners resolve when the refresh is done. */
+  storage_stats_refresh: { reason: string };
+}
+
+/** Payload of `connection_offline` / `connection_online` (observability plugin's health checks). */
+export interface ConnectionHealthEvent {
+  configId: string;
+  configName: string;
+  /** `database` (a source) or `storage`. */
+  type: string;
+  adapterId: string;
+  status: 'ONLINE' | 'DEGRADED' | 'OFFLINE';
+  previousStatus: 'ONLINE' | 'DEGRADED' | 'OFFLINE';
+  consecutiveFailures: number;
+  error?: string;
+}
+
+/** Payload of `storage_alert` (observability plugin's storage statistics). */
+export interface StorageAlertEvent {
+  alert: 'usage_spike' | 'size_limit' | 'no_recent_backup';
+  configId: string;
+  configName: string;
+  size: number;
+  count: number;
+  /** Size of the previous snapshot (`usage_spike`), the limit (`size_limit`). */
+  previousSize?: number;
+  limit?: number;
+  /** Hours since the newest backup file (`no_recent_backup`); null when the destination holds none. */
+  hoursSinceLastBackup?: number | null;
+  message: string;
+}
+
+/** Payload of `integrity_check_failed`: raised once per integrity check or verification run that found problems. */
+export interface IntegrityCheckFailedEvent {
+  executionId: string;
+  /** `IntegrityCheck` or `Verification`. */
+  executionType: string;
+  /** What the run covered: `all`, `job:<id>`, `storage:<id>` or `file:<storage id>:<key>`. */
+  scope: string;
+  /** Backups checked and bytes read. */
+  checked: number;
+  bytes: number;
+  /** One entry per bad backup (the first 50; `problemCount` has them all). */
+  problems: Array<{ file: string; destinationId: string; destination: string; problem: string }>;
+  problemCount: number;
 }
 
 /** Payload of `backup_success`/`backup_partial`/`backup_failure`; the facts after `jobId` feed notifications. */

@@ -88,7 +88,11 @@ export interface RouteDefinition<
   access: RouteAccess;
   /** Rate-limit class; defaults by method (GET: api, others: mutation). */
   rateLimit?: 'auth' | 'api' | 'mutation' | 'none';
-  request?: { params?: P; query?: Q; body?: B };
+  /**
+   * `bodyType: 'form'` reads the body as `application/x-www-form-urlencoded` instead of JSON, for the few public
+   * routes a third party's browser form posts to (SAML assertion consumer service). Default `json`.
+   */
+  request?: { params?: P; query?: Q; body?: B; bodyType?: 'json' | 'form' };
   /** Response schemas by status code (documentation and, in tests, conformance). */
   responses: Record<number, { description: string; schema?: z.ZodType; contentType?: string }>;
   handler: (request: RouteRequest<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown> | unknown;

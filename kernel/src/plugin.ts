@@ -1,5 +1,13 @@
-import type { DependencyContainer } from 'tsyringe';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { RouteDefinition } from './http-contract.js';
+
+/**
+ * A token a plugin resolves. A bare token is required: some plugin must provide it (or the composition must have
+ * registered it beforehand), and its provider registers, migrates and starts first. `optional` tokens are used when
+ * present and looked up at use time; they never order plugins, which is how two plugins may use each other's
+ * services at request time without forming a cycle.
+ */
+export type PluginRequirement = InjectionToken<unknown> | { token: InjectionToken<unknown>; optional: true };
 
 /**
  * A feature plugin (identity, catalog, engine...). Plugins own entities, migrations, routes and background work,
@@ -9,6 +17,10 @@ import type { RouteDefinition } from './http-contract.js';
 export interface HoldfastPlugin {
   /** kebab-case name, unique among plugins. */
   name: string;
+  /** Tokens this plugin registers in `register()`; no two plugins may provide the same token. */
+  provides?: readonly InjectionToken<unknown>[];
+  /** Tokens this plugin resolves (see {@link PluginRequirement}); the composition refuses to start when one is missing. */
+  requires?: readonly PluginRequirement[];
   /** ORM entity schemas this plugin owns. */
   entities?: readonly unknown[];
   /** Migrations in the order they apply; names must be unique across plugins. */

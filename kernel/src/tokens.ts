@@ -3,10 +3,13 @@ import type { AdapterContext } from './adapter-context.js';
 import type { EventBus } from './event-bus.js';
 import type { AdapterRegistry } from './adapter-registry.js';
 import type { LocalPathPolicy } from './local-paths.js';
+import type { IntegrityChecks } from './integrity-port.js';
 import type { KernelLogger } from './logger.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
-import type { AuditWriter, BackupReader, JobCatalog, RecoveryKitBuilder, SettingsReader } from './catalog-ports.js';
+import type { JobCatalog, SecretSealer, SettingsReader } from './ports/catalog.js';
+import type { BackupReader, RecoveryKitBuilder } from './ports/engine.js';
+import type { AuditWriter } from './ports/identity.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
 export const TOKENS = {
@@ -29,10 +32,14 @@ export const TOKENS = {
   Settings: Symbol.for('holdfast:settings') as InjectionToken<SettingsReader>,
   /** Audit log writer (identity plugin). */
   AuditWriter: Symbol.for('holdfast:audit-writer') as InjectionToken<AuditWriter>,
+  /** Seals/opens secrets with the system encryption key (catalog plugin). */
+  SecretSealer: Symbol.for('holdfast:secret-sealer') as InjectionToken<SecretSealer>,
   /** Resolved job configuration for runs (catalog plugin). */
   JobCatalog: Symbol.for('holdfast:job-catalog') as InjectionToken<JobCatalog>,
   /** Recovery kit builder (engine plugin; the catalog's vault serves the kit). */
   RecoveryKitBuilder: Symbol.for('holdfast:recovery-kit-builder') as InjectionToken<RecoveryKitBuilder>,
+  /** Starts integrity check runs (engine plugin; the integrity system task uses it). */
+  IntegrityChecks: Symbol.for('holdfast:integrity-checks') as InjectionToken<IntegrityChecks>,
   /** Opens stored backups for downloads, decrypted on request (engine plugin; the storage browser uses it). */
   BackupReader: Symbol.for('holdfast:backup-reader') as InjectionToken<BackupReader>,
   /** The operator's local path rule (apps/server); {@link instantiateAdapter} hands it to every adapter. */

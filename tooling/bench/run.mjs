@@ -3,14 +3,15 @@
 //   HOLDFAST_BENCH_SIZE_MB      size of the generated database and directory (default 2048 = 2 GiB)
 //   HOLDFAST_BENCH_HISTORY_ROWS executions seeded for the history benchmark (default 100000)
 //   HOLDFAST_BENCH_REQUESTS     timed requests per history query (default 25)
-//   HOLDFAST_BENCH_PARTS        comma-separated subset of postgres,directory,history (default all)
+//   HOLDFAST_BENCH_PARTS        comma-separated subset of postgres,directory,history,mysql,redis,sqlite (default all)
+//   HOLDFAST_BENCH_SOURCE_SIZE_MB  size of the data seeded for the mysql, redis and sqlite rows (default 200)
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateDirectory, generatePostgres } from './lib/generate.mjs';
-import { historyBench } from './lib/history-bench.mjs';
 import { bytesUnder, measureNode, psql, timeShell } from './lib/measure.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -18,12 +19,15 @@ const env = process.env;
 const sizeBytes = Number(env.HOLDFAST_BENCH_SIZE_MB ?? 2048) * 1024 * 1024;
 const historyRows = Number(env.HOLDFAST_BENCH_HISTORY_ROWS ?? 100_000);
 const requests = Number(env.HOLDFAST_BENCH_REQUESTS ?? 25);
-const parts = (env.HOLDFAST_BENCH_PARTS ?? 'postgres,directory,history').split(',').map((part) => part.trim());
-for (const [name, value] of Object.entries({ HOLDFAST_BENCH_SIZE_MB: sizeBytes, HOLDFAST_BENCH_HISTORY_ROWS: historyRows, HOLDFAST_BENCH_REQUESTS: requests })) {
+const SOURCE_ENGINES = ['mysql', 'redis', 'sqlite'];
+const ALL_PARTS = ['postgres', 'directory', 'history', ...SOURCE_ENGINES];
+const sourceSizeMiB = Number(env.HOLDFAST_BENCH_SOURCE_SIZE_MB ?? 200);
+const parts = (env.HOLDFAST_BENCH_PARTS ?? ALL_PARTS.join(',')).split(',').map((part) => part.trim());
+for (const [name, value] of Object.entries({ HOLDFAST_BENCH_SIZE_MB: sizeBytes, HOLDFAST_BENCH_HISTORY_ROWS: historyRows, HOLDFAST_BENCH_REQUESTS: requests, HOLDFAST_BENCH_SOURCE_SIZE_MB: sourceSizeMiB })) {
   if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
 }
-const unknownParts = parts.filter((part) => !['postgres', 'directory', 'history'].includes(part));
-if (unknownParts.length > 0) throw new Error(`HOLDFAST_BENCH_PARTS: unknown part(s) ${unknownParts.join(', ')}; use postgres, directory, history`);
+const unknownParts = parts.filter((part) => !ALL_PARTS.includes(part));
+if (unknownParts.length > 0) throw new Error(`HOLDFAST_BENCH_PARTS: unknown part(s) ${unknownParts.join(', ')}; use ${ALL_PARTS.join(', ')}`);
 
 const mib = (bytes) => bytes / 1024 / 1024;
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
@@ -58,8 +62,28 @@ async function compare(kind, target, sourceBytes, baselineScript, work) {
   };
 }
 
+/**
+ * Runs one source benchmark script (sources/<engine>.mjs: the engine's own tool piped to gzip, then the adapter's
+ * dump + gzip, same data) in its own process, and answers the JSON rows it prints (Redis prints two: rdb, logical).
+ */
+function sourceBench(engine) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'sources', `${engine}.mjs`)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, HOLDFAST_BENCH_SIZE_MB: String(sourceSizeMiB) },
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`sources/${engine}.mjs exited ${code}`));
+      resolve(stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)));
+    });
+  });
+}
+
 const work = await mkdtemp(join(tmpdir(), 'holdfast-bench-'));
-const report = { startedAt: new Date().toISOString(), sizeBytes, historyRows, requests, node: process.version, backups: [], history: null, notes: [] };
+const report = { startedAt: new Date().toISOString(), sizeBytes, sourceSizeMiB, historyRows, requests, node: process.version, backups: [], sources: [], history: null, notes: [] };
 try {
   if (parts.includes('postgres')) {
     const database = `hf_bench_${randomBytes(4).toString('hex')}`;
@@ -79,8 +103,14 @@ try {
     report.backups.push(await compare('directory', source, size, `tar -cf - -C '${source}' . | gzip > /dev/null`, work));
     await rm(source, { recursive: true, force: true });
   }
+  for (const engine of SOURCE_ENGINES.filter((part) => parts.includes(part))) {
+    log(`${engine}: source benchmark, ${sourceSizeMiB} MiB (sources/${engine}.mjs)`);
+    report.sources.push(...(await sourceBench(engine)));
+  }
   if (parts.includes('history')) {
     log(`history: seeding ${historyRows} executions on PostgreSQL, ${requests} requests per query`);
+    // Loaded here: it needs the built server packages, which the other parts do not.
+    const { historyBench } = await import('./lib/history-bench.mjs');
     report.history = await historyBench({ rows: historyRows, requests });
   }
 } finally {
@@ -107,6 +137,28 @@ if (report.backups.length > 0) {
       ]),
     ]),
   );
+}
+if (report.sources.length > 0) {
+  // Throughput = uncompressed dump bytes per second; both sides end in gzip level 6 to a file.
+  console.log(`\nsources (${sourceSizeMiB} MiB seeded): the engine's own tool piped to gzip vs the adapter's dump + gzip, same run`);
+  console.log(
+    table([
+      ['source', 'dump MiB', 'baseline', 'baseline MiB/s', 'Holdfast MiB/s', 'ratio', 'peak RSS MiB baseline', 'peak RSS MiB Holdfast (growth in dump)'],
+      ...report.sources.map((row) => [
+        row.engine,
+        mib(row.adapter.dumpBytes).toFixed(0),
+        row.baseline.label,
+        row.baselineMiBs.toFixed(1),
+        row.adapterMiBs.toFixed(1),
+        row.ratio.toFixed(2),
+        (row.baseline.peakRssKiB / 1024).toFixed(0),
+        `${(row.adapter.peakRssKiB / 1024).toFixed(0)} (+${(row.adapter.rssGrowthKiB / 1024).toFixed(0)})`,
+      ]),
+    ]),
+  );
+  for (const row of report.sources.filter((source) => source.plainBackup)) {
+    console.log(`${row.engine}: sqlite3 .backup alone (no compression) ${row.plainBackup.MiBs.toFixed(1)} MiB/s, ${row.plainBackup.seconds.toFixed(2)} s`);
+  }
 }
 if (report.history) {
   console.log(`\nhistory: ${historyRows} executions seeded in ${report.history.seedSeconds.toFixed(1)} s; target median < 100 ms`);

@@ -6,6 +6,7 @@ import { readdirSync } from 'node:fs';
 import net from 'node:net';
 import { ensureAzurite } from './azurite.mjs';
 import { ensureCephRgw } from './ceph-rgw.mjs';
+import { ensureChromium } from './chromium.mjs';
 import { ensureMariadb } from './mariadb.mjs';
 import { ensureRclone } from './rclone.mjs';
 import { ensureRedis } from './redis.mjs';
@@ -79,6 +80,7 @@ export const TEST_SERVICES = [
   ['rclone', ensureRclone],
   ['Azurite blob service (127.0.0.1:10000)', ensureAzurite],
   ['Ceph RADOS Gateway S3 (127.0.0.1:7480)', ensureCephRgw],
+  ['Chromium (/usr/bin/chromium, for the web app e2e test)', ensureChromium],
 ];
 
 /** Starts (or finds) every service; rejects with one line naming the first that cannot be set up. */

@@ -35,6 +35,24 @@ export const postgresSourceConfig = z.object({
     z.string().optional().describe('Directory holding pg_dump, pg_restore (and psql in SSH mode), on the host where they run; default: PATH'),
   ),
   connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect timeout in seconds'),
+  includeGlobals: z
+    .boolean()
+    .default(false)
+    .describe('Also back up the cluster globals (roles, tablespaces) with pg_dumpall --globals-only; reading role passwords needs a superuser'),
+  globalsWithoutRolePasswords: z
+    .boolean()
+    .default(false)
+    .describe('With includeGlobals: leave role passwords out (pg_dumpall --no-role-passwords; works without superuser)'),
+  restoreGlobals: z.boolean().default(true).describe('Restore: replay the globals of a backup that has them before its databases'),
+  restoreClean: z.boolean().default(true).describe('Restore: drop objects of the target database before recreating them (pg_restore --clean --if-exists)'),
+  restoreNoOwner: z
+    .boolean()
+    .default(true)
+    .describe('Restore: objects belong to the restoring role and keep no grants (--no-owner --no-privileges); off restores owners and grants (the roles must exist: restore with globals)'),
+  restoreCreateDatabase: z
+    .boolean()
+    .default(true)
+    .describe('Restore: create a missing target database; off refuses a missing target before anything is written'),
   ssh: secretTarget(sshBlock.optional().describe('Run pg_dump, pg_restore and psql on this host over SSH instead of on the Holdfast host')),
   sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
   sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),

@@ -20,6 +20,7 @@ import { startDump } from './internal/dump.js';
 import { quoteLiteral, remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
 import { resolveSshTarget } from './internal/ssh.js';
+import { onceVersion } from './internal/version-guard.js';
 
 /**
  * Backs up PostgreSQL databases with `pg_dump -Fc` and restores them with `pg_restore`, on the Holdfast host or, in
@@ -84,7 +85,14 @@ export class PostgresSource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreDump(this.config, this.sshTarget(), stream, options.target, options.signal);
+    const context = {
+      config: this.config,
+      ssh: this.sshTarget(),
+      signal: options.signal,
+      targetVersion: onceVersion(async () => (await this.detectVersion()).version),
+      warnings: [],
+    };
+    return restoreDump(context, stream, options.target);
   }
 
   /** The SSH login in SSH mode (undefined in local mode); resolved per call so a fixed profile takes effect. */

@@ -8,6 +8,7 @@ import { instantiateAdapter, isAdapterError, type AdapterContext, type SourceAda
 import definition from '../src/index.js';
 import { checksums, childCommands, createDatabase, dropDatabase, seed, server, sql } from './helpers.js';
 import { allCommandLines, remoteToolProcesses, sshdState, waitFor, type SshdState } from './ssh-helpers.js';
+import { databaseExists, dropRolesRecreatedBy, ownerOf, roleAuth, roleNames, withServerVersion } from './globals-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222: its user `sshtest` runs pg_dump/pg_restore/psql, which
 // reach the local PostgreSQL over loopback, so "remote" is this machine seen through sshd.
@@ -140,5 +141,57 @@ describe('source-postgres in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     await expect(dump.done).rejects.toSatisfy((e: unknown) => isAdapterError(e) && (e as { code: string }).code === 'ABORTED');
     expect(await waitFor(() => remoteToolProcesses(sshd.user, 'pg_dump').length === 0)).toBe(true);
     expect((await childCommands()).filter((c) => c.includes('pg_dump'))).toEqual([]);
+  });
+});
+
+describe('source-postgres globals and the version guard in SSH mode (real sshd on 127.0.0.1:2222)', () => {
+  it('backs up a role with pg_dumpall over SSH and replays it with the remote psql, owner and rows intact', async () => {
+    const owner = `hf_pgglob_ssh_${randomBytes(3).toString('hex')}`;
+    roles.push(owner);
+    await sql('postgres', `CREATE ROLE "${owner}" LOGIN PASSWORD 'Ssh-Glob-${randomBytes(4).toString('hex')}'`);
+    const origin = await createDatabase('globssh');
+    created.push(origin);
+    const expected = await seed(origin, 800);
+    await sql(origin, `ALTER TABLE items OWNER TO "${owner}"`);
+    const ownerAuth = await roleAuth(owner);
+
+    const dump = await sshSource({}, { includeGlobals: true }).dump({ databases: [origin], signal: new AbortController().signal });
+    const bytes = await collect(dump.stream);
+    await dump.done;
+    expect(bytes.subarray(0, 12).toString('latin1')).toBe('HFPGMULTI\n\x02G');
+    expect(bytes.includes(Buffer.from(`CREATE ROLE ${owner};`))).toBe(true);
+
+    await dropDatabase(origin);
+    await sql('postgres', `DROP ROLE "${owner}"`);
+    const rolesBefore = await roleNames();
+    const target = `${origin} via ssh`;
+    created.push(target);
+    try {
+      const result = await sshSource({}, { restoreNoOwner: false }).restore(Readable.from([bytes]), {
+        target: { databaseMapping: { [origin]: target } },
+        signal: new AbortController().signal,
+      });
+      expect(result.warnings.filter((w) => /already exists/.test(w))).toEqual([]);
+      expect(await roleAuth(owner)).toEqual(ownerAuth);
+      expect(await ownerOf(target, 'items')).toBe(owner);
+      expect(await checksums(target)).toEqual(expected);
+    } finally {
+      await dropDatabase(target);
+      await dropRolesRecreatedBy(bytes, rolesBefore, [owner]);
+    }
+  });
+
+  it('refuses a dump recorded from a newer major over SSH before the remote database is created', async () => {
+    const origin = await createDatabase('newerssh');
+    created.push(origin);
+    await seed(origin, 20);
+    const dump = await sshSource().dump({ databases: [origin], signal: new AbortController().signal });
+    const bytes = withServerVersion(await collect(dump.stream), '99');
+    const target = `${origin}_newer`;
+    created.push(target);
+    await expect(
+      sshSource().restore(Readable.from([bytes]), { target: { database: target }, signal: new AbortController().signal }),
+    ).rejects.toThrow(/newer than the target server's PostgreSQL 15.*Nothing was written/);
+    expect(await databaseExists(target)).toBe(false);
   });
 });

@@ -15,21 +15,30 @@ import {
 import type { VolumeSourceConfig } from './config.js';
 import { engineVersion, volumeExists, volumeNames } from './internal/docker.js';
 import { startVolumeDump } from './internal/dump.js';
-import { EngineApi } from './internal/engine-api.js';
+import { EngineApi, remoteEndpoint } from './internal/engine-api.js';
 import { volumeError } from './internal/errors.js';
 import { restoreVolume } from './internal/restore.js';
 import type { SessionPlan } from './internal/session.js';
+import { resolveSshTarget } from './internal/ssh.js';
+import { SshDockerTunnel } from './internal/ssh-tunnel.js';
 
 /** Backs up a Docker volume as the tar stream of the Engine's archive endpoint, and restores it into a volume. */
 @injectable()
 export class VolumeSource implements SourceAdapter {
   private readonly api: EngineApi;
+  private readonly tunnel: SshDockerTunnel | undefined;
 
   constructor(
     @inject(TOKENS.AdapterConfig) private readonly config: VolumeSourceConfig,
     @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
   ) {
-    this.api = new EngineApi(config);
+    // With `ssh`, the login is resolved per connection, so a credential profile fixed later takes effect.
+    this.tunnel = config.ssh ? new SshDockerTunnel(() => resolveSshTarget(config, context)!, remoteEndpoint(config.dockerHost)) : undefined;
+    this.api = new EngineApi(config, this.tunnel);
+  }
+
+  async dispose(): Promise<void> {
+    this.tunnel?.close();
   }
 
   async check(): Promise<HealthResult> {

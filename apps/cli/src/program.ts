@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addAdaptersCommand } from './commands/adapters.js';
+import { addAdaptersNewCommand } from './commands/adapters-new.js';
 import { addAdminCommand } from './commands/admin.js';
 import { addBackupsCommand } from './commands/backups.js';
 import { addCompletionCommand } from './commands/completion.js';
@@ -46,7 +47,9 @@ export function createProgram(output: CliOutput = { write: (text) => void proces
     .addHelpText('after', HELP_FOOTER);
   addServeCommand(program);
   addMigrateCommand(program, output);
-  addRemoteAdapterCommands(addAdaptersCommand(program, output), output);
+  const adapters = addAdaptersCommand(program, output);
+  addRemoteAdapterCommands(adapters, output);
+  addAdaptersNewCommand(adapters, output);
   addSecretsCommand(program, output);
   addConfigCommand(program, output);
   addAdminCommand(program, output);

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { EventBus, TOKENS, createLocalPathPolicy, type AdapterRegistry, type HoldfastPlugin, type LocalPathPolicy } from '@holdfast/kernel';
+import { EventBus, TOKENS, createLocalPathPolicy, type AdapterRegistry, type LocalPathPolicy } from '@holdfast/kernel';
 import { EMBEDDED_DATABASE_FILE } from '@holdfast/persistence';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
@@ -8,13 +8,12 @@ import type { ServerSettings } from './runtime-config.js';
 /** Registers the process-wide services every plugin may resolve, before any plugin registers its own. */
 export function registerCoreServices(
   container: DependencyContainer,
-  services: { settings: ServerSettings; logger: Logger; registry: AdapterRegistry; plugins: HoldfastPlugin[] },
+  services: { settings: ServerSettings; logger: Logger; registry: AdapterRegistry },
 ): void {
   container.register(TOKENS.RuntimeConfig, { useValue: services.settings });
   container.register(TOKENS.Logger, { useValue: services.logger });
   container.register(TOKENS.EventBus, { useValue: new EventBus(services.logger) });
   container.register(TOKENS.AdapterRegistry, { useValue: services.registry });
-  container.register(TOKENS.Plugins, { useValue: services.plugins });
   container.register(TOKENS.LocalPathPolicy, { useValue: localPathPolicyOf(services.settings) });
 }
 

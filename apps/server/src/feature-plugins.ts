@@ -4,6 +4,7 @@ import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import { createIdentityPlugin } from '@holdfast/identity';
 import { createNotificationsPlugin } from '@holdfast/notifications';
+import { createObservabilityPlugin } from '@holdfast/observability';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import { createStorageBrowserPlugin } from '@holdfast/storage-browser';
 
@@ -21,5 +22,6 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),
     createNotificationsPlugin(),
+    createObservabilityPlugin(),
   ];
 }

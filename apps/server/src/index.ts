@@ -6,3 +6,5 @@ export { discoverAdapters, SERVER_MANIFEST_PATH, type DiscoveryOptions } from '.
 export { featurePlugins } from './feature-plugins.js';
 export { createLogger } from './logger.js';
 export { serverVersion } from './version.js';
+export { withOfflineStack, type OfflineStackOptions } from './offline-stack.js';
+export { registerCoreServices } from './core-services.js';

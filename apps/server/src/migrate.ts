@@ -1,8 +1,6 @@
-import { silentLogger, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
-import { openDatabase } from '@holdfast/persistence';
-import { featurePlugins } from './feature-plugins.js';
-import { loadRuntimeConfig } from './runtime-config.js';
-import { serverVersion } from './version.js';
+import type { HoldfastPlugin } from '@holdfast/kernel';
+import type { Logger } from 'pino';
+import { withOfflineStack } from './offline-stack.js';
 
 /** What {@link migrateDatabase} did. */
 export interface MigrationReport {
@@ -13,18 +11,6 @@ export interface MigrationReport {
 }
 
 /** Applies pending migrations of every feature plugin to the configured database, without starting the server. */
-export async function migrateDatabase(
-  options: { env?: NodeJS.ProcessEnv; plugins?: HoldfastPlugin[]; logger?: KernelLogger } = {},
-): Promise<MigrationReport> {
-  const settings = loadRuntimeConfig(options.env ?? process.env, serverVersion());
-  const database = await openDatabase({
-    ...settings,
-    plugins: options.plugins ?? featurePlugins(options.env ?? process.env),
-    logger: options.logger ?? silentLogger,
-  });
-  try {
-    return { location: database.location, applied: await database.migrate() };
-  } finally {
-    await database.close();
-  }
+export async function migrateDatabase(options: { env?: NodeJS.ProcessEnv; plugins?: HoldfastPlugin[]; logger?: Logger } = {}): Promise<MigrationReport> {
+  return withOfflineStack(async (stack) => ({ location: stack.database.location, applied: stack.appliedMigrations }), { ...options, discover: false });
 }

@@ -1,16 +1,14 @@
-import { createServer } from 'node:http';
-import { TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
-import { createHttpApp } from '@holdfast/http';
-import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { composeHoldfast } from '@holdfast/boot';
+import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { registerCoreServices } from './core-services.js';
 import { discoverAdapters } from './discovery/index.js';
 import { featurePlugins } from './feature-plugins.js';
-import { listen, startPlugins, stopListening, stopPlugins } from './lifecycle.js';
 import { createLogger } from './logger.js';
 import { loadRuntimeConfig, type ServerSettings } from './runtime-config.js';
 import { serverVersion } from './version.js';
+import { registerWebApp } from './web-app.js';
 
 /** Options of {@link startServer}; every one has a production default. */
 export interface StartServerOptions {
@@ -35,7 +33,7 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-/** Composes and starts Holdfast: config, adapters, plugins, database + migrations, HTTP. */
+/** Composes and starts Holdfast: config, adapters, core services, then the one boot sequence of `@holdfast/boot`. */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
   const settings = loadRuntimeConfig(options.env ?? process.env, serverVersion());
   const logger = options.logger ?? createLogger(settings.logLevel);
@@ -48,44 +46,23 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     exclude: settings.excludeAdapters,
     logger,
   });
-  registerCoreServices(container, { settings, logger, registry, plugins });
-  for (const plugin of plugins) plugin.register?.(container);
-
-  const database = await openDatabase({ ...settings, plugins, logger });
-  let started: HoldfastPlugin[] = [];
-  try {
-    container.register(TOKENS.Database, { useValue: database });
-    logger.info({ dialect: database.dialect, location: database.location }, 'database opened');
-    const applied = await database.migrate();
-    logger.info({ applied: applied.length }, applied.length ? 'migrations applied' : 'database schema up to date');
-    const routes = plugins.flatMap((plugin) => plugin.routes?.(container) ?? []);
-    const app = createHttpApp({ container, routes, logger, trustProxy: settings.trustProxy });
-    started = await startPlugins(plugins, container, logger);
-    const server = createServer(app.callback());
-    const port = await listen(server, settings.port, options.host);
-    logger.info({ port, version: settings.version, adapters: registry.list().length }, 'holdfast listening');
-    const close = onceOnly(() => shutdown(server, started, container, database, logger));
-    return { url: `http://127.0.0.1:${port}`, port, container, settings, logger, close };
-  } catch (error) {
-    await stopPlugins(started, container, logger);
-    await database.close();
-    throw error;
-  }
-}
-
-async function shutdown(
-  server: import('node:http').Server,
-  started: HoldfastPlugin[],
-  container: DependencyContainer,
-  database: HoldfastDatabase,
-  logger: Logger,
-): Promise<void> {
-  logger.info('stopping HTTP listener');
-  await stopListening(server);
-  await stopPlugins(started, container, logger);
-  logger.info('closing database');
-  await database.close();
-  logger.info('shutdown complete');
+  registerCoreServices(container, { settings, logger, registry });
+  registerWebApp(container, options.env ?? process.env, logger);
+  const stack = await composeHoldfast({
+    plugins,
+    container,
+    dataDir: settings.dataDir,
+    databaseUrl: settings.databaseUrl,
+    logger,
+    http: { port: settings.port, host: options.host, trustProxy: settings.trustProxy },
+  });
+  const port = stack.port!;
+  logger.info({ port, version: settings.version, adapters: registry.list().length }, 'holdfast listening');
+  const close = async () => {
+    await stack.close();
+    logger.info('shutdown complete');
+  };
+  return { url: stack.url!, port, container, settings, logger, close: onceOnly(close) };
 }
 
 function onceOnly(work: () => Promise<void>): () => Promise<void> {

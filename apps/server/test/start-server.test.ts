@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
 import { InstanceRecord } from '@holdfast/persistence';
 import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
-import type { EntityManager } from '@mikro-orm/knex';
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { pino } from 'pino';
 import { featurePlugins } from '../src/feature-plugins.js';
 import { startServer, type ServerHandle } from '../src/start-server.js';
@@ -57,7 +57,8 @@ describe.each(['sqlite', 'postgresql'] as const)('startServer on %s', (dialect) 
     expect(container.resolve(TOKENS.AdapterRegistry).require('storage', 'fixture').origin.packageName).toBe('fixture-storage');
     // The engine plugin is wired in: its storage statistics cache listens for finished backups.
     expect(container.resolve(TOKENS.EventBus).listenerCount('backup_success')).toBeGreaterThan(0);
-    const em = container.resolve(TOKENS.Database).em() as EntityManager;
+    const em = container.resolve(ORM_DATABASE).em();
+    expect(container.resolve(TOKENS.Database)).toBe(container.resolve(ORM_DATABASE));
     // The persistence plugin's start() ran after migrations: the instance row exists.
     expect(await em.count(InstanceRecord)).toBe(1);
     if (dialect === 'sqlite') await expect(access(join(dataDir, 'holdfast.db'))).resolves.toBeUndefined();
@@ -87,5 +88,20 @@ describe.each(['sqlite', 'postgresql'] as const)('startServer on %s', (dialect) 
       manifestPath: tree.manifestPath,
     });
     await expect(attempt).rejects.toThrow(/Adapter package rogue-adapter \(.+rogue-adapter\): adapter apiVersion 0 is not supported/);
+  });
+
+  it('refuses to start with one plugin left out, naming the plugin and the missing token, before opening the database', async () => {
+    const withoutCatalog = featurePlugins({}).filter((plugin) => plugin.name !== 'catalog');
+    await expect(start(withoutCatalog)).rejects.toThrow(
+      /Plugin "engine" requires token holdfast:job-catalog, which no plugin provides and the composition did not register/,
+    );
+    // Nothing was opened: the embedded database file was never created.
+    await expect(access(join(dataDir, 'holdfast.db'))).rejects.toThrow();
+  });
+
+  it('refuses two plugins that depend on each other, naming the cycle', async () => {
+    const first: HoldfastPlugin = { name: 'first', provides: [Symbol.for('test:a')], requires: [Symbol.for('test:b')] };
+    const second: HoldfastPlugin = { name: 'second', provides: [Symbol.for('test:b')], requires: [Symbol.for('test:a')] };
+    await expect(start([...featurePlugins({}), first, second])).rejects.toThrow(/cycle: "first" -> "second" -> "first"/);
   });
 });

@@ -65,6 +65,12 @@ export interface StorageAdapter {
    * whose puts leave nothing behind omit it.
    */
   removeIncomplete?(key: string): Promise<void>;
+  /**
+   * The checksum the server keeps for `key` as lowercase hex, or `null` when it has none for this object (for
+   * example a multipart upload). Only destinations declaring `serverChecksum` implement it; post-upload
+   * verification uses it instead of reading the object back.
+   */
+  checksum?(key: string, algorithm: 'sha256' | 'md5', options?: { signal?: AbortSignal }): Promise<string | null>;
   /** Release connections; called on shutdown or when the config changes. */
   dispose?(): Promise<void>;
 }

@@ -1,8 +1,8 @@
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { silentLogger, TOKENS, type AdapterRegistry, type KernelLogger, type RouteDefinition } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/knex';
 import type { DependencyContainer } from 'tsyringe';
-import { AdapterConfigService } from './adapters/adapter-config-service.js';
-import { adapterRoutes } from './adapters/adapter-routes.js';
+import { AdapterConfigService } from './adapter-configs/adapter-config-service.js';
+import { adapterRoutes } from './adapter-configs/adapter-routes.js';
 import { credentialRoutes } from './credentials/credential-routes.js';
 import { tokenValidationRoutes } from './credentials/token-validation-routes.js';
 import { CredentialService } from './credentials/credential-service.js';
@@ -51,7 +51,7 @@ export class Catalog {
       container,
       logger,
       audit: new AuditTrail(container, logger),
-      em: () => container.resolve(TOKENS.Database).em() as EntityManager,
+      em: () => container.resolve(ORM_DATABASE).em(),
       registry: () => container.resolve(TOKENS.AdapterRegistry) as AdapterRegistry,
       box: () => {
         if (!this.secretBox) {

@@ -7,7 +7,7 @@ export { rotateSystemKey, type RotationReport } from './crypto/key-rotation.js';
 export { RECOVERY_KIT_BUILDER, type RecoveryKitBuilder, type RecoveryKitFile } from './vault/recovery-kit.js';
 export { SETTING_DEFINITIONS, SETTING_KEYS, type SettingKey, type SettingsValues } from './settings/setting-definitions.js';
 export { CREDENTIAL_TYPES, CREDENTIAL_PAYLOADS, type CredentialType } from './credentials/credential-types.js';
-export { ADAPTER_CONFIG_TYPES, type AdapterConfigType } from './adapters/adapter-types.js';
+export { ADAPTER_CONFIG_TYPES, type AdapterConfigType } from './adapter-configs/adapter-types.js';
 export { EXPORT_FORMAT, EXPORT_VERSION, parseImportKey, type ExportDocument } from './transfer/export-format.js';
 export type { ImportInput, ImportResult } from './transfer/import-records.js';
 export { catalogEntities } from './entities/index.js';

@@ -1,4 +1,5 @@
-import { TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import { optionalToken, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import { Catalog, type CatalogOptions } from './catalog.js';
 import { catalogEntities } from './entities/index.js';
@@ -16,12 +17,28 @@ export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugi
   const catalogOf = (container: DependencyContainer) => container.resolve(CATALOG);
   return {
     name: 'catalog',
+    provides: [CATALOG, TOKENS.Settings, TOKENS.JobCatalog, TOKENS.SecretSealer],
+    requires: [
+      ORM_DATABASE,
+      TOKENS.AdapterRegistry,
+      // Local path fields are checked when the host registered its policy (the server always does).
+      optionalToken(TOKENS.LocalPathPolicy),
+      optionalToken(TOKENS.AccessPolicy),
+      optionalToken(TOKENS.AuditWriter),
+      optionalToken(TOKENS.RuntimeConfig),
+      optionalToken(TOKENS.Logger),
+      optionalToken(TOKENS.EventBus),
+      // The engine builds recovery kits and itself needs the job catalog: looked up when a kit is asked for.
+      optionalToken(TOKENS.RecoveryKitBuilder),
+    ],
     entities: catalogEntities,
     migrations: catalogMigrations,
     register(container) {
       container.register(CATALOG, { useFactory: instanceCachingFactory((c) => new Catalog(c, options)) });
       container.register(TOKENS.Settings, { useFactory: (c) => catalogOf(c).settings });
       container.register(TOKENS.JobCatalog, { useFactory: (c) => catalogOf(c).jobCatalog });
+      // Other plugins (identity) seal their secrets through this port; the key is loaded on first use.
+      container.register(TOKENS.SecretSealer, { useFactory: (c) => ({ seal: (text) => catalogOf(c).deps.box().seal(text), open: (sealed) => catalogOf(c).deps.box().open(sealed) }) });
     },
     routes: (container) => catalogOf(container).routes(),
     start: (container) => catalogOf(container).start(),

@@ -1,10 +1,9 @@
 // A real catalog server for tests: the persistence plugin on a temp libsql file or a throwaway PostgreSQL
 // database, the catalog plugin, and the http plugin's koa app on an ephemeral port. Identity is replaced by a
 // token-based fake authenticator and a recording audit writer (the kernel ports as defined).
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import { composeHoldfast } from '@holdfast/boot';
+import { createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
   EventBus,
@@ -15,7 +14,7 @@ import {
   type RuntimeConfig,
 } from '@holdfast/kernel';
 import namingTemplate from '@holdfast/naming-template';
-import { createPersistencePlugin, openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
 import retentionGfs from '@holdfast/retention-gfs';
 import pino from 'pino';
@@ -102,23 +101,16 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
   });
 
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ env }), createHttpPlugin()];
-  for (const plugin of plugins) plugin.register?.(container);
-  const db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins, logger });
-  container.register(TOKENS.Database, { useValue: db });
-  let server: Server | undefined;
-  try {
-    await db.migrate();
-    for (const plugin of plugins) await plugin.start?.(container);
-    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger, trustProxy: false });
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const running = server;
+  const stack = await composeHoldfast({
+    plugins,
+    container,
+    dataDir: site.dataDir,
+    databaseUrl: site.databaseUrl,
+    logger,
+    http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
+  });
+  const db = stack.database;
+  const url = stack.url!;
   return {
     url,
     container,
@@ -142,10 +134,7 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
       return { status: response.status, headers: response.headers, text, json };
     },
     async close() {
-      running.closeAllConnections();
-      await new Promise<void>((resolve) => running.close(() => resolve()));
-      for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
-      await db.close();
+      await stack.close();
     },
   };
 }

@@ -4,7 +4,7 @@
 // tests and backups (the engine's JobCatalog port) both record; the route pages the history newest first.
 import { TOKENS, type HoldfastEvents, type JobCatalog } from '@holdfast/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareVersions } from '../src/adapters/version-history.js';
+import { compareVersions } from '../src/adapter-configs/version-history.js';
 import { createSite, startCatalog, type CatalogServer, type Site } from './harness.js';
 
 describe('compareVersions', () => {

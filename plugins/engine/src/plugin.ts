@@ -1,4 +1,5 @@
-import { silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { EngineBackupReader } from './backup-reader/backup-reader.js';
 import { buildRecoveryKit } from './codec/recovery-kit.js';
@@ -8,8 +9,10 @@ import { AdapterFactory } from './run/adapters.js';
 import { KeyReservations } from './run/key-reservations.js';
 import type { RunServices } from './run/services.js';
 import { executionRoutes } from './routes/execution-routes.js';
-import { jobRoutes } from './routes/job-routes.js';
+import { jobRoutes } from './routes/job-run-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
+import { verificationRoutes } from './routes/verification-routes.js';
+import { TestRestoreScheduler } from './test-restore/test-restore-scheduler.js';
 import { ExecutionEntity, ExecutionLogEntity } from './store/entities.js';
 import { ExecutionStore } from './store/execution-store.js';
 import { createEngineTables } from './store/migration.js';
@@ -42,7 +45,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
   const timings = engineOptionsFrom(options.env ?? process.env, options.timings);
   let engine: Engine | undefined;
   let store: ExecutionStore | undefined;
-  const storeOf = (container: DependencyContainer) => (store ??= new ExecutionStore(container.resolve(TOKENS.Database)));
+  const storeOf = (container: DependencyContainer) => (store ??= new ExecutionStore(container.resolve(ORM_DATABASE)));
   const loggerOf = (container: DependencyContainer): KernelLogger => {
     const logger = optional(container, TOKENS.Logger);
     return logger?.child?.({ plugin: 'engine' }) ?? logger ?? silentLogger;
@@ -67,18 +70,37 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
     engine = new Engine(storeOf(container), services, timings, logger);
     return engine;
   };
+  let testRestores: TestRestoreScheduler | undefined;
   let reporting: Reporting | undefined;
   const reportingOf = (container: DependencyContainer) => (reporting ??= createReporting(container, () => engineOf(container), () => adaptersOf(container), loggerOf(container), options.reporting));
   const audit = (container: DependencyContainer) => (): AuditWriter | undefined => optional(container, TOKENS.AuditWriter);
 
   return {
     name: 'engine',
+    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks],
+    requires: [
+      ORM_DATABASE,
+      TOKENS.AdapterRegistry,
+      TOKENS.JobCatalog,
+      TOKENS.Settings,
+      optionalToken(TOKENS.AccessPolicy),
+      optionalToken(TOKENS.AuditWriter),
+      optionalToken(TOKENS.EventBus),
+      optionalToken(TOKENS.Logger),
+      optionalToken(TOKENS.RuntimeConfig),
+    ],
     entities: [ExecutionEntity, ExecutionLogEntity],
     migrations: [createEngineTables, createStorageSnapshotTable],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
       container.register(TOKENS.BackupReader, { useValue: new EngineBackupReader(() => container.resolve(TOKENS.JobCatalog), () => adaptersOf(container)) });
+      container.register(TOKENS.IntegrityChecks, {
+        useFactory: (c) => ({
+          // System tasks run as the scheduler unless they say otherwise.
+          start: async (request, trigger) => ({ executionId: (await engineOf(c).enqueueIntegrityCheck(request, trigger ?? { type: 'Scheduler', label: 'Integrity check task' })).id }),
+        }),
+      });
     },
     routes(container) {
       const running = engineOf(container);
@@ -87,14 +109,29 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         ...jobRoutes({ engine: running, catalog, settings: () => container.resolve(TOKENS.Settings), audit: audit(container), adapters: () => adaptersOf(container) }),
         ...executionRoutes(storeOf(container), running, catalog),
         ...restoreRoutes(running, catalog, audit(container)),
+        ...verificationRoutes({ engine: running, store: storeOf(container), catalog, audit: audit(container) }),
         ...reportingOf(container).routes(),
       ];
     },
     start: async (container) => {
       await engineOf(container).start();
       await reportingOf(container).start();
+      testRestores = new TestRestoreScheduler(
+        {
+          catalog: () => container.resolve(TOKENS.JobCatalog),
+          settings: () => container.resolve(TOKENS.Settings),
+          store: storeOf(container),
+          enqueue: (jobId, trigger) => engineOf(container).enqueueTestRestore(jobId, trigger),
+          isLeader: () => reportingOf(container).scheduler.isLeader,
+          logger: loggerOf(container),
+          events: optional(container, TOKENS.EventBus),
+        },
+        options.reporting?.reloadIntervalMs,
+      );
+      await testRestores.start();
     },
     stop: async () => {
+      await testRestores?.stop();
       await reporting?.stop();
       await engine?.stop();
     },

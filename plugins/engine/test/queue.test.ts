@@ -1,4 +1,5 @@
 // Acceptance 2: FIFO, the concurrency limit across processes, and no execution claimed twice.
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +44,7 @@ describe.each(['sqlite', 'postgresql'] as const)('queue on %s', (dialect) => {
     setup = await setUp(dialect, 1);
     const [server] = setup.servers;
     const key = await server!.apiKey('ci', ['jobs:execute', 'history:read']);
-    const store = new ExecutionStore(server!.handle.container.resolve(TOKENS.Database));
+    const store = new ExecutionStore(server!.handle.container.resolve(ORM_DATABASE));
     let maxSeen = 0;
     let sampling = true;
     const sampler = (async () => {
@@ -77,7 +78,7 @@ describe.each(['sqlite', 'postgresql'] as const)('queue on %s', (dialect) => {
           starts.set(executionId, (starts.get(executionId) ?? 0) + 1);
         });
       }
-      const store = new ExecutionStore(first!.handle.container.resolve(TOKENS.Database));
+      const store = new ExecutionStore(first!.handle.container.resolve(ORM_DATABASE));
       let maxSeen = 0;
       let sampling = true;
       const sampler = (async () => {

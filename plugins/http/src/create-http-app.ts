@@ -10,6 +10,12 @@ import { recordMountedRoutes } from './internal/mounted-routes.js';
 import { requestContext } from './internal/request-context.js';
 import { createRoutePipeline } from './internal/route-pipeline.js';
 
+/**
+ * Optional koa middleware, registered in the container by the composition root, that answers what no route took
+ * outside `/api` (the server registers the web app's static files here).
+ */
+export const HTTP_FALLTHROUGH_HANDLER = Symbol.for('holdfast.http.fallthroughHandler');
+
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
   /** Where the Authenticator, AccessPolicy, RateLimiter and other ports are resolved from, per request. */
@@ -57,5 +63,6 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   app.use(errorResponder(logger));
   app.use(router.routes());
   app.use(apiFallback());
+  if (container.isRegistered(HTTP_FALLTHROUGH_HANDLER, true)) app.use(container.resolve<Koa.Middleware>(HTTP_FALLTHROUGH_HANDLER));
   return app;
 }

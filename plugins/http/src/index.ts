@@ -1,4 +1,4 @@
-export { createHttpApp, type HttpAppOptions } from './create-http-app.js';
+export { createHttpApp, HTTP_FALLTHROUGH_HANDLER, type HttpAppOptions } from './create-http-app.js';
 export { createHttpPlugin } from './plugin.js';
 export { buildOpenApiDocument, operationIdOf, toOpenApiPath, SECURITY_SCHEMES, type OpenApiInfo } from './openapi.js';
 export { createSseStream, formatServerSentEvent, SSE_HEADERS, type ServerSentEvent, type SseStream, type SseStreamOptions } from './sse.js';

@@ -124,7 +124,7 @@ function operationOf(route: RouteDefinition): ZodOpenApiOperationObject {
       ? { requestParams: { ...(path ? { path } : {}), ...(query ? { query: query as z.ZodObject } : {}) } }
       : {}),
     ...(route.request?.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: route.request.body } } } }
+      ? { requestBody: { required: true, content: { [route.request.bodyType === 'form' ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: route.request.body } } } }
       : {}),
     responses: responsesOf(route),
   };

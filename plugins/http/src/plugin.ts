@@ -1,4 +1,4 @@
-import { defineRoute, TOKENS, type HoldfastPlugin, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, optionalToken, TOKENS, type HoldfastPlugin, type RouteDefinition } from '@holdfast/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
 import { healthRoute } from './health.js';
@@ -38,6 +38,8 @@ function openApiRoute(container: DependencyContainer): RouteDefinition {
 export function createHttpPlugin(): HoldfastPlugin {
   return {
     name: 'http',
+    // The app's request pipeline (createHttpApp) resolves the identity ports per request; the composition checks them.
+    requires: [optionalToken(TOKENS.RuntimeConfig), optionalToken(TOKENS.Database)],
     routes: (container) => [healthRoute(container), openApiRoute(container)],
   };
 }

@@ -7,10 +7,10 @@ export interface IdentityConfig {
   /** `HOLDFAST_ADMIN_EMAIL` / `HOLDFAST_ADMIN_PASSWORD`: first super administrator created at start. */
   adminEmail?: string;
   adminPassword?: string;
-  /** How long settings (rate limits, audit retention) are cached before a re-read; default 5000 ms. */
-  settingsCacheMs: number;
   /** How often housekeeping runs (audit retention, expired sessions and counters); default one hour. */
   housekeepingIntervalMs: number;
+  /** `HOLDFAST_PUBLIC_URL`: the origin browsers use; passkeys are bound to it (default: the request's own origin). */
+  publicUrl?: string;
 }
 
 function isTrue(value: string | undefined): boolean {
@@ -24,7 +24,7 @@ export function identityConfigFromEnv(env: NodeJS.ProcessEnv = process.env, over
     trustProxy: isTrue(env.TRUST_PROXY),
     adminEmail: env.HOLDFAST_ADMIN_EMAIL?.trim() || undefined,
     adminPassword: env.HOLDFAST_ADMIN_PASSWORD || undefined,
-    settingsCacheMs: 5_000,
+    publicUrl: env.HOLDFAST_PUBLIC_URL?.trim() || undefined,
     housekeepingIntervalMs: 60 * 60 * 1000,
     ...overrides,
   };

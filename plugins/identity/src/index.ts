@@ -15,7 +15,7 @@ export { SESSION_COOKIE, CSRF_HEADER } from './auth/session-cookie.js';
 export { GrantAccessPolicy } from './access/access-policy.js';
 export { SettingsRateLimiter, RATE_LIMIT_TABLE } from './rate-limit/settings-rate-limiter.js';
 export { DEFAULT_LIMITS, LIMIT_SETTING_KEYS } from './rate-limit/limits.js';
-export { SettingsReader } from './settings/settings-reader.js';
+export { IdentitySettings } from './settings/identity-settings.js';
 export { PERMISSION_CATALOG, ALL_PERMISSIONS, SCOPABLE_RESOURCES, isKnownPermission, type Permission } from './permissions/catalog.js';
 export { identityEntities } from './entities/index.js';
 export * from './entities/index.js';

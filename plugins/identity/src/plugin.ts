@@ -1,9 +1,11 @@
-import { silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { identityConfigFromEnv, type IdentityConfig } from './config.js';
 import { identityEntities } from './entities/index.js';
 import { identityMigrations } from './migrations/index.js';
 import { identityRoutes } from './routes/index.js';
+import { createSsoServices, sealerFrom } from './sso/index.js';
 import { createIdentityServices, type IdentityServices } from './services.js';
 import { createFirstAdmin } from './users/first-admin.js';
 
@@ -32,16 +34,28 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
   // Built on first use: `register` runs before the database exists, the factories below run after.
   const servicesOf = (container: DependencyContainer): IdentityServices => {
     services ??= createIdentityServices(
-      container.resolve(TOKENS.Database),
+      container.resolve(ORM_DATABASE),
       config,
       optional(container, TOKENS.EventBus),
       optional(container, TOKENS.Logger)?.child?.({ plugin: 'identity' }) ?? optional(container, TOKENS.Logger) ?? silentLogger,
+      () => optional(container, TOKENS.SecretSealer),
+      () => optional(container, TOKENS.Settings),
     );
     return services;
   };
 
   return {
     name: 'identity',
+    provides: [IDENTITY_SERVICES, TOKENS.Authenticator, TOKENS.AccessPolicy, TOKENS.RateLimiter, TOKENS.AuditWriter],
+    // Settings and the secret sealer belong to the catalog, which itself needs identity's access policy and audit
+    // writer: identity looks them up when used, so the two plugins do not form a start-order cycle.
+    requires: [
+      ORM_DATABASE,
+      optionalToken(TOKENS.Settings),
+      optionalToken(TOKENS.SecretSealer),
+      optionalToken(TOKENS.EventBus),
+      optionalToken(TOKENS.Logger),
+    ],
     entities: identityEntities,
     migrations: identityMigrations,
     register(container) {
@@ -51,7 +65,11 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
       container.register(TOKENS.RateLimiter, { useFactory: (c) => servicesOf(c).rateLimiter });
       container.register(TOKENS.AuditWriter, { useFactory: (c) => auditWriterOver(servicesOf(c)) });
     },
-    routes: (container) => identityRoutes(servicesOf(container)),
+    // Single sign-on (src/sso) mounts its own routes beside the core ones.
+    routes: (container) => [
+      ...identityRoutes(servicesOf(container)),
+      ...createSsoServices(servicesOf(container), sealerFrom(container), options.env ?? process.env).routes(),
+    ],
     async start(container) {
       const identity = servicesOf(container);
       await bootstrapAdminFromEnv(identity);

@@ -75,7 +75,7 @@ describe.each(DIALECTS)('audit log on %s', (dialect) => {
       em.create(AuditLogEntity, { id, action: 'UPDATE', resource: 'job', createdAt: new Date(Date.now() - age) });
     }
     await em.flush();
-    await app.services.settings.set('audit.retentionDays', '30');
+    app.settings.set('audit.retentionDays', '30');
     const removed = await app.services.housekeeping.runOnce();
     expect(removed['audit-retention']).toBe(1);
     const left = await (db.database.em() as EntityManager).find(AuditLogEntity, {});

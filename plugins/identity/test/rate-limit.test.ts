@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SettingsRateLimiter } from '../src/rate-limit/settings-rate-limiter.js';
-import { SettingsReader } from '../src/settings/settings-reader.js';
+import { IdentitySettings } from '../src/settings/identity-settings.js';
+import { MemorySettings } from './support/memory-settings.js';
 import { DIALECTS, openDatabase, type TestDatabase } from './support/database.js';
 import { ADMIN, Client, startIdentityApp, type RunningIdentityApp } from './support/http.js';
 
@@ -28,7 +29,7 @@ describe.each(DIALECTS)('rate limits on %s', (dialect) => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
 
     // A change of the setting is read on the next request (the harness sets the settings cache to 0 ms).
-    await app.services.settings.set('authPoints', '10');
+    app.settings.set('authPoints', '10');
     expect((await attempt()).status).toBe(401);
     expect((await client.call('GET', '/api/auth/status')).headers.get('ratelimit-limit')).toBe('100');
   });
@@ -36,7 +37,7 @@ describe.each(DIALECTS)('rate limits on %s', (dialect) => {
   it('GET requests use the api class and mutations the mutation class, from their own settings', async () => {
     db = await openDatabase(dialect);
     app = await startIdentityApp(db, { keepDefaultLimits: true });
-    await app.services.settings.set('apiPoints', '2');
+    app.settings.set('apiPoints', '2');
     const client = new Client(app.url);
     expect((await client.call('GET', '/api/auth/status')).status).toBe(200);
     expect((await client.call('GET', '/api/auth/status')).status).toBe(200);
@@ -49,8 +50,9 @@ describe.each(DIALECTS)('rate limits on %s', (dialect) => {
 describe('rate limits shared between processes', () => {
   it('on PostgreSQL two limiters (two server processes) count against the same counters', async () => {
     db = await openDatabase('postgresql');
-    const settings = new SettingsReader(db.database, 0);
-    await settings.set('authPoints', '3');
+    const stored = new MemorySettings();
+    stored.set('authPoints', '3');
+    const settings = new IdentitySettings(() => stored);
     const first = new SettingsRateLimiter(db.database, settings);
     const second = new SettingsRateLimiter(db.database, settings);
     const outcomes = [
@@ -66,8 +68,9 @@ describe('rate limits shared between processes', () => {
 
   it('on libsql each limiter counts in its own memory', async () => {
     db = await openDatabase('sqlite');
-    const settings = new SettingsReader(db.database, 0);
-    await settings.set('authPoints', '1');
+    const stored = new MemorySettings();
+    stored.set('authPoints', '1');
+    const settings = new IdentitySettings(() => stored);
     const first = new SettingsRateLimiter(db.database, settings);
     const second = new SettingsRateLimiter(db.database, settings);
     expect((await first.consume('10.0.0.7', 'auth')).allowed).toBe(true);

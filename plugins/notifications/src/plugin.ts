@@ -1,4 +1,5 @@
-import { silentLogger, TOKENS, type BackupOutcomeEvent, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import { optionalToken, silentLogger, TOKENS, type BackupOutcomeEvent, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { ChannelSender } from './dispatch/channel-sender.js';
 import { NotificationDispatcher } from './dispatch/dispatcher.js';
@@ -45,7 +46,7 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
     const base = container.isRegistered(TOKENS.Logger, true) ? container.resolve(TOKENS.Logger) : undefined;
     const logger: KernelLogger = base?.child?.({ plugin: 'notifications' }) ?? base ?? silentLogger;
     const settings = () => (container.isRegistered(TOKENS.Settings, true) ? container.resolve(TOKENS.Settings) : undefined);
-    const store = new NotificationLogStore(() => container.resolve(TOKENS.Database));
+    const store = new NotificationLogStore(() => container.resolve(ORM_DATABASE));
     const registry = () => container.resolve(TOKENS.AdapterRegistry);
     const sender = new ChannelSender({ container, registry, log: options.logWriter ?? store, logger, sendTimeoutMs: options.sendTimeoutMs });
     const dispatcher = new NotificationDispatcher({ catalog: () => container.resolve(TOKENS.JobCatalog), settings, registry, sender, logger });
@@ -68,6 +69,15 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
   };
   return {
     name: 'notifications',
+    provides: [NOTIFICATIONS],
+    requires: [
+      ORM_DATABASE,
+      TOKENS.AdapterRegistry,
+      TOKENS.JobCatalog,
+      optionalToken(TOKENS.Settings),
+      optionalToken(TOKENS.EventBus),
+      optionalToken(TOKENS.Logger),
+    ],
     entities: [NotificationLogEntity],
     migrations: [createNotificationLogTable],
     register(container) {

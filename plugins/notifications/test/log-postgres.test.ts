@@ -1,4 +1,4 @@
-import { TOKENS } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotificationLogStore, type NotificationLogInput } from '../src/index.js';
 import { startNotificationServer, type NotificationServer } from './support/harness.js';
@@ -14,7 +14,7 @@ afterEach(async () => {
 
 function entry(title: string, daysAgo: number, overrides: Partial<NotificationLogInput> = {}): Promise<void> {
   const at = new Date(Date.now() - daysAgo * 86_400_000);
-  return new NotificationLogStore(() => server.container.resolve(TOKENS.Database), () => at).write({
+  return new NotificationLogStore(() => server.container.resolve(ORM_DATABASE), () => at).write({
     eventType: 'backup_success', channelId: 'hook', channelName: 'Hook', adapterId: 'generic-webhook', status: 'Success', title, message: 'm', fields: [{ name: 'Job', value: title }], ...overrides,
   });
 }

@@ -1,4 +1,4 @@
-import { TOKENS } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { startHttpReceiver, type HttpReceiver } from '@holdfast/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotificationLogStore, type NotificationLogInput } from '../src/index.js';
@@ -26,7 +26,7 @@ function entry(overrides: Partial<NotificationLogInput>): NotificationLogInput {
 describe('GET /api/notifications/log', () => {
   it('pages newest first and filters by event type, status, channel and execution', async () => {
     let clock = Date.parse('2026-11-01T00:00:00Z');
-    const store = new NotificationLogStore(() => server.container.resolve(TOKENS.Database), () => new Date((clock += 1000)));
+    const store = new NotificationLogStore(() => server.container.resolve(ORM_DATABASE), () => new Date((clock += 1000)));
     for (let index = 0; index < 5; index += 1) await store.write(entry({ title: `ok ${index}`, executionId: `exec-${index}` }));
     await store.write(entry({ eventType: 'backup_failure', status: 'Failed', channelId: 'mail', error: 'refused', title: 'bad' }));
     const first = await server.call('GET', '/api/notifications/log?pageSize=2', { token: READ });
@@ -87,7 +87,7 @@ describe('POST /api/notifications/test (rule 7)', () => {
 describe('log pruning', () => {
   it('removes entries older than notification.logRetentionDays (default 30)', async () => {
     const now = Date.now();
-    const at = (daysAgo: number) => new NotificationLogStore(() => server.container.resolve(TOKENS.Database), () => new Date(now - daysAgo * 86_400_000));
+    const at = (daysAgo: number) => new NotificationLogStore(() => server.container.resolve(ORM_DATABASE), () => new Date(now - daysAgo * 86_400_000));
     await at(45).write(entry({ title: 'old' }));
     await at(10).write(entry({ title: 'recent' }));
     await at(0).write(entry({ title: 'today' }));

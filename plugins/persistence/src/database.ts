@@ -1,4 +1,5 @@
-import type { DatabasePort, HoldfastPlugin, KernelLogger } from '@holdfast/kernel';
+import type { HoldfastPlugin, KernelLogger } from '@holdfast/kernel';
+import type { OrmDatabase } from '@holdfast/orm-port';
 import { silentLogger } from '@holdfast/kernel';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
@@ -23,8 +24,8 @@ export interface OpenDatabaseOptions {
   logger?: KernelLogger;
 }
 
-/** The opened database: the kernel's {@link DatabasePort} plus migration control and the ORM itself. */
-export interface HoldfastDatabase extends DatabasePort {
+/** The opened database: the typed {@link OrmDatabase} port plus migration control and the ORM itself. */
+export interface HoldfastDatabase extends OrmDatabase {
   readonly orm: MikroORM;
   /** Where the database is, safe to log (no password). */
   readonly location: string;

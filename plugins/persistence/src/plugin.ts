@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import type { HoldfastPlugin } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import type { EntityManager } from '@mikro-orm/knex';
 import { createInstanceTable, InstanceRecord } from './entities/instance-record.js';
 
@@ -10,10 +11,11 @@ import { createInstanceTable, InstanceRecord } from './entities/instance-record.
 export function createPersistencePlugin(): HoldfastPlugin {
   return {
     name: 'persistence',
+    requires: [ORM_DATABASE],
     entities: [InstanceRecord],
     migrations: [createInstanceTable],
     async start(container) {
-      const em = container.resolve(TOKENS.Database).em() as EntityManager;
+      const em = container.resolve(ORM_DATABASE).em();
       await ensureInstanceRecord(em);
     },
   };

@@ -1,6 +1,7 @@
-import type { DatabasePort, PluginMigration } from '@holdfast/kernel';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import type { PluginMigration } from '@holdfast/kernel';
 import { defineEntity, p } from '@mikro-orm/core';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+import type { Knex } from '@mikro-orm/knex';
 import type { FileEntry } from './file-listing.js';
 
 const TABLE = 'storage_list_cache';
@@ -42,17 +43,17 @@ function dateOf(value: Date | string | number): Date {
  */
 export class StorageListCache {
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly ttlMs: number = DEFAULT_LIST_CACHE_TTL_MS,
     private readonly now: () => number = Date.now,
   ) {}
 
   private knex(): Knex {
-    return (this.database.em() as EntityManager).getKnex();
+    return this.database.em().getKnex();
   }
 
   private toDb(date: Date): unknown {
-    return (this.database.em() as EntityManager).getPlatform().processDateProperty(date);
+    return this.database.em().getPlatform().processDateProperty(date);
   }
 
   /** The cached listing when it is younger than the TTL. */

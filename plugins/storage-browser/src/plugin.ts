@@ -1,4 +1,5 @@
-import { silentLogger, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import { optionalToken, silentLogger, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { DownloadTokenStore, type TokenStoreClock } from './download-tokens.js';
 import { createStorageListCacheTable, DEFAULT_LIST_CACHE_TTL_MS, StorageListCache, StorageListCacheEntity } from './list-cache.js';
@@ -30,7 +31,7 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
   const optional = <T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined =>
     container.isRegistered(token, true) ? container.resolve(token) : undefined;
   const cacheOf = (container: DependencyContainer) =>
-    (cache ??= new StorageListCache(container.resolve(TOKENS.Database), options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS));
+    (cache ??= new StorageListCache(container.resolve(ORM_DATABASE), options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS));
   const browserOf = (container: DependencyContainer): StorageBrowser => {
     if (browser) return browser;
     const base = optional(container, TOKENS.Logger);
@@ -47,6 +48,16 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
   };
   return {
     name: 'storage-browser',
+    provides: [STORAGE_BROWSER],
+    requires: [
+      ORM_DATABASE,
+      TOKENS.AdapterRegistry,
+      TOKENS.JobCatalog,
+      TOKENS.BackupReader,
+      optionalToken(TOKENS.AuditWriter),
+      optionalToken(TOKENS.AccessPolicy),
+      optionalToken(TOKENS.Logger),
+    ],
     entities: [StorageListCacheEntity],
     migrations: [createStorageListCacheTable],
     register(container) {

@@ -120,6 +120,10 @@ export async function signIn(
   const anonymous = new HoldfastClient({ ...options, baseUrl });
   const { data, response } = await anonymous.api.POST('/api/auth/sign-in', { body: credentials });
   if (!data) throw new HoldfastApiError(response.status, null, 'POST', '/api/auth/sign-in');
+  if (!('csrfToken' in data)) {
+    // The account has a second factor: a password alone opens no session (docs/api/identity.md, two-factor sign-in).
+    throw new Error('This account requires a second factor (TOTP, backup code or passkey); sign in with an API key for scripts');
+  }
   const setCookie = response.headers.get('set-cookie');
   const cookie = setCookie ? setCookie.split(';')[0] : undefined;
   return new HoldfastClient({ ...options, baseUrl, session: { cookie, csrfToken: data.csrfToken } });

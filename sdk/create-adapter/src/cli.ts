@@ -1,5 +1,6 @@
 import { parseCommandLine, USAGE } from './options.js';
 import { scaffoldAdapter, ScaffoldError } from './scaffold.js';
+import { findInstallation, missingBuildOutputs } from './installation.js';
 import { KIND_PROFILES } from './kinds.js';
 import { relative } from 'node:path';
 
@@ -27,16 +28,25 @@ export async function runCli(argv: readonly string[], output: CliOutput = proces
   }
   const { options } = parsed;
   try {
-    const result = await scaffoldAdapter(options, cwd);
+    const links = options.registry ? undefined : findInstallation();
+    const result = await scaffoldAdapter(options, cwd, links);
     const shown = relative(cwd, result.directory) || '.';
+    const missing = links ? missingBuildOutputs(links) : [];
     output.out(
       [
         `Created ${options.packageName} (${options.kind} adapter "${options.id}") in ${shown}:`,
         ...result.files.map((file) => `  ${file}`),
         '',
+        links
+          ? `Its devDependencies are file: links to this Holdfast installation's copies (@holdfast/sdk: ${links['@holdfast/sdk']}); no registry needed.`
+          : 'Its devDependencies come from the npm registry (--registry, or not run from a Holdfast installation).',
+        ...(missing.length > 0
+          ? [`Build the sdk and testkit with types first (npx turbo run build --filter=@holdfast/testkit...): missing ${missing.join(', ')}`]
+          : []),
+        '',
         'Next steps:',
         `  cd ${shown}`,
-        '  npm install',
+        links ? '  npm install --offline' : '  npm install',
         '  npm test            # the definition conformance test passes as generated',
         `  then write the methods and add ${KIND_PROFILES[options.kind].fullSuite} from @holdfast/testkit (see README.md)`,
       ].join('\n'),

@@ -15,6 +15,8 @@ export interface ScaffoldOptions {
   packageName: string;
   /** Target directory, relative to the working directory or absolute. */
   directory: string;
+  /** Take @holdfast/sdk, the testkit and the tools from the registry even when run from an installation. */
+  registry?: boolean;
 }
 
 /** Outcome of reading the command line: options, a request for help, or a message naming the problem. */
@@ -33,6 +35,9 @@ Options:
   --id <id>              kebab-case adapter id, e.g. "my-cloud" (required)
   --name <text>          display name (default: the id in title case)
   --package-name <name>  npm package name (default: holdfast-<kind>-<id>)
+  --registry             take @holdfast/sdk, @holdfast/testkit, vitest and typescript from the npm registry
+                         (default when run from a Holdfast installation: file: links to its own copies, so
+                         npm install works offline and needs nothing published)
   -h, --help             show this text
 
 [dir] defaults to ./<package name without scope>; it must not exist or be empty.`;
@@ -58,6 +63,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
         id: { type: 'string' },
         name: { type: 'string' },
         'package-name': { type: 'string' },
+        registry: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -95,5 +101,5 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommandLine {
     };
   }
   const directory = positionals[0] ?? packageName.replace(/^@[^/]+\//, '');
-  return { type: 'scaffold', options: { kind, id, displayName, packageName, directory } };
+  return { type: 'scaffold', options: { kind, id, displayName, packageName, directory, registry: values.registry ?? false } };
 }

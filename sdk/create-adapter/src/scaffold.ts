@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { InstallationLinks } from './installation.js';
 import { KIND_PROFILES } from './kinds.js';
 import type { ScaffoldOptions } from './options.js';
 import { camelCase, outputPath, pascalCase, renderTemplate, type TemplateValues } from './render.js';
@@ -21,8 +22,28 @@ export interface ScaffoldResult {
   files: string[];
 }
 
+// A value placed inside a JSON string in package.json.tmpl: a path may hold quotes or backslashes.
+const jsonStringContent = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/**
+ * The devDependencies specifiers: `file:` links to an installation's copies when `links` is given (works offline,
+ * no registry), else the registry versions this scaffolder ships with.
+ */
+export function devDependencySpecs(links?: InstallationLinks): TemplateValues {
+  const spec = (name: keyof InstallationLinks, registry: string) =>
+    links ? jsonStringContent(`file:${links[name]}`) : registry;
+  return {
+    sdkDevSpec: spec('@holdfast/sdk', GENERATED_VERSIONS.sdkRange),
+    testkitSpec: spec('@holdfast/testkit', GENERATED_VERSIONS.testkitRange),
+    typesNodeSpec: spec('@types/node', GENERATED_VERSIONS.typesNode),
+    reflectMetadataSpec: spec('reflect-metadata', GENERATED_VERSIONS.reflectMetadata),
+    typescriptSpec: spec('typescript', GENERATED_VERSIONS.typescript),
+    vitestSpec: spec('vitest', GENERATED_VERSIONS.vitest),
+  };
+}
+
 /** The placeholder values the templates use. */
-export function templateValues(options: ScaffoldOptions): TemplateValues {
+export function templateValues(options: ScaffoldOptions, links?: InstallationLinks): TemplateValues {
   const profile = KIND_PROFILES[options.kind];
   const pascal = pascalCase(options.id);
   return {
@@ -37,6 +58,7 @@ export function templateValues(options: ScaffoldOptions): TemplateValues {
     contractType: profile.contractType,
     fullSuite: profile.fullSuite,
     ...GENERATED_VERSIONS,
+    ...devDependencySpecs(links),
   };
 }
 
@@ -62,11 +84,18 @@ async function assertEmptyOrMissing(directory: string): Promise<void> {
   }
 }
 
-/** Writes a new adapter package into `options.directory` (resolved against `cwd`). */
-export async function scaffoldAdapter(options: ScaffoldOptions, cwd = process.cwd()): Promise<ScaffoldResult> {
+/**
+ * Writes a new adapter package into `options.directory` (resolved against `cwd`). With `links` (see
+ * `findInstallation`), its devDependencies are `file:` links to that Holdfast installation.
+ */
+export async function scaffoldAdapter(
+  options: ScaffoldOptions,
+  cwd = process.cwd(),
+  links?: InstallationLinks,
+): Promise<ScaffoldResult> {
   const directory = resolve(cwd, options.directory);
   await assertEmptyOrMissing(directory);
-  const values = templateValues(options);
+  const values = templateValues(options, links);
   // Kind files override common files of the same output path.
   const sources = new Map<string, string>();
   for (const layer of ['common', options.kind]) {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ADAPTER_KINDS } from '@holdfast/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renderTemplate, SCAFFOLD_KINDS } from '../src/index.js';
+import { findInstallation, GENERATED_VERSIONS, missingBuildOutputs, renderTemplate, SCAFFOLD_KINDS } from '../src/index.js';
 import { BIN, runNode } from './helpers.js';
 
 let workDir: string;
@@ -67,6 +67,34 @@ describe('create-adapter command line', () => {
     expect(index).toContain('defineNotificationAdapter(');
     expect(index).toContain("import { PagerDutyChannel } from './pager-duty-notification.js'");
     expect(await readFile(join(dir, '.gitignore'), 'utf8')).toContain('node_modules/');
+  });
+
+  it('with --registry writes registry ranges instead of links to this installation', async () => {
+    const result = await runNode([BIN, 'from-registry', '--kind', 'storage', '--id', 'my-cloud', '--registry'], { cwd: workDir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('come from the npm registry');
+    expect(result.stdout).toMatch(/^ {2}npm install$/m);
+    const pkg = JSON.parse(await readFile(join(workDir, 'from-registry', 'package.json'), 'utf8'));
+    expect(pkg.devDependencies).toEqual({
+      '@holdfast/sdk': GENERATED_VERSIONS.sdkRange,
+      '@holdfast/testkit': GENERATED_VERSIONS.testkitRange,
+      '@types/node': GENERATED_VERSIONS.typesNode,
+      'reflect-metadata': GENERATED_VERSIONS.reflectMetadata,
+      typescript: GENERATED_VERSIONS.typescript,
+      vitest: GENERATED_VERSIONS.vitest,
+    });
+  });
+
+  it('finds this repository as the installation, and notices missing sdk/testkit declarations', () => {
+    const links = findInstallation();
+    expect(links?.['@holdfast/sdk']).toMatch(/sdk\/adapter$/);
+    expect(links?.['@holdfast/testkit']).toMatch(/sdk\/testkit$/);
+    expect(missingBuildOutputs(links!)).toEqual([]);
+    expect(missingBuildOutputs({ ...links!, '@holdfast/testkit': workDir })).toEqual([
+      join(workDir, 'dist/index.js'),
+      join(workDir, 'dist/index.d.ts'),
+    ]);
+    expect(findInstallation(tmpdir())).toBeUndefined();
   });
 
   it('knows exactly the kinds the kernel knows', () => {

@@ -1,4 +1,4 @@
-import { readFile, rm, symlink, mkdtemp } from 'node:fs/promises';
+import { readFile, rm, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -6,7 +6,7 @@ import { container } from 'tsyringe';
 import { instantiateAdapter, isAdapterError } from '@holdfast/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCAFFOLD_KINDS, type ScaffoldKind } from '../src/index.js';
-import { BIN, REPO_ROOT, runNode, TSC, VITEST } from './helpers.js';
+import { BIN, runCommand, runNode, TSC, VITEST } from './helpers.js';
 
 /** How an unwritten adapter refused: the error code (when it threw) and the message. */
 interface Refusal {
@@ -62,10 +62,16 @@ beforeAll(async () => {
   for (const kind of SCAFFOLD_KINDS) {
     const result = await runNode([BIN, '--kind', kind, '--id', 'my-cloud'], { cwd: root });
     expect(result.code, result.stderr).toBe(0);
-    // The generated package resolves @holdfast/sdk, the testkit, vitest and typescript from the repo.
-    await symlink(`${REPO_ROOT}node_modules`, join(dirOf(kind), 'node_modules'), 'dir');
   }
-});
+  // As an author would: the scaffolder ran from this installation, so the devDependencies are file: links to its
+  // sdk, testkit, vitest and typescript, and an offline install needs no registry.
+  await Promise.all(
+    SCAFFOLD_KINDS.map(async (kind) => {
+      const install = await runCommand('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: dirOf(kind) });
+      expect(install.code, install.stderr).toBe(0);
+    }),
+  );
+}, 120_000);
 
 afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
@@ -83,8 +89,9 @@ describe('generated adapter packages', () => {
     });
     expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
     expect(Object.keys(pkg.devDependencies).sort()).toEqual(
-      ['@holdfast/testkit', '@types/node', 'reflect-metadata', 'typescript', 'vitest'].sort(),
+      ['@holdfast/sdk', '@holdfast/testkit', '@types/node', 'reflect-metadata', 'typescript', 'vitest'].sort(),
     );
+    for (const spec of Object.values(pkg.devDependencies)) expect(spec).toMatch(/^file:\//);
     const tsconfig = await readFile(join(dirOf(kind), 'tsconfig.json'), 'utf8');
     expect(tsconfig).not.toContain('extends');
     const implementation = await readFile(join(dirOf(kind), `src/my-cloud-${kind}.ts`), 'utf8');

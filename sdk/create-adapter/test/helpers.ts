@@ -16,25 +16,38 @@ export interface RunResult {
   stderr: string;
 }
 
-// A child vitest must not believe it is one of our workers.
-function childEnv(): NodeJS.ProcessEnv {
+export const CLI_BIN = `${REPO_ROOT}apps/cli/bin/holdfast.mjs`;
+export const SERVER_MAIN = `${REPO_ROOT}apps/server/dist/main.js`;
+
+// A child vitest must not believe it is one of our workers, and a child npm must not inherit the settings of the
+// `npm test` that started us (npm_config_* would point it at this repository's workspaces).
+export function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(VITEST|__VITEST|TEST$|NODE_OPTIONS$)/.test(key)) env[key] = value;
+    if (!/^(VITEST|__VITEST|TEST$|NODE_OPTIONS$|npm_|INIT_CWD$)/i.test(key)) env[key] = value;
   }
   return env;
 }
 
 /** Runs `node <args>` and resolves with its exit code and output; rejects only when it cannot start or times out. */
 export function runNode(args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return runCommand(process.execPath, args, options);
+}
+
+/** Runs `command <args>` (e.g. npm) like {@link runNode}. */
+export function runCommand(
+  command: string,
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
     execFile(
-      process.execPath,
+      command,
       args,
       { cwd: options.cwd, env: childEnv(), timeout: options.timeoutMs ?? 60_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         if (error && typeof error.code !== 'number') {
-          reject(new Error(`node ${args.join(' ')} failed to run: ${error.message}\n${stderr}`));
+          reject(new Error(`${command} ${args.join(' ')} failed to run: ${error.message}\n${stderr}`));
           return;
         }
         resolve({ code: error ? (error.code as number) : 0, stdout, stderr });

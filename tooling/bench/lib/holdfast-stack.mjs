@@ -1,13 +1,14 @@
-// An in-process Holdfast for the benchmarks: persistence, catalog, engine and http plugins with the real adapters
+// An in-process Holdfast for the benchmarks (composed by @holdfast/boot): persistence, catalog, engine and http plugins with the real adapters
 // the measured runs use, on an ephemeral port. Authentication is a fixed bench token mapped to a super
 // administrator (the bench measures backups and queries, not sign-in).
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { createCatalogPlugin, RECOVERY_KIT_BUILDER } from '@holdfast/catalog';
 import { buildRecoveryKit, createEnginePlugin } from '@holdfast/engine';
-import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import { composeHoldfast } from '@holdfast/boot';
+import { createHttpPlugin } from '@holdfast/http';
 import { AdapterRegistry, TOKENS } from '@holdfast/kernel';
-import { createPersistencePlugin, openDatabase } from '@holdfast/persistence';
+import { createPersistencePlugin } from '@holdfast/persistence';
 import pino from 'pino';
 import { container as rootContainer } from 'tsyringe';
 
@@ -36,16 +37,17 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true 
   container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
   const env = { HOLDFAST_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
   const plugins = [createPersistencePlugin(), createCatalogPlugin({ env }), createEnginePlugin({ reporting: { isSchedulerEnabled: false } }), createHttpPlugin()];
-  for (const plugin of plugins) plugin.register?.(container);
-  const db = await openDatabase({ dataDir, databaseUrl, plugins, logger });
-  container.register(TOKENS.Database, { useValue: db });
-  await db.migrate();
-  if (startPlugins) for (const plugin of plugins) await plugin.start?.(container);
-  const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger, trustProxy: false });
-  const server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  const stack = await composeHoldfast({
+    plugins,
+    container,
+    dataDir,
+    databaseUrl,
+    logger,
+    startPlugins,
+    http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
-  const url = `http://127.0.0.1:${server.address().port}`;
+  const db = stack.database;
+  const url = stack.url;
   return {
     db,
     url,
@@ -61,10 +63,7 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true 
       return json;
     },
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      if (startPlugins) for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
-      await db.close();
+      await stack.close();
     },
   };
 }

@@ -2,8 +2,8 @@ import { Readable } from 'node:stream';
 import { AdapterError, awaitFirstByte, isAbortError, type DumpHandle, type DumpStats, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 import { ORIGIN, connectionArgs, scrub } from './connection.js';
-import { MAX_CHUNK, encodeFrame, encodePreamble } from './multi-dump-format.js';
-import { startTool } from './tool-process.js';
+import { MAX_CHUNK, MULTI_VERSION, MULTI_VERSION_GLOBALS, encodeFrame, encodePreamble } from './multi-dump-format.js';
+import { startTool, type PgTool } from './tool-process.js';
 
 /** pg_dump's `-Z` level from the job's `pgCompression` ('' keeps pg_dump's default). */
 export function compressionArgs(pgCompression: unknown): string[] {
@@ -16,57 +16,110 @@ export function compressionArgs(pgCompression: unknown): string[] {
 }
 
 /**
- * Yields the output of one `pg_dump -Fc`. The process must exit 0: a dump that dies midway throws after its last
+ * Yields the stdout of one dump tool. The process must exit 0: a dump that dies midway throws after its last
  * byte, so the consumer's stream errors instead of ending, and a truncated dump is never taken for a whole one.
  */
-async function* pgDumpOutput(
+async function* toolOutput(
   config: PostgresSourceConfig,
   ssh: SshTarget | undefined,
-  database: string,
-  extraArgs: string[],
+  tool: PgTool,
+  args: string[],
+  what: string,
   signal: AbortSignal,
 ): AsyncGenerator<Buffer> {
-  const args = ['--format=custom', ...extraArgs, ...connectionArgs(config, database)];
-  const tool = await startTool(config, ssh, 'pg_dump', args, signal);
+  const process = await startTool(config, ssh, tool, args, signal);
   try {
-    for await (const chunk of tool.stdout) yield chunk as Buffer;
-    const code = await tool.exited;
+    for await (const chunk of process.stdout) yield chunk as Buffer;
+    const code = await process.exited;
     if (code !== 0) {
-      throw new AdapterError(ORIGIN, signal.aborted ? 'ABORTED' : 'TRANSIENT', `pg_dump of "${database}" failed (exit ${String(code)}): ${scrub(tool.stderrTail(), config)}`);
+      throw new AdapterError(ORIGIN, signal.aborted ? 'ABORTED' : 'TRANSIENT', `${tool} of ${what} failed (exit ${String(code)}): ${scrub(process.stderrTail(), config)}`);
     }
   } catch (error) {
-    if (signal.aborted || isAbortError(error)) throw new AdapterError(ORIGIN, 'ABORTED', `dump of "${database}" was aborted`);
+    if (signal.aborted || isAbortError(error)) throw new AdapterError(ORIGIN, 'ABORTED', `dump of ${what} was aborted`);
     if (error instanceof AdapterError) throw error;
-    throw new AdapterError(ORIGIN, 'TRANSIENT', `pg_dump of "${database}" failed: ${scrub(tool.stderrTail() || String(error), config)}`, { cause: error });
+    throw new AdapterError(ORIGIN, 'TRANSIENT', `${tool} of ${what} failed: ${scrub(process.stderrTail() || String(error), config)}`, { cause: error });
   } finally {
-    await tool.stop();
+    await process.stop();
   }
 }
 
-/** Frames several dumps into one multi-dump stream (see multi-dump-format.ts). */
+/** The output of one `pg_dump -Fc`. */
+function pgDumpOutput(config: PostgresSourceConfig, ssh: SshTarget | undefined, database: string, extraArgs: string[], signal: AbortSignal): AsyncGenerator<Buffer> {
+  const args = ['--format=custom', ...extraArgs, ...connectionArgs(config, database)];
+  return toolOutput(config, ssh, 'pg_dump', args, `"${database}"`, signal);
+}
+
+/** The SQL of `pg_dumpall --globals-only` (roles, role settings and memberships, tablespaces). */
+function globalsOutput(config: PostgresSourceConfig, ssh: SshTarget | undefined, signal: AbortSignal): AsyncGenerator<Buffer> {
+  // pg_dumpall's --dbname is a connection string; --database names the database it connects to.
+  const args = [
+    '--globals-only',
+    ...(config.globalsWithoutRolePasswords ? ['--no-role-passwords'] : []),
+    ...['--host', config.host, '--port', String(config.port), '--username', config.user, '--no-password'],
+    ...['--database', config.maintenanceDatabase],
+  ];
+  return toolOutput(config, ssh, 'pg_dumpall', args, 'the cluster globals', signal);
+}
+
+/**
+ * Reads a tool's whole output before yielding it. Used for the globals only, which are small (a few hundred bytes
+ * per role) and which pg_dumpall starts printing before its first query: held back, a refused read of pg_authid
+ * fails dump() itself instead of a stream that already started.
+ */
+async function* whole(source: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of source) chunks.push(chunk);
+  yield Buffer.concat(chunks);
+}
+
+/** Cuts a tool's output into 'C' frames of at most MAX_CHUNK bytes. */
+async function* chunkFrames(source: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+  for await (const chunk of source) {
+    for (let offset = 0; offset < chunk.length; offset += MAX_CHUNK) {
+      yield encodeFrame('C', chunk.subarray(offset, offset + MAX_CHUNK));
+    }
+  }
+}
+
+const json = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8');
+
+/**
+ * Frames several dumps into one multi-dump stream (see multi-dump-format.ts). With the globals, the archive is
+ * version 2 and starts with them, so a restore can create the roles before the objects that belong to them. The
+ * server version is recorded in the headers, so a restore can refuse an older target before it writes anything.
+ */
 async function* multiDumpOutput(
   config: PostgresSourceConfig,
   ssh: SshTarget | undefined,
   databases: string[],
   extraArgs: string[],
   signal: AbortSignal,
+  serverVersion: string,
 ): AsyncGenerator<Buffer> {
-  yield encodePreamble();
-  for (const database of databases) {
-    yield encodeFrame('D', Buffer.from(JSON.stringify({ name: database }), 'utf8'));
-    for await (const chunk of pgDumpOutput(config, ssh, database, extraArgs, signal)) {
-      for (let offset = 0; offset < chunk.length; offset += MAX_CHUNK) {
-        yield encodeFrame('C', chunk.subarray(offset, offset + MAX_CHUNK));
-      }
+  const withGlobals = config.includeGlobals;
+  // Small framing bytes wait for the next tool output: the stream's first byte is then real dump data, so a tool
+  // that fails at start (pg_dumpall without the right to read pg_authid) fails dump() before anything is uploaded.
+  let pending: Buffer[] = [encodePreamble(withGlobals ? MULTI_VERSION_GLOBALS : MULTI_VERSION)];
+  async function* section(header: Buffer, body: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
+    pending.push(header);
+    for await (const frame of chunkFrames(body)) {
+      yield pending.length > 0 ? Buffer.concat([...pending, frame]) : frame;
+      pending = [];
     }
-    yield encodeFrame('E');
+    pending.push(encodeFrame('E'));
   }
-  yield encodeFrame('Z', Buffer.from(JSON.stringify({ databases: databases.length }), 'utf8'));
+  if (withGlobals) yield* section(encodeFrame('G', json({ serverVersion })), whole(globalsOutput(config, ssh, signal)));
+  for (const database of databases) {
+    yield* section(encodeFrame('D', json({ name: database, serverVersion })), pgDumpOutput(config, ssh, database, extraArgs, signal));
+  }
+  pending.push(encodeFrame('Z', json(withGlobals ? { databases: databases.length, globals: true } : { databases: databases.length })));
+  yield Buffer.concat(pending);
 }
 
 /**
  * Starts the dump and waits for its first byte, so a failure at connect time rejects here, before anything is
- * uploaded. One database gives plain `pg_dump -Fc` output (`.dump`); several give the multi-dump (`.pgdumps`).
+ * uploaded. One database gives plain `pg_dump -Fc` output (`.dump`); several, or any number with the globals, give
+ * the multi-dump (`.pgdumps`).
  */
 export async function startDump(
   config: PostgresSourceConfig,
@@ -77,10 +130,10 @@ export async function startDump(
   engineVersion: string,
 ): Promise<DumpHandle> {
   const extraArgs = compressionArgs(engineOptions?.pgCompression);
-  const isSingle = databases.length === 1;
+  const isSingle = databases.length === 1 && !config.includeGlobals;
   const source = isSingle
     ? pgDumpOutput(config, ssh, databases[0]!, extraArgs, signal)
-    : multiDumpOutput(config, ssh, databases, extraArgs, signal);
+    : multiDumpOutput(config, ssh, databases, extraArgs, signal, engineVersion);
   let bytes = 0;
   let settle!: { resolve: (stats: DumpStats) => void; reject: (error: unknown) => void };
   const done = new Promise<DumpStats>((resolve, reject) => (settle = { resolve, reject }));

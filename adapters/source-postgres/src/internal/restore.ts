@@ -4,31 +4,120 @@ import { once } from 'node:events';
 import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 import { ORIGIN, connectionArgs, quoteIdentifier, scrub, withClient } from './connection.js';
+import { parseDumpHeader, PGDMP_MAGIC, type DumpHeader } from './dump-header.js';
+import { replayGlobals } from './globals.js';
 import { FrameReader, isMultiDump, MULTI_MAGIC } from './multi-dump-format.js';
 import { quoteLiteral, remoteQuery } from './remote-query.js';
 import { startTool } from './tool-process.js';
+import { refuseNewerSource, type TargetVersion } from './version-guard.js';
 
-/** Creates the target database when it does not exist yet. */
-async function ensureDatabase(config: PostgresSourceConfig, ssh: SshTarget | undefined, database: string): Promise<void> {
+/** The most bytes read to find a dump header: database names and version strings are short. */
+const HEADER_LIMIT = 64 * 1024;
+
+/** What one restore needs besides its input. */
+export interface RestoreContext {
+  config: PostgresSourceConfig;
+  ssh: SshTarget | undefined;
+  signal: AbortSignal;
+  /** The target server's version, asked once (the guard needs it before anything is written). */
+  targetVersion: TargetVersion;
+  warnings: string[];
+}
+
+/** True when the target database exists. */
+async function databaseExists(context: RestoreContext, database: string): Promise<boolean> {
+  const { config, ssh } = context;
   if (ssh) {
     const found = await remoteQuery(config, ssh, config.maintenanceDatabase, `SELECT 1 FROM pg_database WHERE datname = ${quoteLiteral(database)}`);
-    if (found.length === 0) await remoteQuery(config, ssh, config.maintenanceDatabase, `CREATE DATABASE ${quoteIdentifier(database)}`);
-    return;
+    return found.length > 0;
   }
-  await withClient(config, config.maintenanceDatabase, async (client) => {
+  return withClient(config, config.maintenanceDatabase, async (client) => {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoteIdentifier(database)}`);
+    return (found.rowCount ?? 0) > 0;
   });
 }
 
-/** Feeds one `pg_dump -Fc` stream into `pg_restore` on `database`; rejects when pg_restore reports errors. */
-async function restoreOne(config: PostgresSourceConfig, ssh: SshTarget | undefined, input: Readable, database: string, signal: AbortSignal): Promise<void> {
-  await ensureDatabase(config, ssh, database);
-  const args = ['--clean', '--if-exists', '--no-owner', '--no-privileges', ...connectionArgs(config, database)];
+/** Creates the target database when it is missing and `restoreCreateDatabase` allows it; refuses otherwise. */
+async function ensureDatabase(context: RestoreContext, database: string): Promise<void> {
+  if (await databaseExists(context, database)) return;
+  const { config, ssh } = context;
+  if (!config.restoreCreateDatabase) {
+    throw new AdapterError(ORIGIN, 'NOT_FOUND', `the target database "${database}" does not exist and restoreCreateDatabase is off; create it first or map the restore to an existing database`);
+  }
+  if (ssh) await remoteQuery(config, ssh, config.maintenanceDatabase, `CREATE DATABASE ${quoteIdentifier(database)}`);
+  else await withClient(config, config.maintenanceDatabase, (client) => client.query(`CREATE DATABASE ${quoteIdentifier(database)}`));
+}
+
+/** pg_restore's options from the config: clean, owners and grants. */
+function restoreArgs(config: PostgresSourceConfig): string[] {
+  return [...(config.restoreClean ? ['--clean', '--if-exists'] : []), ...(config.restoreNoOwner ? ['--no-owner', '--no-privileges'] : [])];
+}
+
+/**
+ * Reads bytes until `enough(head)` holds (or the input ends, or `limit` bytes were read) and returns the head with a
+ * stream of the whole input (head included). Iterating by hand, rather than breaking out of `for await`, keeps the
+ * source open.
+ */
+async function splitHead(stream: Readable, enough: (head: Buffer) => boolean, limit = HEADER_LIMIT): Promise<{ head: Buffer; whole: Readable }> {
+  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const headChunks: Buffer[] = [];
+  let head = Buffer.alloc(0);
+  while (head.length < limit && !enough(head)) {
+    const next = await iterator.next();
+    if (next.done) break;
+    headChunks.push(next.value);
+    head = Buffer.concat(headChunks);
+  }
+  const whole = Readable.from(
+    (async function* replay() {
+      yield* headChunks;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    })(),
+  );
+  return { head, whole };
+}
+
+/** The header of a custom-format dump at the start of `input`, plus the input to restore from. */
+async function readDumpHeader(input: Readable): Promise<{ header: DumpHeader; whole: Readable }> {
+  const parsed = (head: Buffer) => {
+    try {
+      return parseDumpHeader(head);
+    } catch (error) {
+      throw new AdapterError(ORIGIN, 'CONFIG', `the backup cannot be restored: ${(error as Error).message}`);
+    }
+  };
+  const { head, whole } = await splitHead(input, (bytes) => parsed(bytes) !== undefined);
+  const header = parsed(head);
+  if (!header) {
+    whole.destroy();
+    throw new AdapterError(ORIGIN, 'CONFIG', 'the backup cannot be restored: its pg_dump header is truncated');
+  }
+  return { header, whole };
+}
+
+/**
+ * Feeds one `pg_dump -Fc` stream into `pg_restore` on `database`. The dump's header is read first: a dump of a
+ * newer major than the target server is refused before the database is created or pg_restore starts.
+ */
+async function restoreOne(context: RestoreContext, input: Readable, database: string): Promise<void> {
+  const { config, ssh, signal } = context;
+  const { header, whole } = await readDumpHeader(input);
+  try {
+    await refuseNewerSource(header.serverVersion, context.targetVersion, `the dump of "${header.database ?? database}"`);
+    await ensureDatabase(context, database);
+  } catch (error) {
+    whole.destroy();
+    throw error;
+  }
+  const args = [...restoreArgs(config), ...connectionArgs(config, database)];
   const tool = await startTool(config, ssh, 'pg_restore', args, signal);
   tool.stdout.resume();
   try {
-    await pipeline(input, tool.stdin, { signal });
+    await pipeline(whole, tool.stdin, { signal });
     const code = await tool.exited;
     if (code !== 0) {
       throw new AdapterError(ORIGIN, 'TRANSIENT', `pg_restore into "${database}" failed (exit ${String(code)}): ${scrub(tool.stderrTail(), config)}`);
@@ -44,77 +133,102 @@ async function restoreOne(config: PostgresSourceConfig, ssh: SshTarget | undefin
 }
 
 /**
- * Reads enough of the stream to tell a plain dump from a multi-dump and returns the head together with a stream of
- * the whole input (head included). Iterating by hand, rather than breaking out of `for await`, keeps the source open.
+ * Restores a plain dump into `target.database` (or the mapping of the database named in its header), or every
+ * database of a multi-dump through `databaseMapping`, after its globals when it has them.
  */
-async function splitHead(stream: Readable): Promise<{ head: Buffer; whole: Readable }> {
-  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const headChunks: Buffer[] = [];
-  let length = 0;
-  while (length < MULTI_MAGIC.length) {
-    const next = await iterator.next();
-    if (next.done) break;
-    headChunks.push(next.value);
-    length += next.value.length;
-  }
-  const whole = Readable.from(
-    (async function* replay() {
-      yield* headChunks;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
-      }
-    })(),
-  );
-  return { head: Buffer.concat(headChunks), whole };
-}
-
-/** Restores a plain dump into `target.database`, or every database of a multi-dump through `databaseMapping`. */
-export async function restoreDump(
-  config: PostgresSourceConfig,
-  ssh: SshTarget | undefined,
-  stream: Readable,
-  target: RestoreTarget,
-  signal: AbortSignal,
-): Promise<RestoreResult> {
-  const { head, whole } = await splitHead(stream);
+export async function restoreDump(context: RestoreContext, stream: Readable, target: RestoreTarget): Promise<RestoreResult> {
+  const { head, whole } = await splitHead(stream, (bytes) => bytes.length >= MULTI_MAGIC.length);
   if (head.length === 0) throw new AdapterError(ORIGIN, 'CONFIG', 'the backup is empty: nothing to restore');
   if (!isMultiDump(head)) {
-    const database = target.database ?? Object.values(target.databaseMapping ?? {})[0];
-    if (!database) throw new AdapterError(ORIGIN, 'CONFIG', 'restore needs a target database name');
-    await restoreOne(config, ssh, whole, database, signal);
-    return { warnings: [] };
+    if (!head.subarray(0, PGDMP_MAGIC.length).equals(PGDMP_MAGIC)) {
+      whole.destroy();
+      throw new AdapterError(ORIGIN, 'CONFIG', 'the backup is neither a pg_dump custom-format archive nor a Holdfast multi-database dump');
+    }
+    const { header, whole: dump } = await readDumpHeader(whole);
+    const mapping = target.databaseMapping ?? {};
+    const database = target.database ?? (header.database ? mapping[header.database] : undefined) ?? Object.values(mapping)[0];
+    if (!database) {
+      dump.destroy();
+      throw new AdapterError(ORIGIN, 'CONFIG', 'restore needs a target database name');
+    }
+    await restoreOne(context, dump, database);
+    return { warnings: context.warnings };
   }
-  await restoreFrames(config, ssh, whole, target, signal);
-  return { warnings: [] };
+  await restoreFrames(context, whole, target);
+  return { warnings: context.warnings };
 }
 
-/** Splits a multi-dump into its databases and restores them one after another. */
-async function restoreFrames(config: PostgresSourceConfig, ssh: SshTarget | undefined, input: Readable, target: RestoreTarget, signal: AbortSignal): Promise<void> {
+/** The section of a multi-dump being restored: its body feeds a restore that runs alongside the frame reader. */
+interface Section {
+  body: PassThrough;
+  restoring: Promise<void>;
+}
+
+function startSection(run: (body: PassThrough) => Promise<void>): Section {
+  const body = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const restoring = run(body);
+  restoring.catch(() => undefined);
+  return { body, restoring };
+}
+
+function headerJson(payload: Buffer): { name?: string; serverVersion?: string } {
+  try {
+    return JSON.parse(payload.toString('utf8')) as { name?: string; serverVersion?: string };
+  } catch {
+    throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: a section header is not JSON');
+  }
+}
+
+/** Splits a multi-dump into its globals and databases and restores them one after another. */
+async function restoreFrames(context: RestoreContext, input: Readable, target: RestoreTarget): Promise<void> {
   const reader = new FrameReader();
-  let current: { body: PassThrough; restoring: Promise<void> } | undefined;
+  let current: Section | undefined;
   let finished = false;
-  for await (const chunk of input) {
-    for (const frame of reader.push(chunk as Buffer)) {
-      if (frame.type === 'D') {
-        const { name } = JSON.parse(frame.payload.toString('utf8')) as { name: string };
-        const database = target.databaseMapping?.[name] ?? name;
-        const body = new PassThrough({ highWaterMark: 1024 * 1024 });
-        current = { body, restoring: restoreOne(config, ssh, body, database, signal) };
-        current.restoring.catch(() => undefined);
-      } else if (frame.type === 'C') {
-        if (!current) throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: data before a database header');
-        // Waiting on drain alone would hang if pg_restore died; its failure ends the wait too.
-        if (!current.body.write(frame.payload)) await Promise.race([once(current.body, 'drain'), current.restoring]);
-      } else if (frame.type === 'E') {
-        current?.body.end();
-        await current?.restoring;
-        current = undefined;
-      } else {
-        finished = true;
+  let sawDatabase = false;
+  // Without a mapping, target.database names where the (single) database of the archive goes.
+  let singleTarget = target.databaseMapping ? undefined : target.database;
+  try {
+    for await (const chunk of input) {
+      let frames;
+      try {
+        frames = reader.push(chunk as Buffer);
+      } catch (error) {
+        throw new AdapterError(ORIGIN, 'CONFIG', `the backup cannot be restored: ${(error as Error).message}`);
+      }
+      for (const frame of frames) {
+        if (frame.type === 'G') {
+          if (sawDatabase) throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: globals after a database');
+          const { serverVersion } = headerJson(frame.payload);
+          // The globals come first: the version guard runs before any role is created.
+          await refuseNewerSource(serverVersion, context.targetVersion, 'the backup');
+          current = context.config.restoreGlobals ? startSection((body) => replayGlobals(context, body)) : startSection(async (body) => void body.resume());
+        } else if (frame.type === 'D') {
+          const { name, serverVersion } = headerJson(frame.payload);
+          if (!name) throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: a database header has no name');
+          await refuseNewerSource(serverVersion, context.targetVersion, `the dump of "${name}"`);
+          if (sawDatabase && target.database && !target.databaseMapping) {
+            throw new AdapterError(ORIGIN, 'CONFIG', `target.database names one database but the backup holds several (next: "${name}"): use databaseMapping`);
+          }
+          const database = target.databaseMapping?.[name] ?? singleTarget ?? name;
+          singleTarget = undefined;
+          sawDatabase = true;
+          current = startSection((body) => restoreOne(context, body, database));
+        } else if (frame.type === 'C') {
+          if (!current) throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: data before a section header');
+          // Waiting on drain alone would hang if the tool died; its failure ends the wait too.
+          if (!current.body.write(frame.payload)) await Promise.race([once(current.body, 'drain'), current.restoring]);
+        } else if (frame.type === 'E') {
+          current?.body.end();
+          await current?.restoring;
+          current = undefined;
+        } else {
+          finished = true;
+        }
       }
     }
+  } catch (error) {
+    current?.body.destroy();
+    throw error;
   }
   if (!finished || reader.pendingBytes > 0) {
     current?.body.destroy();

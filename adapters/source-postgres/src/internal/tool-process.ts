@@ -29,7 +29,7 @@ export interface ToolProcess {
 }
 
 /** The PostgreSQL tools this adapter runs. */
-export type PgTool = 'pg_dump' | 'pg_restore' | 'psql';
+export type PgTool = 'pg_dump' | 'pg_dumpall' | 'pg_restore' | 'psql';
 
 /** Starts a tool on the Holdfast host. The signal kills it; a missing binary becomes a CONFIG error. */
 function startLocal(command: string, args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): ToolProcess {

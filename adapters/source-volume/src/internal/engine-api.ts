@@ -1,9 +1,10 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import type { Readable } from 'node:stream';
+import type { Duplex, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { VolumeSourceConfig } from '../config.js';
 import { aborted, codeOfStatus, connectError, volumeError } from './errors.js';
+import type { RemoteEndpoint, SshDockerTunnel } from './ssh-tunnel.js';
 
 /** How to reach the Engine: a unix socket or a TCP host, optionally with TLS. */
 interface Endpoint {
@@ -13,23 +14,35 @@ interface Endpoint {
   port?: number;
 }
 
-function parseEndpoint(dockerHost: string): Endpoint {
+export function parseEndpoint(dockerHost: string): Endpoint {
   if (dockerHost.startsWith('unix://')) return { label: dockerHost, socketPath: dockerHost.slice('unix://'.length) };
   if (dockerHost.startsWith('/')) return { label: `unix://${dockerHost}`, socketPath: dockerHost };
   const url = new URL(dockerHost.replace(/^tcp:/, 'http:'));
   return { label: `tcp://${url.host}`, host: url.hostname, port: Number(url.port || 2375) };
 }
 
-/** A minimal client of the Docker Engine API: JSON calls plus streamed archive downloads and uploads. */
+/** The endpoint as the SSH tunnel needs it. */
+export function remoteEndpoint(dockerHost: string): RemoteEndpoint {
+  const endpoint = parseEndpoint(dockerHost);
+  return endpoint.socketPath ? { socketPath: endpoint.socketPath } : { host: endpoint.host!, port: endpoint.port! };
+}
+
+/**
+ * A minimal client of the Docker Engine API: JSON calls plus streamed archive downloads and uploads. With a tunnel,
+ * every request travels over its own SSH channel to the Engine on the SSH host.
+ */
 export class EngineApi {
   private readonly endpoint: Endpoint;
 
-  constructor(private readonly config: VolumeSourceConfig) {
+  constructor(
+    private readonly config: VolumeSourceConfig,
+    private readonly tunnel?: SshDockerTunnel,
+  ) {
     this.endpoint = parseEndpoint(config.dockerHost);
   }
 
   get label(): string {
-    return this.endpoint.label;
+    return this.tunnel?.label ?? this.endpoint.label;
   }
 
   /** A JSON call; a non-2xx status (other than those in `accept`) becomes an AdapterError with Docker's message. */
@@ -84,18 +97,33 @@ export class EngineApi {
     if (status >= 300) throw statusError(method, path, status, text);
   }
 
-  private request(
+  private async request(
     method: string,
     path: string,
     options: { headers: Record<string, string>; signal: AbortSignal; send: (req: http.ClientRequest) => Promise<void> },
   ): Promise<IncomingMessage> {
-    const { socketPath, host, port } = this.endpoint;
+    if (options.signal.aborted) throw abortReason(options.signal, method, path);
+    // Over SSH the request rides on a channel opened first; the HTTP client takes it as its socket.
+    let channel: Duplex | undefined;
+    if (this.tunnel) channel = await this.tunnel.channel(options.signal);
+    const { socketPath, host, port } = channel ? { socketPath: undefined, host: undefined, port: undefined } : this.endpoint;
     // Over TCP the Host header is the daemon's address: Node derives the TLS server name (SNI, checked name) from it.
-    const hostHeader = host ? `${host}:${port}` : 'docker';
-    const common = { method, path: `/v${this.config.apiVersion}${path}`, headers: { host: hostHeader, ...options.headers }, socketPath, host, port };
+    const hostHeader = this.endpoint.host ? `${this.endpoint.host}:${this.endpoint.port}` : 'docker';
+    const common = {
+      method,
+      path: `/v${this.config.apiVersion}${path}`,
+      headers: { host: hostHeader, ...options.headers },
+      socketPath,
+      host,
+      port,
+      ...(channel ? { createConnection: () => channel as unknown as import('node:net').Socket } : {}),
+    };
     return new Promise((resolve, reject) => {
-      if (options.signal.aborted) return reject(abortReason(options.signal, method, path));
-      const req = this.config.tls
+      if (options.signal.aborted) {
+        channel?.destroy();
+        return reject(abortReason(options.signal, method, path));
+      }
+      const req = this.config.tls && !channel
         ? https.request({
             ...common,
             ca: this.config.tlsCa,
@@ -109,7 +137,7 @@ export class EngineApi {
       req.once('close', () => options.signal.removeEventListener('abort', onAbort));
       req.on('error', (error) => {
         if (options.signal.aborted) reject(abortReason(options.signal, method, path));
-        else if (!req.reusedSocket) reject(connectError(this.endpoint.label, error));
+        else if (!req.reusedSocket && !channel) reject(connectError(this.endpoint.label, error));
         else reject(volumeError('TRANSIENT', `${method} ${path.split('?')[0]} failed: ${(error as Error).message}`));
       });
       req.once('response', resolve);

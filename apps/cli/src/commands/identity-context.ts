@@ -1,25 +1,21 @@
 import type { IdentityServices } from '@holdfast/identity';
 
 /**
- * Opens the configured database (migrated) with the server's feature plugins and builds the identity services on
- * it, without listening, for the `admin` and `keys` commands.
+ * The server's composition without HTTP (`withOfflineStack`): the configured database, migrated, and the identity
+ * services on it, for the `admin` and `keys` commands.
  */
 export async function withIdentity<T>(work: (identity: IdentityServices) => Promise<T>): Promise<T> {
-  const { featurePlugins, loadRuntimeConfig, serverVersion } = await import('@holdfast/server');
-  const { openDatabase } = await import('@holdfast/persistence');
-  const { createIdentityServices, identityConfigFromEnv } = await import('@holdfast/identity');
-  const { EventBus, silentLogger } = await import('@holdfast/kernel');
-  const settings = loadRuntimeConfig(process.env, serverVersion());
-  const database = await openDatabase({ ...settings, plugins: featurePlugins(), logger: silentLogger });
-  try {
-    await database.migrate();
-    const identity = createIdentityServices(database, identityConfigFromEnv(process.env), new EventBus(), silentLogger);
-    const result = await work(identity);
-    await identity.apiKeys.idle();
-    return result;
-  } finally {
-    await database.close();
-  }
+  const { withOfflineStack } = await import('@holdfast/server');
+  const { IDENTITY_SERVICES } = await import('@holdfast/identity');
+  return withOfflineStack(
+    async ({ container }) => {
+      const identity = container.resolve(IDENTITY_SERVICES);
+      const result = await work(identity);
+      await identity.apiKeys.idle();
+      return result;
+    },
+    { discover: false },
+  );
 }
 
 /** The user a command acts for: `--user <email>`, else the only super administrator. */

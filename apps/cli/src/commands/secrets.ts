@@ -13,21 +13,13 @@ export function addSecretsCommand(program: Command, output: CliOutput): void {
     .requiredOption('--new-key-file <file>', 'file holding the new 32-byte key (64 hex characters or base64)')
     .option('--json', 'print JSON instead of text')
     .action(async (options: { newKeyFile: string; json?: boolean }) => {
-      const { featurePlugins, loadRuntimeConfig, serverVersion } = await import('@holdfast/server');
-      const { openDatabase } = await import('@holdfast/persistence');
+      const { loadRuntimeConfig, serverVersion, withOfflineStack } = await import('@holdfast/server');
       const { SecretBox, loadSystemKey, parseKeyText, rotateSystemKey, SYSTEM_KEY_FILE } = await import('@holdfast/catalog');
       const { silentLogger } = await import('@holdfast/kernel');
       const settings = loadRuntimeConfig(process.env, serverVersion());
       const current = loadSystemKey(process.env, settings.dataDir, silentLogger);
       const next = new SecretBox(parseKeyText(await readFile(options.newKeyFile, 'utf8'), `The key file ${options.newKeyFile}`));
-      const database = await openDatabase({ ...settings, plugins: featurePlugins(), logger: silentLogger });
-      let report;
-      try {
-        await database.migrate();
-        report = await rotateSystemKey(database.em(), new SecretBox(current.key), next);
-      } finally {
-        await database.close();
-      }
+      const report = await withOfflineStack(({ database }) => rotateSystemKey(database.em(), new SecretBox(current.key), next), { discover: false });
       const isKeyFile = current.source === 'data-dir' || current.source === 'generated';
       const path = join(settings.dataDir, SYSTEM_KEY_FILE);
       if (isKeyFile) {

@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { AdapterRegistry, silentLogger, type KernelLogger, type RegisteredAdapter } from '@holdfast/kernel';
 import { dependencyCandidates, pluginDirCandidates } from './candidates.js';
+import { shareHostPackagesWith } from './host-packages.js';
 import { loadAdapter } from './load-adapter.js';
 import type { AdapterCandidate } from './package-manifest.js';
 
 export { packageEntry, type AdapterCandidate } from './package-manifest.js';
+export { HOST_SHARED_PACKAGES, shareHostPackagesWith } from './host-packages.js';
 
 /** apps/server's own package.json (one level above both src/ and dist/). */
 export const SERVER_MANIFEST_PATH = fileURLToPath(new URL('../../package.json', import.meta.url));
@@ -38,7 +40,11 @@ export async function discoverAdapters(options: DiscoveryOptions = {}): Promise<
   const include = options.include ?? [];
   const exclude = options.exclude ?? [];
   const candidates = await dependencyCandidates(options.manifestPath ?? SERVER_MANIFEST_PATH);
-  if (options.pluginDir) candidates.push(...(await pluginDirCandidates(options.pluginDir)));
+  if (options.pluginDir) {
+    candidates.push(...(await pluginDirCandidates(options.pluginDir)));
+    // Before the first import from it: a community package gets the server's kernel, sdk and container.
+    await shareHostPackagesWith(options.pluginDir);
+  }
 
   const loaded: RegisteredAdapter[] = [];
   for (const candidate of candidates) {

@@ -1,6 +1,6 @@
 import { ConflictError, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
-import { mergeSecrets, publicConfig } from '../adapters/adapter-secrets.js';
+import { mergeSecrets, publicConfig } from '../adapter-configs/adapter-secrets.js';
 import { CredentialProfileEntity, type CredentialProfileRow } from '../entities/profiles.js';
 import { inUse, withUniqueName } from '../shared/conflicts.js';
 import { iso, newId, type Actor, type CatalogDeps } from '../shared/deps.js';

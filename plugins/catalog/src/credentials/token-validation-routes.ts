@@ -1,8 +1,7 @@
 import { defineRoute, NotFoundError, ValidationError, type RouteDefinition } from '@holdfast/kernel';
-import { z } from 'zod';
-import type { AdapterConfigService } from '../adapters/adapter-config-service.js';
-import { testConnectionResult } from '../adapters/adapter-schemas.js';
-import { testConnection } from '../adapters/connection-test.js';
+import type { AdapterConfigService } from '../adapter-configs/adapter-config-service.js';
+import { testConnectionResult } from '../adapter-configs/adapter-schemas.js';
+import { testConnection } from '../adapter-configs/connection-test.js';
 import { CredentialProfileEntity } from '../entities/profiles.js';
 import type { CatalogDeps } from '../shared/deps.js';
 import { errorResponses, idParams } from '../shared/schemas.js';

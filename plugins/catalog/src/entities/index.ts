@@ -15,7 +15,7 @@ export * from './profiles.js';
 export * from './templates.js';
 export * from './version-history.js';
 
-/** Every entity the catalog owns. Settings live in identity's `system_settings` table, reached through knex. */
+/** Every entity the catalog owns. Settings (`system_settings`, created by the catalog's migration) are reached through knex. */
 export const catalogEntities = [
   AdapterConfigEntity,
   CredentialProfileEntity,

@@ -19,6 +19,8 @@ export const JobEntity = defineEntity({
     namingTemplateId: p.string().length(36).nullable(),
     schedulePresetId: p.string().length(36).nullable(),
     notificationTemplateId: p.string().length(36).nullable(),
+    /** JSON of the test restore target (kernel `TestRestoreConfig`); null: none. */
+    testRestore: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -10,7 +10,8 @@ import {
   SchedulePresetEntity,
 } from '../entities/templates.js';
 import { validatePolicyConfig } from '../templates/retention-policies.js';
-import type { DestinationInput } from './job-schemas.js';
+import type { DestinationInput, TestRestoreInput } from './job-schemas.js';
+import { assertCron } from '../templates/schedule-presets.js';
 
 function invalid(path: string, message: string): ValidationError {
   return new ValidationError(`Invalid request: ${path}: ${message}`, [{ path, message }]);
@@ -63,4 +64,15 @@ export async function checkDestinations(em: EntityManager, registry: AdapterRegi
       }
     }
   }
+}
+
+/** A test restore target: its scratch server is a database configuration; its schedule a valid cron. */
+export async function checkTestRestore(em: EntityManager, testRestore: TestRestoreInput | null | undefined): Promise<void> {
+  if (!testRestore) return;
+  if (testRestore.schedule) assertCron(testRestore.schedule, 'body.testRestore.schedule');
+  const sourceId = testRestore.target.type === 'database' ? testRestore.target.sourceId : null;
+  if (!sourceId) return;
+  const source = await em.findOne(AdapterConfigEntity, { id: sourceId });
+  if (!source) throw new NotFoundError(`Source ${sourceId} not found`);
+  if (source.type !== 'database') throw invalid('body.testRestore.target.sourceId', `must be a database configuration, "${source.name}" is ${source.type}`);
 }

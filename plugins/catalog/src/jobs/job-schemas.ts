@@ -1,3 +1,4 @@
+import { lineText } from '@holdfast/kernel';
 import { z } from 'zod';
 import { nameField, refId, timestamp } from '../shared/schemas.js';
 
@@ -14,6 +15,24 @@ export const destinationInput = z.strictObject({
   retentionPolicyId: refId.nullable().optional(),
 });
 
+/** A job's scratch target for test restores (issue 19); the engine restores the newest backup there and drops it. */
+export const testRestoreInput = z
+  .strictObject({
+    target: z.discriminatedUnion('type', [
+      z.strictObject({
+        type: z.literal('database'),
+        sourceId: refId.nullable().optional().describe("Source configuration of the server where a throwaway database is created; default: the job's source. PostgreSQL or MySQL/MariaDB"),
+      }),
+      z.strictObject({
+        type: z.literal('directory'),
+        path: lineText({ min: 2, max: 4096 }).regex(/^\//, 'must be an absolute path').describe('Folder below which a throwaway folder is created (directory sources)'),
+      }),
+    ]),
+    schedule: z.string().min(1).max(255).nullable().optional().describe('5-part cron of scheduled test restores; null or absent: on demand only'),
+    rowCountTolerancePercent: z.number().min(0).max(100).optional().describe('Allowed difference of row counts against the backup-time figures, percent (default 0)'),
+  })
+  .nullable();
+
 const jobFields = {
   name: nameField,
   schedule: z.string().min(1).max(255).describe('5-part cron; the linked preset overrides it'),
@@ -29,6 +48,7 @@ const jobFields = {
   schedulePresetId: refId.nullable(),
   notificationTemplateId: refId.nullable(),
   destinations: z.array(destinationInput).min(1).max(50),
+  testRestore: testRestoreInput,
 };
 
 /** POST /api/jobs: `schedule` may be left out when a preset is linked. */
@@ -45,6 +65,7 @@ export const createJobBody = z.strictObject({
   namingTemplateId: jobFields.namingTemplateId.optional(),
   schedulePresetId: jobFields.schedulePresetId.optional(),
   notificationTemplateId: jobFields.notificationTemplateId.optional(),
+  testRestore: jobFields.testRestore.optional(),
 });
 
 /** PUT /api/jobs/:id: any subset; `destinations` replaces the whole list. */
@@ -63,6 +84,7 @@ export const updateJobBody = z.strictObject({
   schedulePresetId: jobFields.schedulePresetId.optional(),
   notificationTemplateId: jobFields.notificationTemplateId.optional(),
   destinations: jobFields.destinations.optional(),
+  testRestore: jobFields.testRestore.optional(),
 });
 
 /** POST /api/jobs/:id/clone */
@@ -107,6 +129,7 @@ export const jobSchema = z.object({
   namingTemplateId: z.string().nullable(),
   schedulePresetId: z.string().nullable(),
   notificationTemplateId: z.string().nullable(),
+  testRestore: testRestoreInput.describe('Scratch target of test restores; null: none'),
   notifications: z.array(jobNotificationSchema).describe('SPEC "notifications": the channels this job notifies, with the outcomes each receives'),
   destinations: z.array(destinationSchema),
   createdAt: timestamp,
@@ -116,4 +139,5 @@ export const jobSchema = z.object({
 export type CreateJobInput = z.output<typeof createJobBody>;
 export type UpdateJobInput = z.output<typeof updateJobBody>;
 export type DestinationInput = z.output<typeof destinationInput>;
+export type TestRestoreInput = NonNullable<z.output<typeof testRestoreInput>>;
 export type JobView = z.output<typeof jobSchema>;

@@ -5,7 +5,7 @@ import { SchedulePresetEntity } from '../entities/templates.js';
 import { withUniqueName } from '../shared/conflicts.js';
 import { iso, newId, parseJsonColumn, type Actor, type CatalogDeps } from '../shared/deps.js';
 import { assertCron } from '../templates/schedule-presets.js';
-import { checkDestinations, checkJobReferences } from './job-references.js';
+import { checkDestinations, checkJobReferences, checkTestRestore } from './job-references.js';
 import { linkedNotifications } from './job-notifications.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
@@ -32,6 +32,7 @@ export class JobService {
       namingTemplateId: row.namingTemplateId ?? null,
       schedulePresetId: row.schedulePresetId ?? null,
       notificationTemplateId: row.notificationTemplateId ?? null,
+      testRestore: parseJsonColumn<JobView['testRestore']>(row.testRestore ?? null, null),
       notifications: await linkedNotifications(em, row.notificationTemplateId ?? null),
       destinations: destinations.map((d: JobDestinationRow) => ({
         id: d.id,
@@ -67,6 +68,7 @@ export class JobService {
   async create(input: CreateJobInput, actor: Actor, auditDetails: Record<string, unknown> = {}): Promise<JobView> {
     const em = this.deps.em();
     await checkJobReferences(em, input);
+    await checkTestRestore(em, input.testRestore);
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
     await this.assertNameFree(em, input.name);
@@ -89,6 +91,7 @@ export class JobService {
           namingTemplateId: input.namingTemplateId ?? null,
           schedulePresetId: input.schedulePresetId ?? null,
           notificationTemplateId: input.notificationTemplateId ?? null,
+          testRestore: input.testRestore ? JSON.stringify(input.testRestore) : null,
           createdAt: now,
           updatedAt: now,
         });
@@ -111,6 +114,7 @@ export class JobService {
       notificationTemplateId: pick('notificationTemplateId'),
     };
     await checkJobReferences(em, refs);
+    await checkTestRestore(em, input.testRestore);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
       input.schedule !== undefined || input.schedulePresetId !== undefined
@@ -130,6 +134,7 @@ export class JobService {
           pgCompression: input.pgCompression ?? row.pgCompression,
           notificationEvents: input.notificationEvents ?? row.notificationEvents,
           skipVerification: input.skipVerification ?? row.skipVerification,
+          testRestore: input.testRestore === undefined ? (row.testRestore ?? null) : input.testRestore ? JSON.stringify(input.testRestore) : null,
           updatedAt: new Date(),
         });
         if (input.destinations) {

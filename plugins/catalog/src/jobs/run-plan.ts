@@ -1,6 +1,6 @@
-import { VersionHistory } from '../adapters/version-history.js';
-import { NotFoundError, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary } from '@holdfast/kernel';
-import { type AdapterConfigService } from '../adapters/adapter-config-service.js';
+import { VersionHistory } from '../adapter-configs/version-history.js';
+import { NotFoundError, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary, type TestRestoreConfig } from '@holdfast/kernel';
+import { type AdapterConfigService } from '../adapter-configs/adapter-config-service.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import { EncryptionProfileEntity } from '../entities/profiles.js';
 import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
@@ -36,6 +36,7 @@ export class CatalogJobResolver implements JobCatalog {
         skipVerification: job.skipVerification,
         namingPattern: await this.namingPatternOf(job.namingTemplateId ?? null),
         notificationTemplateId: job.notificationTemplateId ?? null,
+        testRestore: parseJsonColumn<TestRestoreConfig | null>(job.testRestore ?? null, null),
       },
       source: await this.adapters.resolve(job.sourceId),
       destinations,
@@ -69,6 +70,7 @@ export class CatalogJobResolver implements JobCatalog {
         schedule: (preset ?? job.schedule ?? '').trim(),
         scheduleFrom: preset ? ('preset' as const) : ('job' as const),
         enabled: job.enabled,
+        ...testRestoreScheduleOf(job.testRestore ?? null),
       };
     });
   }
@@ -142,4 +144,10 @@ export class CatalogJobResolver implements JobCatalog {
     const fallback = await em.findOne(NamingTemplateEntity, { isDefault: true });
     return fallback?.pattern ?? DEFAULT_NAMING_PATTERN;
   }
+}
+
+/** `{ testRestoreSchedule }` for jobs with a scheduled test restore, else nothing (the summary stays as it was). */
+function testRestoreScheduleOf(column: string | null): { testRestoreSchedule?: string } {
+  const schedule = parseJsonColumn<TestRestoreConfig | null>(column, null)?.schedule;
+  return schedule ? { testRestoreSchedule: schedule.trim() } : {};
 }

@@ -1,6 +1,7 @@
 import type { PluginMigration } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import { versionHistoryMigration } from './002-version-history.js';
+import { jobTestRestoreMigration } from './003-job-test-restore.js';
 
 type Table = Knex.CreateTableBuilder;
 
@@ -121,8 +122,9 @@ async function createJobTables(knex: Knex): Promise<void> {
 }
 
 /**
- * Creates the catalog tables. `system_settings` belongs to the identity plugin (its migration sorts first); it is
- * created here only when the catalog runs without identity (tests, minimal setups), with the same columns.
+ * Creates the catalog tables, `system_settings` included (the catalog owns settings; every other plugin reads them
+ * through `TOKENS.Settings`). Installations from before that move already have the table, created by an earlier
+ * identity migration with the same columns, hence the check.
  */
 export const catalogSchemaMigration: PluginMigration = {
   name: '20260102-catalog-001-schema',
@@ -143,4 +145,4 @@ export const catalogSchemaMigration: PluginMigration = {
 };
 
 /** The catalog's migrations in the order they apply. */
-export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration];
+export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration];

@@ -11,7 +11,7 @@ import {
   type SettingsValues,
 } from './setting-definitions.js';
 
-/** Table shared with the identity plugin (it owns the migration); reached through knex so no entity is duplicated. */
+/** The settings table, owned by the catalog; other plugins read it only through `TOKENS.Settings`. */
 export const SETTINGS_TABLE = 'system_settings';
 
 /** How long values are cached; changes made through this service apply at once. */
@@ -57,7 +57,7 @@ export class SettingsService implements SettingsReader {
     const keys = SETTING_KEYS.filter((key) => patch[key] !== undefined);
     const channels = patch['notifications.config'];
     if (channels) await this.assertChannelsExist([...channels.globalChannels, ...Object.values(channels.events).flatMap((e) => e.channels ?? [])]);
-    // The value MikroORM itself would write for a date on this dialect, so identity's entity reads it back.
+    // The value MikroORM itself would write for a date on this dialect.
     const now = this.deps.em().getPlatform().processDateProperty(new Date());
     await this.knex().transaction(async (trx) => {
       for (const key of keys) {

@@ -101,6 +101,8 @@ export async function exportCatalog(catalog: Catalog, profileId?: string): Promi
       namingTemplateId: row.namingTemplateId ?? null,
       schedulePresetId: row.schedulePresetId ?? null,
       notificationTemplateId: row.notificationTemplateId ?? null,
+      // Only when set, so exports of jobs without a test restore target stay as they were.
+      ...(row.testRestore ? { testRestore: parseJsonColumn<unknown>(row.testRestore, null) } : {}),
       destinations: destinations.map((d) => ({
         configId: d.configId,
         priority: d.priority,

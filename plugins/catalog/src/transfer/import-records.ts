@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { ADAPTER_CONFIG_TYPES } from '../adapters/adapter-types.js';
+import { ADAPTER_CONFIG_TYPES } from '../adapter-configs/adapter-types.js';
 import { CREDENTIAL_TYPES } from '../credentials/credential-types.js';
-import { COMPRESSIONS, NOTIFICATION_EVENTS } from '../jobs/job-schemas.js';
+import { COMPRESSIONS, NOTIFICATION_EVENTS, testRestoreInput } from '../jobs/job-schemas.js';
 import { bindingSchema } from '../templates/notification-templates.js';
 import { nameField } from '../shared/schemas.js';
 
@@ -45,6 +45,7 @@ export const importRecordSchemas = {
     namingTemplateId: ref,
     schedulePresetId: ref,
     notificationTemplateId: ref,
+    testRestore: testRestoreInput.optional(),
     destinations: z
       .array(z.object({ configId: id, priority: z.int().min(0).max(1000), retention: json, retentionPolicyId: ref }))
       .min(1)

@@ -111,6 +111,7 @@ export async function writeRecord<K extends ImportKind>(
         namingTemplateId: mapRef(ids, 'namingTemplates', r.namingTemplateId, owner),
         schedulePresetId: mapRef(ids, 'schedulePresets', r.schedulePresetId, owner),
         notificationTemplateId: mapRef(ids, 'notificationTemplates', r.notificationTemplateId, owner),
+        testRestore: r.testRestore ? JSON.stringify(testRestoreWithIds(r.testRestore, (sourceId) => mapRef(ids, 'adapters', sourceId, owner))) : null,
       });
       for (const destination of r.destinations) {
         em.create(JobDestinationEntity, {
@@ -132,4 +133,11 @@ export async function writeRecord<K extends ImportKind>(
     ];
     if (entity) await em.nativeUpdate(entity as never, { isDefault: true, id: { $ne: id } } as never, { isDefault: false } as never);
   }
+}
+
+/** A test restore target with its scratch server id mapped to the imported configuration's id. */
+function testRestoreWithIds<T extends { target: { type: string; sourceId?: string | null } }>(testRestore: T, mapSource: (id: string) => string | null | undefined): T {
+  const sourceId = testRestore.target.sourceId;
+  if (testRestore.target.type !== 'database' || !sourceId) return testRestore;
+  return { ...testRestore, target: { ...testRestore.target, sourceId: mapSource(sourceId) ?? null } };
 }

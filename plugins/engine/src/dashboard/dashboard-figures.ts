@@ -1,4 +1,5 @@
-import type { DatabasePort } from '@holdfast/kernel';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
 import type { EntityManager, Knex } from '@mikro-orm/knex';
 import { dateOf } from '../history/history-store.js';
 import { addDays, daysBetween, dayOf, startOfDay } from './zoned-days.js';
@@ -31,10 +32,10 @@ export function outcomeOf(counts: OutcomeCounts): CalendarDay['outcome'] {
  * out; Cancelled runs count in neither.
  */
 export class DashboardFigures {
-  constructor(private readonly database: DatabasePort) {}
+  constructor(private readonly database: OrmDatabase) {}
 
   private em(): EntityManager {
-    return this.database.em() as EntityManager;
+    return this.database.em();
   }
 
   private knex(): Knex {

@@ -1,10 +1,12 @@
+import type { OrmDatabase } from '@holdfast/orm-port';
 import { randomUUID } from 'node:crypto';
-import type { DatabasePort, EventBus, JobCatalog, KernelLogger, PluginMigration } from '@holdfast/kernel';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+import type { EventBus, JobCatalog, KernelLogger, PluginMigration } from '@holdfast/kernel';
+import type { Knex } from '@mikro-orm/knex';
 import { disposeAll, type AdapterFactory, type StorageInstance } from '../run/adapters.js';
 import { isSidecarKey } from '../run/sidecar.js';
 import type { JobDirectory } from '../scheduler/job-directory.js';
 import { dateOf } from '../history/history-store.js';
+import { raiseSystemError } from '../run/system-error.js';
 
 /** Default refresh period of the storage statistics cache (SPEC: hourly). */
 export const STORAGE_STATS_INTERVAL_MS = 60 * 60 * 1000;
@@ -52,22 +54,26 @@ export class StorageStats {
   private isQueued = false;
   private readonly unsubscribe: Array<() => void> = [];
   private readonly controller = new AbortController();
+  private events: EventBus | undefined;
 
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly deps: { jobs: () => JobDirectory; catalog: () => JobCatalog; adapters: () => AdapterFactory; logger: KernelLogger },
   ) {}
 
   private knex(): Knex {
-    return (this.database.em() as EntityManager).getKnex();
+    return this.database.em().getKnex();
   }
 
   /** Refreshes at once, then every `intervalMs` and after each backup outcome. */
   start(intervalMs: number, events: EventBus | undefined): void {
     this.timer = setInterval(() => void this.refresh(), intervalMs).unref();
+    this.events = events;
     for (const name of ['backup_success', 'backup_partial', 'backup_failure'] as const) {
       if (events) this.unsubscribe.push(events.on(name, () => void this.refresh()));
     }
+    // The REFRESH_STORAGE_STATS system task (observability plugin) asks for a refresh and waits for it.
+    if (events) this.unsubscribe.push(events.on('storage_stats_refresh', () => this.refresh()));
     void this.refresh();
   }
 
@@ -87,7 +93,10 @@ export class StorageStats {
     this.running = (async () => {
       do {
         this.isQueued = false;
-        await this.refreshAll().catch((error: unknown) => this.deps.logger.error({ err: error }, 'storage statistics refresh failed'));
+        await this.refreshAll().catch((error: unknown) => {
+          this.deps.logger.error({ err: error }, 'storage statistics refresh failed');
+          raiseSystemError(this.events, 'storage-statistics', 'Refreshing the storage statistics failed', error);
+        });
       } while (this.isQueued && !this.controller.signal.aborted);
     })().finally(() => {
       this.running = undefined;
@@ -103,9 +112,13 @@ export class StorageStats {
         instance = this.deps.adapters().storage(await this.deps.catalog().resolveAdapterConfig(destination.configId));
         let count = 0;
         let size = 0;
+        let newest = 0;
         for await (const object of instance.adapter.list('', { signal: this.controller.signal })) {
           size += object.size;
-          if (!isSidecarKey(object.key)) count += 1;
+          if (!isSidecarKey(object.key)) {
+            count += 1;
+            newest = Math.max(newest, new Date(object.modifiedAt).getTime() || 0);
+          }
         }
         await this.knex()('storage_snapshots').insert({
           id: randomUUID(),
@@ -114,8 +127,11 @@ export class StorageStats {
           adapter_id: destination.adapterId,
           size,
           count,
-          created_at: (this.database.em() as EntityManager).getPlatform().processDateProperty(new Date()),
+          created_at: this.database.em().getPlatform().processDateProperty(new Date()),
         });
+        // Storage alerts (observability plugin) read each new snapshot; a listing error above emits nothing.
+        const snapshot = { configId: destination.configId, configName: destination.name, adapterId: destination.adapterId, size, count, newestBackupAt: newest ? new Date(newest).toISOString() : null };
+        void this.events?.emit('storage_snapshot', snapshot).catch(() => undefined);
       } catch (error) {
         this.deps.logger.warn({ err: error, configId: destination.configId }, 'storage statistics: listing a destination failed; keeping its last snapshot');
       } finally {

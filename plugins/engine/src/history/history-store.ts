@@ -1,5 +1,6 @@
-import type { DatabasePort } from '@holdfast/kernel';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
+import type { Knex } from '@mikro-orm/knex';
 import { likePattern } from '../scheduler/job-directory.js';
 import type { HistoryFilter } from './history-query.js';
 
@@ -56,10 +57,10 @@ export function dateOf(value: Date | number | string): Date {
  * range scan. A text search filters along the `started_at` order (substring matches cannot use a b-tree).
  */
 export class HistoryStore {
-  constructor(private readonly database: DatabasePort) {}
+  constructor(private readonly database: OrmDatabase) {}
 
   private knex(): Knex {
-    return (this.database.em() as EntityManager).getKnex();
+    return this.database.em().getKnex();
   }
 
   /** The filtered set as a query builder on `executions`. */

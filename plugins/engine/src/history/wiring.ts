@@ -1,3 +1,4 @@
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { TOKENS, type AccessPolicy, type KernelLogger, type RouteDefinition } from '@holdfast/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { DashboardFigures } from '../dashboard/dashboard-figures.js';
@@ -34,7 +35,7 @@ export function createReporting(
   logger: KernelLogger,
   options: Partial<ReportingOptions> = {},
 ): Reporting {
-  const database = container.resolve(TOKENS.Database);
+  const database = container.resolve(ORM_DATABASE);
   const settings = () => container.resolve(TOKENS.Settings);
   const catalog = () => container.resolve(TOKENS.JobCatalog);
   const jobs = new CatalogDirectory(catalog);
@@ -42,7 +43,7 @@ export function createReporting(
   const access = (): AccessPolicy | undefined => (container.isRegistered(TOKENS.AccessPolicy, true) ? container.resolve(TOKENS.AccessPolicy) : undefined);
   const storage = new StorageStats(database, { jobs: () => jobs, catalog, adapters, logger });
   const lock = database.dialect === 'postgresql' ? new PostgresAdvisoryLock(database) : new SingleProcessLock();
-  const scheduler = new JobScheduler({ database, jobs: () => jobs, settings, enqueue: enqueuer, lock, logger }, { ...DEFAULT_SCHEDULER_OPTIONS, ...options });
+  const scheduler = new JobScheduler({ database, jobs: () => jobs, settings, enqueue: enqueuer, lock, logger, events }, { ...DEFAULT_SCHEDULER_OPTIONS, ...options });
   return {
     scheduler,
     storage,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, type KernelLogger } from '@holdfast/kernel';
+import { NotFoundError, ValidationError, type KernelLogger } from '@holdfast/kernel';
 import type { Execution, ExecutionStatus, TriggerType } from '../store/entities.js';
 import type { ExecutionStore } from '../store/execution-store.js';
 import { parseMetadata } from '../store/metadata.js';
@@ -8,7 +8,11 @@ import { runBackup } from '../run/backup-run.js';
 import { messageOf, RunCancelled, type CancelCause, type RunOutcome } from '../run/outcome.js';
 import { RunContext } from '../run/run-context.js';
 import { settingOr, type RunServices } from '../run/services.js';
+import { raiseSystemError } from '../run/system-error.js';
 import { runRestore, type RestoreRequest } from '../restore/restore-run.js';
+import { isTestRestoreRequest, runTestRestore } from '../test-restore/test-restore-run.js';
+import { integrityScope, type IntegrityRequest, type VerificationRequest } from '../verify/integrity-request.js';
+import { runIntegrity } from '../verify/integrity-run.js';
 import type { EngineOptions } from './engine-options.js';
 import { reapOrphans } from './orphans.js';
 
@@ -80,6 +84,40 @@ export class Engine {
     return execution;
   }
 
+  /**
+   * Queues an integrity check of one job, one destination or everything (no ids), optionally within a byte budget.
+   * This is what the integrity system task calls. Unknown ids throw `NotFoundError` before anything is queued.
+   */
+  async enqueueIntegrityCheck(request: IntegrityRequest, trigger: RunTrigger): Promise<Execution> {
+    if (request.jobId) await this.services.catalog.resolveRunPlan(request.jobId);
+    if (request.storageId) await this.requireStorage(request.storageId);
+    const execution = await this.store.create({ type: 'IntegrityCheck', jobId: request.jobId ?? null, trigger, request, metadata: { label: `Integrity check of ${integrityScope(request)}` } });
+    void this.kick();
+    return execution;
+  }
+
+  /** Queues the verification of one backup file on one destination. */
+  async enqueueVerification(request: VerificationRequest, trigger: RunTrigger): Promise<Execution> {
+    await this.requireStorage(request.storageId);
+    const execution = await this.store.create({ type: 'Verification', jobId: null, trigger, request, metadata: { label: `Verification of ${request.file}` } });
+    void this.kick();
+    return execution;
+  }
+
+  /** Queues a test restore of the newest backup of `jobId` into the job's scratch target. */
+  async enqueueTestRestore(jobId: string, trigger: RunTrigger): Promise<Execution> {
+    const plan = await this.services.catalog.resolveRunPlan(jobId);
+    if (!plan.job.testRestore) throw new ValidationError(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
+    const execution = await this.store.create({ type: 'Restore', jobId, trigger, request: { testRestore: true, jobId }, metadata: { label: `Test restore of ${plan.job.name}` } });
+    void this.kick();
+    return execution;
+  }
+
+  private async requireStorage(id: string): Promise<void> {
+    const config = await this.services.catalog.resolveAdapterConfig(id);
+    if (config.kind !== 'storage') throw new NotFoundError('Storage not found');
+  }
+
   /** Pending -> Cancelled at once; Running -> aborted (here, or by its owner on its next heartbeat). */
   async cancel(id: string): Promise<ExecutionStatus> {
     const row = await this.store.get(id);
@@ -120,6 +158,7 @@ export class Engine {
           }
         } catch (error) {
           this.logger.error({ err: error }, 'queue: claiming failed; retrying on the next poll');
+          raiseSystemError(this.services.events, 'queue', 'The run queue could not claim executions', error);
         }
       } while (this.kickAgain && !this.isStopping);
     })().finally(() => {
@@ -135,7 +174,10 @@ export class Engine {
     const active: ActiveRun = { context, controller, done: Promise.resolve() };
     this.active.set(execution.id, active);
     active.done = this.execute(context)
-      .catch((error: unknown) => this.logger.error({ err: error, executionId: execution.id }, 'run crashed'))
+      .catch((error: unknown) => {
+        this.logger.error({ err: error, executionId: execution.id }, 'run crashed');
+        raiseSystemError(this.services.events, 'queue', `Execution ${execution.id} crashed`, error);
+      })
       .finally(() => {
         this.active.delete(execution.id);
         void this.kick();
@@ -147,7 +189,7 @@ export class Engine {
     log.info(`${execution.type} run started (trigger ${execution.triggerType ?? 'Manual'}${execution.triggerLabel ? `: ${execution.triggerLabel}` : ''})`);
     let outcome: RunOutcome;
     try {
-      outcome = execution.type === 'Restore' ? await runRestore(context, this.services) : await runBackup(context, this.services);
+      outcome = await this.runByType(context);
     } catch (error) {
       log.error(`run failed: ${messageOf(error)}`);
       outcome = { status: 'Failed' };
@@ -165,7 +207,14 @@ export class Engine {
     const error = outcome.status === 'Success' ? null : log.lastError;
     const isWritten = await this.recordOutcome(execution.id, outcome, error, context);
     if (!isWritten) this.logger.warn({ executionId: execution.id }, 'run ended but its row was no longer Running (closed by another process)');
-    await this.quietly(execution.id, 'could not emit the outcome event', () => this.emitOutcome(execution, outcome, error));
+    await this.quietly(execution.id, 'could not emit the outcome event', () => this.emitOutcome(execution, outcome, error, context));
+  }
+
+  private runByType(context: RunContext): Promise<RunOutcome> {
+    const { execution } = context;
+    if (execution.type === 'IntegrityCheck' || execution.type === 'Verification') return runIntegrity(context, this.services, this.store);
+    if (execution.type === 'Restore') return isTestRestoreRequest(JSON.parse(execution.request ?? '{}')) ? runTestRestore(context, this.services, this.store) : runRestore(context, this.services);
+    return runBackup(context, this.services);
   }
 
   /**
@@ -200,9 +249,34 @@ export class Engine {
     }
   }
 
-  private async emitOutcome(execution: Execution, outcome: RunOutcome, error: string | null): Promise<void> {
+  private async emitOutcome(execution: Execution, outcome: RunOutcome, error: string | null, context: RunContext): Promise<void> {
     const events = this.services.events;
     if (!events) return;
+    if (execution.type === 'IntegrityCheck' || execution.type === 'Verification') {
+      const integrity = context.metadata.integrity;
+      // Once per run, whatever the number of bad files: the event lists them.
+      if (integrity && integrity.problems.length > 0) {
+        await events.emit('integrity_check_failed', {
+          executionId: execution.id,
+          executionType: execution.type,
+          scope: integrity.scope,
+          checked: integrity.checked,
+          bytes: integrity.bytes,
+          problems: integrity.problems.slice(0, 50),
+          problemCount: integrity.problemCount ?? integrity.problems.length,
+        });
+      }
+      return;
+    }
+    const isTestRestore = execution.type === 'Restore' && isTestRestoreRequest(JSON.parse(execution.request ?? '{}'));
+    if (isTestRestore) {
+      // Decision: a failing test restore notifies like a failed backup of its job (the job's template, onFailed).
+      if (outcome.status !== 'Failed') return;
+      const jobId = execution.jobId ?? null;
+      const jobName = jobId ? await this.services.catalog.jobNames([jobId]).then((names) => names.get(jobId), () => undefined) : undefined;
+      await events.emit('backup_failure', { executionId: execution.id, jobId, ...(jobName ? { jobName } : {}), status: 'Failed', size: null, path: outcome.path ?? null, error: error?.startsWith('test restore failed') ? error : `test restore failed: ${error ?? 'see the execution log'}` });
+      return;
+    }
     if (execution.type === 'Restore') {
       const request = JSON.parse(execution.request ?? '{}') as RestoreRequest;
       const payload = { executionId: execution.id, file: request.file, storageId: request.storageId, targetSourceId: request.targetSourceId ?? null };
@@ -253,6 +327,7 @@ export class Engine {
       }
     } catch (error) {
       this.logger.error({ err: error }, 'engine heartbeat failed');
+      raiseSystemError(this.services.events, 'queue', 'The engine heartbeat failed', error);
     }
   }
 

@@ -40,7 +40,7 @@ export type RestoreRequest = z.output<typeof restoreRequestSchema> & { storageId
  * Hashes what passes and, at the end, compares with the recorded SHA-256. A mismatch errors the stream before it
  * ends, so the restore tool never sees a clean end of input and fails instead of finishing with tampered data.
  */
-class ChecksumGate extends Transform {
+export class ChecksumGate extends Transform {
   private readonly hash = createHash('sha256');
   constructor(private readonly expected: string) {
     super();

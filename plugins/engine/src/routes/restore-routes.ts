@@ -2,7 +2,7 @@ import { defineRoute, NotFoundError, type AuditWriter, type JobCatalog, type Rou
 import { z } from 'zod';
 import type { Engine } from '../queue/engine.js';
 import { excludedTarget, restoreRequestSchema } from '../restore/restore-run.js';
-import { triggerOf } from './job-routes.js';
+import { triggerOf } from './job-run-routes.js';
 
 const errorBody = z.object({ error: z.string() });
 

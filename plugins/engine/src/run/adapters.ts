@@ -55,6 +55,12 @@ export class AdapterFactory {
     };
   }
 
+  /** True when the source adapter's dump is a file archive (a tar of directories), not a database dump. */
+  isFileArchive(adapterId: string): boolean {
+    const { definition } = this.registry.require('source', adapterId);
+    return Boolean((definition.capabilities as { fileArchive?: boolean } | undefined)?.fileArchive);
+  }
+
   naming(id = 'template'): NamingStrategy {
     return this.build<NamingStrategy>('naming', { adapterId: id, config: {} });
   }

@@ -8,6 +8,9 @@ import { applyRetention, planRetention } from './retention.js';
 import type { RunContext } from './run-context.js';
 import { settingOr, type RunServices } from './services.js';
 import { SIDECAR_EXTENSION, SIDECAR_FORMAT_VERSION, writeSidecar, type BackupSidecar } from './sidecar.js';
+import { verifyUploads, type UploadVerification } from '../verify/post-upload.js';
+import { tapFigures, TarFigures } from '../test-restore/archive-figures.js';
+import { recordFigures } from '../test-restore/backup-figures.js';
 
 interface Prepared {
   plan: RunPlan;
@@ -80,10 +83,12 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));
     await ctx.enter('03-upload', 10);
     ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);
+    // Jobs with a test restore target count the archive's files on the way through (the figures the test checks).
+    const archive = plan.job.testRestore && services.adapters.isFileArchive(plan.source.adapterId) ? new TarFigures() : undefined;
     let streamed;
     try {
       streamed = await streamBackup({
-        dump: dump.stream,
+        dump: archive ? tapFigures(dump.stream, archive) : dump.stream,
         codec,
         encryptionKey: plan.encryption?.key ?? null,
         storages,
@@ -102,6 +107,8 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       // The version history is a side record: failing to write it never fails the backup.
       await services.catalog.recordSourceVersion?.(plan.source.configId, stats.engineVersion).catch((error: unknown) => ctx.log.warn(`version history: ${String(error)}`));
     }
+    const figures = await recordFigures(ctx, plan, stats.databases, archive);
+    if (figures) ctx.metadata.figures = figures;
     const compression = compressionSidecarInfo(codec);
     const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;
     const sidecar: BackupSidecar = {
@@ -122,11 +129,15 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       jobId: plan.job.id,
       jobName: plan.job.name,
       executionId: ctx.execution.id,
+      ...(figures ? { figures } : {}),
     };
+    const verifications = await verifyOrSkip(ctx, plan.job.skipVerification, streamed.outcomes.filter((o) => o.ok), key, streamed.digests.sha256);
+    ctx.metadata.verification = verifications;
     // A sidecar goes only where the data object is complete; a destination whose sidecar fails loses its copy too.
     for (const outcome of streamed.outcomes.filter((o) => o.ok)) {
+      const verification = verifications.find((v) => v.configId === outcome.storage.configId);
       try {
-        await writeSidecar(outcome.storage.adapter, key, sidecar, ctx.signal);
+        await writeSidecar(outcome.storage.adapter, key, { ...sidecar, ...(verification ? { verification: sidecarVerification(verification) } : {}) }, ctx.signal);
       } catch (error) {
         outcome.ok = false;
         outcome.error = `sidecar could not be written: ${messageOf(error)}`;
@@ -140,12 +151,26 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     ctx.metadata.encryption = encryption;
     const succeeded = streamed.outcomes.filter((o) => o.ok).length;
     if (succeeded === 0) throw new Error('every destination failed');
-    const isPartial = succeeded < streamed.outcomes.length || stats.warnings.length > 0;
+    const mismatched = verifications.filter((v) => v.status === 'mismatch').map((v) => v.name);
+    if (mismatched.length > 0) ctx.log.error(`verification failed on ${mismatched.join(', ')}: the stored copy differs from what was uploaded`);
+    const isPartial = succeeded < streamed.outcomes.length || stats.warnings.length > 0 || mismatched.length > 0;
     ctx.log.info(`${key}: ${streamed.digests.bytes} bytes, sha256 ${streamed.digests.sha256}, on ${succeeded} of ${streamed.outcomes.length} destination(s)`);
     return { status: isPartial ? 'Partial' : 'Success', size: streamed.digests.bytes, path: key };
   } finally {
     if (!dump.stream.destroyed) dump.stream.destroy();
   }
+}
+
+/** Post-upload verification, unless the job opted out (then every destination is recorded as `skipped`). */
+async function verifyOrSkip(ctx: RunContext, skip: boolean, outcomes: BranchOutcome[], key: string, sha256: string): Promise<UploadVerification[]> {
+  if (!skip) return verifyUploads(ctx, outcomes, key, sha256);
+  ctx.log.info('post-upload verification skipped (the job sets skipVerification)');
+  return outcomes.map(({ storage }) => ({ configId: storage.configId, name: storage.name, status: 'skipped' as const }));
+}
+
+/** The per-destination verification as a sidecar records it (docs/formats/sidecar.md). */
+function sidecarVerification(verification: UploadVerification): BackupSidecar['verification'] {
+  return { status: verification.status, ...(verification.method ? { method: verification.method } : {}), ...(verification.verifiedAt ? { verifiedAt: verification.verifiedAt } : {}) };
 }
 
 function logDestinations(ctx: RunContext, outcomes: BranchOutcome[]): void {

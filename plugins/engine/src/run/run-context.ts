@@ -10,8 +10,12 @@ export const PROGRESS_WRITE_MS = 500;
 export const STAGES = ['01-initialize', '02-dump', '03-upload', '04-completion', '05-retention'] as const;
 /** Stages of a restore run (it has no dump or retention). */
 export const RESTORE_STAGES = ['01-initialize', '02-download', '03-restore', '04-completion'] as const;
-/** One of {@link STAGES} or {@link RESTORE_STAGES}. */
-export type Stage = (typeof STAGES)[number] | (typeof RESTORE_STAGES)[number];
+/** Stages of integrity check and verification runs. */
+export const VERIFY_STAGES = ['01-initialize', '02-verify', '03-completion'] as const;
+/** Stages of a test restore: a restore, then checks of what arrived, then the scratch is dropped. */
+export const TEST_RESTORE_STAGES = ['01-initialize', '02-download', '03-restore', '04-checks', '05-cleanup'] as const;
+/** One of the stage lists above. */
+export type Stage = (typeof STAGES)[number] | (typeof RESTORE_STAGES)[number] | (typeof VERIFY_STAGES)[number] | (typeof TEST_RESTORE_STAGES)[number];
 
 /**
  * The state one run carries through its stages: the row, its log, its signal, and its metadata, written to the

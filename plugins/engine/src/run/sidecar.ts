@@ -23,6 +23,18 @@ export interface BackupSidecar {
   jobId: string | null;
   jobName: string | null;
   executionId: string;
+  /** Post-upload verification of this destination's copy. */
+  verification?: { status: 'verified' | 'mismatch' | 'skipped'; method?: string; verifiedAt?: string };
+  /** Figures of the dumped data (tables and row counts, files and bytes) that test restores compare against. */
+  figures?: BackupFigures;
+}
+
+/** What a backup contained, recorded at backup time for test restores. */
+export interface BackupFigures {
+  /** Per database: `schema.table` -> row count. */
+  databases?: Record<string, Record<string, number>>;
+  /** Directory archives: regular files and their total bytes. */
+  files?: { count: number; bytes: number };
 }
 
 const sidecarSchema = z.looseObject({
@@ -35,6 +47,14 @@ const sidecarSchema = z.looseObject({
   compression: z.looseObject({ codec: z.string() }).optional(),
   encryption: z.looseObject({ profileId: z.string().optional(), keyFingerprint: z.string() }).nullable().optional(),
   source: z.looseObject({ adapterId: z.string(), configId: z.string().optional() }).optional(),
+  jobId: z.string().nullable().optional(),
+  databases: z.array(z.string()).optional(),
+  figures: z
+    .looseObject({
+      databases: z.record(z.string(), z.record(z.string(), z.number())).optional(),
+      files: z.object({ count: z.number(), bytes: z.number() }).optional(),
+    })
+    .optional(),
 });
 
 /** A parsed sidecar as read back; readers accept newer additive fields. */

@@ -1,5 +1,5 @@
-import type { DatabasePort } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/knex';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
 
 /** Key of the PostgreSQL advisory lock whose holder is the one scheduler ("HfSc"). */
 export const SCHEDULER_LOCK_KEY = 0x48665363;
@@ -49,12 +49,12 @@ export class PostgresAdvisoryLock implements LeaderLock {
   private connection: PgConnection | undefined;
 
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly key = SCHEDULER_LOCK_KEY,
   ) {}
 
   private client(): KnexClient {
-    return (this.database.em() as EntityManager).getKnex().client as KnexClient;
+    return this.database.em().getKnex().client as KnexClient;
   }
 
   async tryAcquire(): Promise<boolean> {

@@ -1,10 +1,11 @@
-import type { DatabasePort, KernelLogger, SettingsReader } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/knex';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import type { EventBus, KernelLogger, SettingsReader } from '@holdfast/kernel';
 import { CronJob } from 'cron';
 import type { RunTrigger } from '../queue/engine.js';
 import { isValidSchedule } from './cron-schedule.js';
 import type { JobDirectory } from './job-directory.js';
 import type { LeaderLock } from './leader-lock.js';
+import { raiseSystemError } from '../run/system-error.js';
 
 /** The trigger of every scheduled run. */
 export const SCHEDULER_TRIGGER: RunTrigger = { type: 'Scheduler', label: 'Scheduler' };
@@ -55,12 +56,14 @@ export class JobScheduler {
 
   constructor(
     private readonly deps: {
-      database: DatabasePort;
+      database: OrmDatabase;
       jobs: () => JobDirectory;
       settings: () => SettingsReader;
       enqueue: () => RunEnqueuer;
       lock: LeaderLock;
       logger: KernelLogger;
+      /** Raises `system_error` on unexpected failures. */
+      events?: EventBus;
     },
     private readonly options: SchedulerOptions = DEFAULT_SCHEDULER_OPTIONS,
   ) {}
@@ -109,6 +112,7 @@ export class JobScheduler {
       else this.clear();
     } catch (error) {
       this.deps.logger.error({ err: error }, 'scheduler: reloading jobs failed; keeping the current plan');
+      raiseSystemError(this.deps.events, 'scheduler', 'The scheduler could not reload jobs', error);
     }
   }
 
@@ -145,7 +149,7 @@ export class JobScheduler {
    */
   async tick(jobId: string): Promise<string | null> {
     try {
-      const knex = (this.deps.database.em() as EntityManager).getKnex();
+      const knex = this.deps.database.em().getKnex();
       const waiting = await knex('executions').select('id').where({ job_id: jobId, status: 'Pending', trigger_type: 'Scheduler' }).first();
       if (waiting) {
         this.deps.logger.info({ jobId, executionId: waiting.id }, 'scheduler: previous scheduled run still pending; not queued again');
@@ -155,6 +159,7 @@ export class JobScheduler {
       return execution.id;
     } catch (error) {
       this.deps.logger.error({ err: error, jobId }, 'scheduler: queueing a scheduled run failed');
+      raiseSystemError(this.deps.events, 'scheduler', `The scheduler could not queue a run of job ${jobId}`, error);
       return null;
     }
   }

@@ -1,5 +1,6 @@
+import type { OrmDatabase } from '@holdfast/orm-port';
 import { randomUUID } from 'node:crypto';
-import type { DatabasePort } from '@holdfast/kernel';
+
 import type { EntityManager, Knex } from '@mikro-orm/knex';
 import { ExecutionEntity, ExecutionLogEntity, type Execution, type ExecutionStatus, type ExecutionType, type LogLevel, type TriggerType } from './entities.js';
 import { parseMetadata, type ExecutionMetadata } from './metadata.js';
@@ -50,10 +51,10 @@ export class ExecutionStore {
   private readonly claimMutex = new Mutex();
   private readonly keyMutex = new Mutex();
 
-  constructor(private readonly database: DatabasePort) {}
+  constructor(private readonly database: OrmDatabase) {}
 
   em(): EntityManager {
-    return this.database.em() as EntityManager;
+    return this.database.em();
   }
 
   get dialect(): 'sqlite' | 'postgresql' {

@@ -32,6 +32,40 @@ export interface ExecutionMetadata {
   label?: string;
   /** Why a run ended Cancelled: `cancelled`, `stuck`, `shutdown`. */
   cancelReason?: string;
+  /** Post-upload verification per destination (backups). */
+  verification?: Array<{ configId: string; name: string; status: 'verified' | 'mismatch' | 'skipped'; method?: string; verifiedAt?: string; problem?: string }>;
+  /** Figures of the dumped data, recorded at backup time for test restores. */
+  figures?: import('../run/sidecar.js').BackupFigures;
+  /** Integrity check and verification runs: what was covered and found. */
+  integrity?: IntegrityMetadata;
+  /** Test restores: what was restored where, the checks and the measured duration. */
+  testRestore?: TestRestoreMetadata;
+}
+
+/** Record of an integrity check or verification run. */
+export interface IntegrityMetadata {
+  scope: string;
+  checked: number;
+  bytes: number;
+  byteBudget?: number | null;
+  /** The first 500 problems (every one is in the log). */
+  problems: Array<{ file: string; destinationId: string; destination: string; problem: string }>;
+  problemCount?: number;
+  /** Where a budgeted run stopped (`<destination id>\u0000<key>`); the next budgeted run of the same scope continues after it. */
+  cursor?: string | null;
+  /** True when the run reached the end of its scope. */
+  complete: boolean;
+}
+
+/** Record of a test restore. */
+export interface TestRestoreMetadata {
+  file: string;
+  storageId: string;
+  target: string;
+  /** Restore plus checks, in milliseconds: the job's measured restore time (RTO). */
+  durationMs?: number;
+  checks: Array<{ name: string; ok: boolean; detail: string }>;
+  scratchRemoved?: boolean;
 }
 
 /** Parses a stored metadata column; a broken value reads as empty rather than failing a status query. */

@@ -4,9 +4,8 @@
 // depends on the engine), so its tables are created by a fixture migration with the columns the engine reads, and
 // the kernel ports it would register (JobCatalog, Settings) are small in-memory stand-ins over those rows.
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createHttpApp, createHttpPlugin } from '@holdfast/http';
+import { composeHoldfast } from '@holdfast/boot';
+import { createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
   EventBus,
@@ -20,7 +19,7 @@ import {
   type RuntimeConfig,
   type SettingsReader,
 } from '@holdfast/kernel';
-import { createPersistencePlugin, openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
 import type { Knex } from '@mikro-orm/knex';
 import pino from 'pino';
@@ -176,24 +175,19 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
   container.register(TOKENS.Authenticator, {
     useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },
   });
-  for (const plugin of plugins) plugin.register?.(container);
-  const opened = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins });
+  // Plugins start only when asked, so tests drive the scheduler and the dashboard refresh by hand.
+  const stack = await composeHoldfast({
+    plugins,
+    container,
+    dataDir: site.dataDir,
+    databaseUrl: site.databaseUrl,
+    logger: pino({ level: 'silent' }),
+    startPlugins: options.startPlugins === true,
+    http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
+  });
+  const opened = stack.database;
   opening.db = opened;
-  container.register(TOKENS.Database, { useValue: opened });
-  let server: Server | undefined;
-  try {
-    await opened.migrate();
-    if (options.startPlugins) for (const plugin of plugins) await plugin.start?.(container);
-    const app = createHttpApp({ container, routes: plugins.flatMap((p) => p.routes?.(container) ?? []), logger: pino({ level: 'silent' }), trustProxy: false });
-    server = await new Promise<Server>((resolve) => {
-      const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-    });
-  } catch (error) {
-    await opened.close();
-    throw error;
-  }
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const running = server;
+  const url = stack.url!;
   return {
     url,
     container,
@@ -226,10 +220,7 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
       return id;
     },
     async close() {
-      running.closeAllConnections();
-      await new Promise<void>((resolve) => running.close(() => resolve()));
-      if (options.startPlugins) for (const plugin of [...plugins].reverse()) await plugin.stop?.(container);
-      await opened.close();
+      await stack.close();
     },
   };
 }

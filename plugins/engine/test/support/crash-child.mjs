@@ -66,6 +66,7 @@ const catalog = {
 const settings = { async get(key) { return { maxConcurrentJobs: 1, systemTimezone: 'UTC' }[key]; } };
 const testPorts = {
   name: 'test-ports',
+  provides: [TOKENS.JobCatalog, TOKENS.Settings],
   register(container) {
     container.register(TOKENS.JobCatalog, { useValue: catalog });
     container.register(TOKENS.Settings, { useValue: settings });

@@ -1,6 +1,6 @@
 // TEST DOUBLES of the catalog's kernel ports (TOKENS.JobCatalog, TOKENS.Settings) and of identity's
 // TOKENS.AuditWriter. The catalog plugin was still landing while the engine was written, so these stand in for it:
-// they implement exactly the kernel port contracts in kernel/src/catalog-ports.ts and nothing more.
+// they implement exactly the kernel port contracts in kernel/src/ports/ and nothing more.
 import { NotFoundError, type AuditEntry, type AuditWriter, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type StorageSummary, type RunPlan, type RunPlanDestination, type SettingsReader } from '@holdfast/kernel';
 
 /** In-memory JobCatalog (test double). */
@@ -64,7 +64,14 @@ export class InMemoryJobCatalog implements JobCatalog {
 
   /** Jobs added here have no schedule: the scheduler leaves them alone. */
   async listJobs(): Promise<JobSummary[]> {
-    return [...this.plans.values()].map(({ job }) => ({ id: job.id, name: job.name, schedule: '', scheduleFrom: 'job' as const, enabled: true }));
+    return [...this.plans.values()].map(({ job }) => ({
+      id: job.id,
+      name: job.name,
+      schedule: '',
+      scheduleFrom: 'job' as const,
+      enabled: true,
+      ...(job.testRestore?.schedule ? { testRestoreSchedule: job.testRestore.schedule } : {}),
+    }));
   }
 
   async listStorageDestinations(): Promise<StorageSummary[]> {

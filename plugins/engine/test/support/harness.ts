@@ -60,12 +60,17 @@ export async function createTarget(dialect: Dialect): Promise<TestDatabaseTarget
 let adminCounter = 0;
 
 /** Starts a server over `target`; several servers may share one target (multi-process drills). */
-export async function startEngineServer(target: TestDatabaseTarget, options: { timings?: Partial<EngineOptions>; catalog?: InMemoryJobCatalog; settings?: MapSettings } = {}): Promise<EngineServer> {
+export async function startEngineServer(
+  target: TestDatabaseTarget,
+  options: { timings?: Partial<EngineOptions>; catalog?: InMemoryJobCatalog; settings?: MapSettings; plugins?: HoldfastPlugin[]; adapters?: AnyAdapterDefinition[] } = {},
+): Promise<EngineServer> {
   const catalog = options.catalog ?? new InMemoryJobCatalog();
   const settings = options.settings ?? new MapSettings();
   const audit = new RecordingAuditWriter();
   const testPorts: HoldfastPlugin = {
     name: 'test-ports',
+    // The audit writer replaces identity's on purpose (registered later); only the tokens nobody else has are declared.
+    provides: [TOKENS.JobCatalog, TOKENS.Settings],
     register(container) {
       container.register(TOKENS.JobCatalog, { useValue: catalog });
       container.register(TOKENS.Settings, { useValue: settings });
@@ -75,13 +80,15 @@ export async function startEngineServer(target: TestDatabaseTarget, options: { t
   const plugins = [
     createPersistencePlugin(),
     createHttpPlugin(),
-    createIdentityPlugin({ env: {}, config: { settingsCacheMs: 0 } }),
+    createIdentityPlugin({ env: {} }),
     testPorts,
     createEnginePlugin({ env: {}, timings: { pollIntervalMs: 200, heartbeatMs: 200, staleAfterMs: 2_000, shutdownGraceMs: 2_000, ...options.timings } }),
+    ...(options.plugins ?? []),
   ];
-  const handle = await composeServer({ dataDir: target.dataDir, databaseUrl: target.url, plugins, logger: pino({ level: 'silent' }), adapters: ADAPTERS });
+  const handle = await composeServer({ dataDir: target.dataDir, databaseUrl: target.url, plugins, logger: pino({ level: 'silent' }), adapters: [...ADAPTERS, ...(options.adapters ?? [])] });
   const identity = handle.container.resolve(IDENTITY_SERVICES);
-  for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) await identity.settings.set(key, '100000');
+  // Identity reads its rate limits through TOKENS.Settings, here the test double.
+  for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) settings.values.set(key, 100_000);
   return {
     handle,
     url: handle.url,

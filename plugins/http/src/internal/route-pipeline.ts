@@ -5,6 +5,7 @@ import { authenticate, authorise, enforceRateLimit, rateLimitClassOf } from './a
 import { requestStateOf } from './request-context.js';
 import { writeHandlerResult } from './respond.js';
 import { parseRequestParts } from './validation.js';
+import { readFormBody } from './form-body.js';
 
 /** What every route shares: the container the ports are resolved from and the body reader. */
 export interface RoutePipelineDeps {
@@ -26,7 +27,7 @@ export function createRoutePipeline(route: RouteDefinition, deps: RoutePipelineD
     if (auth) await authorise(container, route, auth, rawParams);
 
     const bodySchema = route.request?.body;
-    const rawBody = bodySchema ? await readJsonBody(ctx) : undefined;
+    const rawBody = bodySchema ? await (route.request?.bodyType === 'form' ? readFormBody(ctx) : readJsonBody(ctx)) : undefined;
     // koa's query object has a null prototype; a plain copy keeps handlers from meeting that surprise.
     const rawQuery: Record<string, unknown> = { ...ctx.query };
     const parsed = await parseRequestParts([

@@ -1,5 +1,5 @@
-import type { AccessPolicy, AuthContext, DatabasePort, ResourceRef } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/core';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import type { AccessPolicy, AuthContext, ResourceRef } from '@holdfast/kernel';
 import { UserEntity } from '../entities/user.js';
 import type { GroupService, ScopedGrant } from '../groups/group-service.js';
 
@@ -10,7 +10,7 @@ import type { GroupService, ScopedGrant } from '../groups/group-service.js';
  */
 export class GrantAccessPolicy implements AccessPolicy {
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly groups: GroupService,
   ) {}
 
@@ -31,7 +31,7 @@ export class GrantAccessPolicy implements AccessPolicy {
   }
 
   private async scopedGrants(userId: string, permission: string): Promise<ScopedGrant[]> {
-    const em = this.database.em() as EntityManager;
+    const em = this.database.em();
     const user = await em.findOne(UserEntity, { id: userId }, { fields: ['groupId'] });
     if (!user?.groupId) return [];
     const { grants } = await this.groups.accessOf(user.groupId);

@@ -1,4 +1,5 @@
-import { silentLogger, type DatabasePort, type KernelLogger } from '@holdfast/kernel';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import { silentLogger, type KernelLogger } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import { createApiKey } from './create.js';
 import { deleteApiKey, getApiKey, listApiKeys, rotateApiKey, toggleApiKey, updateApiKeyPermissions } from './manage.js';
@@ -10,12 +11,12 @@ export class ApiKeyService {
   private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly logger: KernelLogger = silentLogger,
   ) {}
 
   private em(): EntityManager {
-    return this.database.em() as EntityManager;
+    return this.database.em();
   }
 
   create(userId: string, input: NewApiKey): Promise<IssuedApiKey> {

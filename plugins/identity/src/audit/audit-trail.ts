@@ -1,5 +1,6 @@
-import type { DatabasePort } from '@holdfast/kernel';
-import type { EntityManager, FilterQuery } from '@mikro-orm/core';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
+import type { FilterQuery } from '@mikro-orm/core';
 import { AuditLogEntity, type AuditLog } from '../entities/audit-log.js';
 import { newTimeOrderedId } from '../crypto/tokens.js';
 
@@ -46,11 +47,11 @@ export interface AuditQuery {
 
 /** Writes and reads the audit log. */
 export class AuditTrail {
-  constructor(private readonly database: DatabasePort) {}
+  constructor(private readonly database: OrmDatabase) {}
 
   /** Appends one entry. */
   async record(actor: AuditActor, event: AuditEvent): Promise<AuditLog> {
-    const em = this.database.em() as EntityManager;
+    const em = this.database.em();
     const entry = em.create(AuditLogEntity, {
       id: newTimeOrderedId(),
       userId: actor.userId,
@@ -75,7 +76,7 @@ export class AuditTrail {
     if (query.from || query.to) {
       where.createdAt = { ...(query.from ? { $gte: query.from } : {}), ...(query.to ? { $lte: query.to } : {}) };
     }
-    const em = this.database.em() as EntityManager;
+    const em = this.database.em();
     const [entries, total] = await em.findAndCount(AuditLogEntity, where, {
       orderBy: { createdAt: 'desc', id: 'desc' },
       limit: query.pageSize,
@@ -86,7 +87,7 @@ export class AuditTrail {
 
   /** Deletes entries older than `cutoff`; resolves how many went. */
   async pruneOlderThan(cutoff: Date): Promise<number> {
-    const em = this.database.em() as EntityManager;
+    const em = this.database.em();
     return em.nativeDelete(AuditLogEntity, { createdAt: { $lt: cutoff } });
   }
 }

@@ -5,7 +5,6 @@ import { GroupEntity, GroupGrantEntity } from './group.js';
 import { PasskeyEntity, TwoFactorEntity, VerificationEntity } from './second-factor.js';
 import { SessionEntity } from './session.js';
 import { SsoProviderEntity } from './sso-provider.js';
-import { SystemSettingEntity } from './system-setting.js';
 import { UserEntity } from './user.js';
 
 export * from './account.js';
@@ -15,7 +14,6 @@ export * from './group.js';
 export * from './second-factor.js';
 export * from './session.js';
 export * from './sso-provider.js';
-export * from './system-setting.js';
 export * from './user.js';
 
 /** Every entity schema the identity plugin owns, in one list for the ORM. */
@@ -31,5 +29,4 @@ export const identityEntities = [
   PasskeyEntity,
   VerificationEntity,
   SsoProviderEntity,
-  SystemSettingEntity,
 ] as const;

@@ -1,6 +1,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
-/** TOTP secret and backup codes of a user, both encrypted with the system key. Flows come later. */
+/**
+ * TOTP secret and backup codes of a user, both sealed with the system key (the backup codes as SHA-256 hashes).
+ * `confirmedAt` is null while an enrollment waits for its first code; `lastUsedStep` rejects a replayed code.
+ */
 export const TwoFactorEntity = defineEntity({
   name: 'TwoFactor',
   tableName: 'two_factors',
@@ -10,13 +13,15 @@ export const TwoFactorEntity = defineEntity({
     secret: p.text(),
     backupCodes: p.text(),
     createdAt: p.datetime(),
+    confirmedAt: p.datetime().nullable(),
+    lastUsedStep: p.bigint('number').nullable(),
   },
 });
 
 /** A stored two-factor row. */
 export type TwoFactor = InferEntity<typeof TwoFactorEntity>;
 
-/** A WebAuthn passkey credential. Flows come later. */
+/** A WebAuthn passkey credential (public key as base64url COSE, credential id as base64url). */
 export const PasskeyEntity = defineEntity({
   name: 'Passkey',
   tableName: 'passkeys',
@@ -38,7 +43,7 @@ export const PasskeyEntity = defineEntity({
 /** A stored passkey row. */
 export type Passkey = InferEntity<typeof PasskeyEntity>;
 
-/** A short-lived verification value (email verification, 2FA challenges). Flows come later. */
+/** A short-lived verification value: pending two-factor sign-ins and WebAuthn challenges. */
 export const VerificationEntity = defineEntity({
   name: 'Verification',
   tableName: 'verifications',

@@ -24,6 +24,11 @@ export const SsoProviderEntity = defineEntity({
     clientSecret: p.text(),
     enabled: p.boolean().default(true),
     allowProvisioning: p.boolean().default(true),
+    /** SSO settings (migration 003-identity-sso): OIDC scopes, group claim + mapping JSON, SAML attribute names JSON. */
+    scopes: p.text().nullable(),
+    groupClaim: p.string().nullable(),
+    groupMappings: p.text().default('[]'),
+    attributeMapping: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

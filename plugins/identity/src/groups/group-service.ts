@@ -1,4 +1,5 @@
-import type { DatabasePort } from '@holdfast/kernel';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
 import { ConflictError, NotFoundError, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import { GroupEntity, GroupGrantEntity, type Group } from '../entities/group.js';
@@ -32,10 +33,10 @@ export interface GroupInput {
 
 /** Groups and their scoped grants. */
 export class GroupService {
-  constructor(private readonly database: DatabasePort) {}
+  constructor(private readonly database: OrmDatabase) {}
 
   private em(): EntityManager {
-    return this.database.em() as EntityManager;
+    return this.database.em();
   }
 
   async list(): Promise<GroupView[]> {

@@ -155,13 +155,8 @@ function createRecordTables(schema: Knex.SchemaBuilder): Knex.SchemaBuilder {
       t.index(['user_id', 'created_at'], 'audit_logs_user_id_created_at_index');
       t.index(['action', 'created_at'], 'audit_logs_action_created_at_index');
       t.index(['resource', 'created_at'], 'audit_logs_resource_created_at_index');
-    })
-    .createTable('system_settings', (t) => {
-      t.string('key', 255).primary();
-      t.text('value').notNullable();
-      t.text('description').nullable();
-      timestamp(t, 'updated_at').notNullable();
     });
+  // `system_settings` belongs to the catalog (its migration creates it); identity reads it through TOKENS.Settings.
 }
 
 /**
@@ -185,6 +180,3 @@ export const identitySchemaMigration: PluginMigration = {
     }
   },
 };
-
-/** The identity plugin's migrations in the order they apply. */
-export const identityMigrations: readonly PluginMigration[] = [identitySchemaMigration];

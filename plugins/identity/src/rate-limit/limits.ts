@@ -1,5 +1,5 @@
 import type { RateLimitClass } from '@holdfast/kernel';
-import type { SettingsReader } from '../settings/settings-reader.js';
+import type { IdentitySettings } from '../settings/identity-settings.js';
 
 /** Points and window (seconds) of one class. */
 export interface ClassLimit {
@@ -22,7 +22,7 @@ export const LIMIT_SETTING_KEYS: Readonly<Record<RateLimitClass, { points: strin
 };
 
 /** The current limit of a class: the settings when set to positive integers, the defaults otherwise. */
-export async function currentLimit(settings: SettingsReader, kind: RateLimitClass): Promise<ClassLimit> {
+export async function currentLimit(settings: IdentitySettings, kind: RateLimitClass): Promise<ClassLimit> {
   const keys = LIMIT_SETTING_KEYS[kind];
   const fallback = DEFAULT_LIMITS[kind];
   return {

@@ -1,14 +1,8 @@
-import {
-  silentLogger,
-  type DatabasePort,
-  type KernelLogger,
-  type RateLimitClass,
-  type RateLimitOutcome,
-  type RateLimiter,
-} from '@holdfast/kernel';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import { silentLogger, type KernelLogger, type RateLimitClass, type RateLimitOutcome, type RateLimiter } from '@holdfast/kernel';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import type { SettingsReader } from '../settings/settings-reader.js';
+import type { IdentitySettings } from '../settings/identity-settings.js';
 import { currentLimit } from './limits.js';
 
 /** Table of the shared PostgreSQL counters (created by the identity migration). */
@@ -24,8 +18,8 @@ export class SettingsRateLimiter implements RateLimiter {
   private readonly limiters = new Map<RateLimitClass, RateLimiterAbstract>();
 
   constructor(
-    private readonly database: DatabasePort,
-    private readonly settings: SettingsReader,
+    private readonly database: OrmDatabase,
+    private readonly settings: IdentitySettings,
     private readonly logger: KernelLogger = silentLogger,
   ) {}
 
@@ -73,7 +67,7 @@ export class SettingsRateLimiter implements RateLimiter {
 }
 
 /** Deletes expired PostgreSQL counters (the housekeeping task calls it); a no-op on libsql. */
-export async function deleteExpiredCounters(database: DatabasePort, now = Date.now()): Promise<number> {
+export async function deleteExpiredCounters(database: OrmDatabase, now = Date.now()): Promise<number> {
   if (database.dialect !== 'postgresql') return 0;
   const knex = (database.em() as SqlEntityManager).getKnex();
   return knex(RATE_LIMIT_TABLE).where('expire', '<', now).delete();

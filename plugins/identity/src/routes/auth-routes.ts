@@ -7,23 +7,25 @@ import type { User } from '../entities/user.js';
 import type { IdentityServices } from '../services.js';
 import { createFirstAdmin } from '../users/first-admin.js';
 import { MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.js';
+import { secondFactorGate } from '../two-factor/second-factor-gate.js';
+import { twoFactorRequiredSchema } from '../two-factor/pending-sign-in.js';
 import { actorOf, errors, userJson, userSchema } from './common.js';
 import { sessionRoutes } from './session-routes.js';
 
-const signedInSchema = z
+export const signedInSchema = z
   .object({ user: userSchema, csrfToken: z.string(), expiresAt: z.string() })
   .meta({ id: 'SignedIn', description: 'Send `csrfToken` as `X-CSRF-Token` on every cookie-authenticated mutation.' });
 
-function assertEmailLogin(services: IdentityServices): void {
+export function assertEmailLogin(services: IdentityServices): void {
   if (services.config.isEmailLoginDisabled) {
     throw new HttpError(403, 'Email and password sign-in is disabled on this server (DISABLE_EMAIL_LOGIN)');
   }
 }
 
-/** Opens a session for `user`, audits LOGIN, emits `user_login`, and answers with the cookie. */
-async function signIn(services: IdentityServices, request: RouteRequest, user: User, status: number) {
+/** Opens a session for `user`, audits LOGIN with how they signed in, emits `user_login`, and answers with the cookie. */
+export async function signIn(services: IdentityServices, request: RouteRequest, user: User, status: number, details: Record<string, unknown> = { authMethod: 'password' }) {
   const { session, token } = await services.sessions.create(user.id, request.ip, request.userAgent ?? null);
-  await services.audit.record(actorOf(request, user.id), { action: AUDIT_ACTIONS.login, resource: 'session', resourceId: session.id, details: { authMethod: 'password' } });
+  await services.audit.record(actorOf(request, user.id), { action: AUDIT_ACTIONS.login, resource: 'session', resourceId: session.id, details });
   void services.events?.emit('user_login', { userName: user.name, email: user.email, timestamp: new Date().toISOString() });
   const secure = isSecureRequest(request as RouteRequest & { secure?: boolean }, services.config.trustProxy);
   return routeResult({
@@ -78,12 +80,15 @@ export function authRoutes(services: IdentityServices): RouteDefinition[] {
       access: { public: true },
       rateLimit: 'auth',
       request: { body: z.strictObject({ email: lineText({ min: 1, max: 320 }), password: z.string().min(1).max(1024) }) },
-      responses: { 200: { description: 'Signed in.', schema: signedInSchema }, ...errors(400, 401, 403, 429) },
+      responses: {
+        200: { description: 'Signed in, or (two-factor on) waiting for the second factor.', schema: z.union([signedInSchema, twoFactorRequiredSchema]) },
+        ...errors(400, 401, 403, 429),
+      },
       handler: async (request) => {
         assertEmailLogin(services);
         const user = await verifyPassword(services.database, request.body.email, request.body.password);
         if (!user) throw new HttpError(401, 'Invalid email or password');
-        return signIn(services, request, user, 200);
+        return (await secondFactorGate(services, request, user)) ?? signIn(services, request, user, 200);
       },
     }),
     defineRoute({

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
 import type { IdentityServices } from '../services.js';
 import { MIN_PASSWORD_LENGTH } from '../users/passwords.js';
+import { assertEmailLogin } from './auth-routes.js';
 import { actorOf, authOf, errors, idParams, userJson, userSchema } from './common.js';
 
 const password = z.string().min(MIN_PASSWORD_LENGTH).max(1024);
@@ -87,6 +88,8 @@ export function userRoutes(services: IdentityServices): RouteDefinition[] {
       responses: { 201: { description: 'Created.', schema: userSchema }, ...errors(400, 401, 403, 409) },
       handler: async (request) => {
         assertMayTouchSuperAdmin(authOf(request), request.body.isSuperAdmin === true);
+        // DISABLE_EMAIL_LOGIN: setting a password is a password endpoint too.
+        if (request.body.password !== undefined) assertEmailLogin(services);
         const user = await users.create(request.body);
         await audit.record(actorOf(request), { action: AUDIT_ACTIONS.create, resource: 'user', resourceId: user.id, details: { email: user.email, groupId: user.groupId ?? null, isSuperAdmin: user.isSuperAdmin } });
         return routeResult({ status: 201, body: userJson(user) });
@@ -103,6 +106,7 @@ export function userRoutes(services: IdentityServices): RouteDefinition[] {
       handler: async (request) => {
         const target = await users.get(request.params.id);
         assertMayTouchSuperAdmin(authOf(request), target.isSuperAdmin || request.body.isSuperAdmin === true);
+        if (request.body.password !== undefined) assertEmailLogin(services);
         const user = await users.update(request.params.id, request.body);
         const fields = Object.keys(request.body).map((field) => (field === 'password' ? 'password (changed)' : field));
         await audit.record(actorOf(request), { action: AUDIT_ACTIONS.update, resource: 'user', resourceId: user.id, details: { fields } });

@@ -1,4 +1,5 @@
-import type { DatabasePort } from '@holdfast/kernel';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
 import { NotFoundError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import { SessionEntity, type Session } from '../entities/session.js';
@@ -18,12 +19,12 @@ export interface NewSession {
 /** Sessions: create at sign-in, resolve a cookie, list and revoke one's own. */
 export class SessionService {
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly ttlMs = SESSION_TTL_MS,
   ) {}
 
   private em(): EntityManager {
-    return this.database.em() as EntityManager;
+    return this.database.em();
   }
 
   async create(userId: string, ipAddress: string | null, userAgent: string | null): Promise<NewSession> {

@@ -1,5 +1,5 @@
-import { ConflictError, ValidationError, type DatabasePort, type EventBus } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/core';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import { ConflictError, ValidationError, type EventBus } from '@holdfast/kernel';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import { z } from 'zod';
 import { UserEntity, type User } from '../entities/user.js';
@@ -30,7 +30,7 @@ const SETUP_LOCK_KEY = 4_242_001;
  * setup endpoint, from plugin start (`HOLDFAST_ADMIN_EMAIL`/`HOLDFAST_ADMIN_PASSWORD`) and from the CLI
  * (`holdfast admin create`). Bad input is a 400 naming the field.
  */
-export async function createFirstAdmin(database: DatabasePort, input: FirstAdminInput, events?: EventBus): Promise<User> {
+export async function createFirstAdmin(database: OrmDatabase, input: FirstAdminInput, events?: EventBus): Promise<User> {
   const parsed = firstAdminSchema.safeParse(input);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
@@ -39,7 +39,7 @@ export async function createFirstAdmin(database: DatabasePort, input: FirstAdmin
   const { email, password } = parsed.data;
   const name = parsed.data.name ?? email.split('@')[0]!;
   const run = queue.then(() =>
-    (database.em() as EntityManager).transactional(async (em) => {
+    database.em().transactional(async (em) => {
       if (database.dialect === 'postgresql') {
         await (em as SqlEntityManager).getConnection().execute(`select pg_advisory_xact_lock(${SETUP_LOCK_KEY})`);
       }

@@ -1,4 +1,5 @@
-import type { DatabasePort } from '@holdfast/kernel';
+
+import type { OrmDatabase } from '@holdfast/orm-port';
 import type { EntityManager } from '@mikro-orm/core';
 import { AccountEntity } from '../entities/account.js';
 import { UserEntity, type User } from '../entities/user.js';
@@ -49,8 +50,8 @@ export function addCredentialAccount(em: EntityManager, userId: string, password
  * Checks an email and password. Always runs one scrypt verification, against a dummy hash when the email or its
  * password is unknown, so response time does not reveal which emails exist. Resolves the user or null.
  */
-export async function verifyPassword(database: DatabasePort, email: string, password: string): Promise<User | null> {
-  const em = database.em() as EntityManager;
+export async function verifyPassword(database: OrmDatabase, email: string, password: string): Promise<User | null> {
+  const em = database.em();
   const user = await em.findOne(UserEntity, { email: normalizeEmail(email) });
   const account = user ? await em.findOne(AccountEntity, { userId: user.id, providerId: CREDENTIAL_PROVIDER }) : null;
   const stored = account?.password ?? (await getDummyHash());

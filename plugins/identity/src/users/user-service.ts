@@ -1,4 +1,5 @@
-import type { DatabasePort, EventBus } from '@holdfast/kernel';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import type { EventBus } from '@holdfast/kernel';
 import { ConflictError, NotFoundError, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import { AccountEntity } from '../entities/account.js';
@@ -42,12 +43,12 @@ export interface UserPreferences {
 /** Users: CRUD, preferences and the cascade on delete. */
 export class UserService {
   constructor(
-    private readonly database: DatabasePort,
+    private readonly database: OrmDatabase,
     private readonly events?: EventBus,
   ) {}
 
   private em(): EntityManager {
-    return this.database.em() as EntityManager;
+    return this.database.em();
   }
 
   async count(): Promise<number> {

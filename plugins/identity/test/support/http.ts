@@ -1,21 +1,23 @@
 // A real koa app from the http plugin with the identity plugin registered, on an ephemeral port, plus a small
 // client that keeps the session cookie and the CSRF token like a browser page would.
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import pino from 'pino';
-import { EventBus, TOKENS, type RouteDefinition } from '@holdfast/kernel';
-import { createHttpApp } from '@holdfast/http';
+import { EventBus, TOKENS, type HoldfastPlugin, type RouteDefinition, type SecretSealer } from '@holdfast/kernel';
+import { composeHoldfast } from '@holdfast/boot';
 import { createIdentityPlugin, IDENTITY_SERVICES } from '../../src/plugin.js';
 import type { IdentityConfig } from '../../src/config.js';
 import type { IdentityServices } from '../../src/services.js';
 import type { TestDatabase } from './database.js';
+import { MemorySettings } from './memory-settings.js';
+import { testSealer } from './test-sealer.js';
 
 /** A started app. */
 export interface RunningIdentityApp {
   url: string;
   container: DependencyContainer;
   services: IdentityServices;
+  /** The settings the app reads through TOKENS.Settings (the catalog's port in the server). */
+  settings: MemorySettings;
   events: EventBus;
   close(): Promise<void>;
 }
@@ -28,41 +30,40 @@ export interface StartOptions {
   routes?: RouteDefinition[];
   /** Keep SPEC default rate limits; otherwise the harness raises them so many requests per test pass. */
   keepDefaultLimits?: boolean;
+  /** The secret sealer (default: a fresh test sealer with a random key). */
+  sealer?: SecretSealer;
+  /** Register no sealer (as a server without the catalog plugin). */
+  withoutSealer?: boolean;
 }
 
 /** Builds and starts the app over `db`. */
 export async function startIdentityApp(db: TestDatabase, options: StartOptions = {}): Promise<RunningIdentityApp> {
   const container = rootContainer.createChildContainer();
-  container.register(TOKENS.Database, { useValue: db.database });
   const events = new EventBus();
   container.register(TOKENS.EventBus, { useValue: events });
-  const plugin = createIdentityPlugin({ env: options.env ?? {}, config: { settingsCacheMs: 0, ...options.config } });
-  plugin.register!(container);
-  const services = container.resolve(IDENTITY_SERVICES);
+  // The catalog registers the system-key sealer in the server; TOTP secrets are sealed through it.
+  if (!options.withoutSealer) container.register(TOKENS.SecretSealer, { useValue: options.sealer ?? testSealer() });
+  const settings = new MemorySettings();
+  container.register(TOKENS.Settings, { useValue: settings });
   if (!options.keepDefaultLimits) {
-    for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) await services.settings.set(key, '10000');
+    for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) settings.set(key, '10000');
   }
-  await plugin.start!(container);
-  const app = createHttpApp({
+  const extraRoutes: HoldfastPlugin = { name: 'test-routes', routes: () => options.routes ?? [] };
+  const stack = await composeHoldfast({
+    plugins: [createIdentityPlugin({ env: options.env ?? {}, config: { ...options.config } }), extraRoutes],
     container,
-    routes: [...plugin.routes!(container), ...(options.routes ?? [])],
+    database: db.database,
+    migrate: false,
     logger: pino({ level: 'silent' }),
-    trustProxy: false,
+    http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
-  const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
-  });
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: stack.url!,
     container,
-    services,
+    services: container.resolve(IDENTITY_SERVICES),
+    settings,
     events,
-    close: async () => {
-      await plugin.stop!(container);
-      server.closeAllConnections();
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
-    },
+    close: () => stack.close(),
   };
 }
 

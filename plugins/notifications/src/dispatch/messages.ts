@@ -70,6 +70,12 @@ export const SYSTEM_EVENT_DEFAULTS = {
   system_error: true,
   // Decision (SPEC: not shown): enabled, category system; an engine upgrade or downgrade can break restores.
   db_version_changed: true,
+  // Decision (SPEC: integrity mismatches raise a system notification): enabled, category system.
+  integrity_check_failed: true,
+  // Decision (issue 18): adapter health changes and storage alerts are enabled, category system.
+  connection_offline: true,
+  connection_online: true,
+  storage_alert: true,
 } as const;
 
 /** One of the system events. */
@@ -141,6 +147,55 @@ export function systemPayload<K extends SystemEventType>(eventType: K, data: Hol
           { name: 'Error', value: failure.error ?? '' },
         ],
         color: COLORS.failure,
+        success: false,
+      };
+    }
+    case 'integrity_check_failed': {
+      const check = data as HoldfastEvents['integrity_check_failed'];
+      const listed = check.problems.map((p) => `${p.file} on ${p.destination}: ${p.problem}`);
+      return {
+        title: `Integrity check found ${check.problemCount} problem${check.problemCount === 1 ? '' : 's'}`,
+        message: `The ${check.executionType === 'Verification' ? 'verification' : 'integrity check'} of ${check.scope} found ${check.problemCount} bad or missing backup(s) among ${check.checked} checked.`,
+        fields: [
+          { name: 'Scope', value: check.scope, inline: true },
+          { name: 'Checked', value: String(check.checked), inline: true },
+          { name: 'Problems', value: String(check.problemCount), inline: true },
+          { name: 'Files', value: listed.slice(0, 10).join('\n') },
+        ],
+        color: COLORS.failure,
+        success: false,
+      };
+    }
+    case 'connection_offline':
+    case 'connection_online': {
+      const health = data as HoldfastEvents['connection_offline'];
+      const isOnline = eventType === 'connection_online';
+      return {
+        title: isOnline ? `Back online: ${health.configName}` : `Offline: ${health.configName}`,
+        message: isOnline
+          ? `${health.configName} answers health checks again.`
+          : `${health.configName} failed ${health.consecutiveFailures} health checks in a row.${health.error ? ` ${health.error}` : ''}`,
+        fields: [
+          { name: 'Adapter', value: `${health.type}/${health.adapterId}`, inline: true },
+          { name: 'Status', value: health.status, inline: true },
+          { name: 'Previous', value: health.previousStatus, inline: true },
+          ...(isOnline ? [] : [{ name: 'Error', value: health.error ?? '' }]),
+        ],
+        color: isOnline ? COLORS.success : COLORS.failure,
+        success: isOnline,
+      };
+    }
+    case 'storage_alert': {
+      const alert = data as HoldfastEvents['storage_alert'];
+      return {
+        title: `Storage alert (${alert.alert.replaceAll('_', ' ')}): ${alert.configName}`,
+        message: alert.message,
+        fields: [
+          { name: 'Destination', value: alert.configName, inline: true },
+          { name: 'Size', value: humanSize(alert.size), inline: true },
+          { name: 'Files', value: String(alert.count), inline: true },
+        ],
+        color: COLORS.partial,
         success: false,
       };
     }

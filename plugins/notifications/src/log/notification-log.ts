@@ -1,5 +1,6 @@
+import type { OrmDatabase } from '@holdfast/orm-port';
 import { randomUUID } from 'node:crypto';
-import type { DatabasePort, NotificationField, PluginMigration } from '@holdfast/kernel';
+import type { NotificationField, PluginMigration } from '@holdfast/kernel';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { EntityManager, Knex } from '@mikro-orm/knex';
 
@@ -130,12 +131,12 @@ function toEntry(row: NotificationLogRow): NotificationLogEntry {
 /** The notification log table: writes, filtered newest-first pages, and pruning by age. */
 export class NotificationLogStore implements NotificationLogWriter {
   constructor(
-    private readonly database: () => DatabasePort,
+    private readonly database: () => OrmDatabase,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   private em(): EntityManager {
-    return this.database().em() as EntityManager;
+    return this.database().em();
   }
 
   async write(entry: NotificationLogInput): Promise<void> {

@@ -1,0 +1,26 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from './client';
+
+export type AdapterType = 'database' | 'storage' | 'notification';
+
+/** URL segment and wording of each adapter configuration type. */
+export const ADAPTER_KINDS: Record<AdapterType, { path: string; plural: string; singular: string }> = {
+  database: { path: 'sources', plural: 'Sources', singular: 'source' },
+  storage: { path: 'destinations', plural: 'Destinations', singular: 'destination' },
+  notification: { path: 'channels', plural: 'Notification channels', singular: 'channel' },
+};
+
+export function adapterTypeOfPath(path: string): AdapterType {
+  return (Object.entries(ADAPTER_KINDS).find(([, kind]) => kind.path === path)?.[0] as AdapterType | undefined) ?? 'database';
+}
+
+export function useAdapterTypes() {
+  return useQuery({ queryKey: ['adapter-types'], queryFn: () => unwrap(api.GET('/api/adapters/types')), staleTime: 300_000 });
+}
+
+export function useAdapters(type?: AdapterType) {
+  return useQuery({
+    queryKey: ['adapters', type ?? 'all'],
+    queryFn: () => unwrap(api.GET('/api/adapters', { params: { query: type ? { type } : {} } })),
+  });
+}

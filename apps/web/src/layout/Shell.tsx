@@ -1,0 +1,93 @@
+import { ActionIcon, AppShell, Burger, Group, NavLink, ScrollArea, Text, Title, Tooltip, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { notifications } from '@mantine/notifications';
+import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { api, errorMessage, unwrap } from '../api/client';
+import { useAuth } from '../auth/AuthProvider';
+
+const NAV: Array<{ to: string; label: string; permission?: string }> = [
+  { to: '/', label: 'Dashboard' },
+  { to: '/jobs', label: 'Jobs' },
+  { to: '/history', label: 'History' },
+  { to: '/storage', label: 'Storage' },
+  { to: '/sources', label: 'Sources' },
+  { to: '/destinations', label: 'Destinations' },
+  { to: '/channels', label: 'Channels' },
+  { to: '/api-keys', label: 'API keys' },
+  { to: '/users', label: 'Users & groups' },
+  { to: '/settings', label: 'Settings' },
+  { to: '/audit', label: 'Audit log' },
+];
+
+function ColorSchemeToggle() {
+  const { setColorScheme } = useMantineColorScheme();
+  const computed = useComputedColorScheme('light');
+  const next = computed === 'dark' ? 'light' : 'dark';
+  return (
+    <Tooltip label={`Switch to ${next} mode`}>
+      <ActionIcon variant="default" size="lg" aria-label={`Switch to ${next} mode`} onClick={() => setColorScheme(next)} data-testid="color-scheme">
+        <span aria-hidden="true">{computed === 'dark' ? '☀' : '☾'}</span>
+      </ActionIcon>
+    </Tooltip>
+  );
+}
+
+/** The signed-in frame: header with the user's menu, navigation (a drawer on phones), and the page. */
+export function Shell() {
+  const [opened, { toggle, close }] = useDisclosure();
+  const location = useLocation();
+  const navigate = useNavigate();
+  const auth = useAuth();
+
+  const signOut = async () => {
+    try {
+      await unwrap(api.POST('/api/auth/sign-out'));
+    } catch (error) {
+      notifications.show({ color: 'red', title: 'Sign-out failed', message: errorMessage(error) });
+      return;
+    }
+    await auth.refresh();
+    navigate('/sign-in', { replace: true });
+  };
+
+  return (
+    <AppShell header={{ height: 56 }} navbar={{ width: 230, breakpoint: 'sm', collapsed: { mobile: !opened } }} padding="md">
+      <AppShell.Header>
+        <Group h="100%" px="md" justify="space-between" wrap="nowrap">
+          <Group gap="sm" wrap="nowrap">
+            <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Toggle navigation" />
+            <Title order={1} size="h3">
+              Holdfast
+            </Title>
+          </Group>
+          <Group gap="xs" wrap="nowrap">
+            <Text size="sm" visibleFrom="sm" component={Link} to="/profile" c="inherit">
+              {auth.current?.user.name}
+            </Text>
+            <ColorSchemeToggle />
+            <ActionIcon variant="default" size="lg" onClick={signOut} aria-label="Sign out" data-testid="sign-out" w="auto" px="xs">
+              <Text size="sm">Sign out</Text>
+            </ActionIcon>
+          </Group>
+        </Group>
+      </AppShell.Header>
+      <AppShell.Navbar p="xs" aria-label="Main navigation">
+        <ScrollArea>
+            {NAV.map((item) => (
+              <NavLink
+                key={item.to}
+                component={Link}
+                to={item.to}
+                label={item.label}
+                onClick={close}
+                active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
+              />
+            ))}
+        </ScrollArea>
+      </AppShell.Navbar>
+      <AppShell.Main>
+        <Outlet />
+      </AppShell.Main>
+    </AppShell>
+  );
+}

@@ -1,0 +1,53 @@
+import '@mantine/core/styles.css';
+import '@mantine/notifications/styles.css';
+import './styles.css';
+import { MantineProvider, createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { Notifications } from '@mantine/notifications';
+import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router';
+import { isUnauthorized } from './api/client';
+import { AuthProvider } from './auth/AuthProvider';
+import { router } from './routes';
+
+// Shade 9 (light) / 8 (dark) and auto-contrast keep text on filled buttons and badges above WCAG AA in both colour schemes.
+const theme = createTheme({ primaryColor: 'blue', primaryShade: { light: 9, dark: 8 }, autoContrast: true, luminanceThreshold: 0.4, defaultRadius: 'md' });
+
+// Mantine's default "dimmed" grey is below 4.5:1 on white; a shade darker (lighter in dark mode) passes WCAG AA.
+const cssVariablesResolver: CSSVariablesResolver = () => ({
+  variables: {},
+  light: { '--mantine-color-dimmed': 'var(--mantine-color-gray-7)' },
+  dark: { '--mantine-color-dimmed': 'var(--mantine-color-dark-1)' },
+});
+
+const queryClient: QueryClient = new QueryClient({
+  // A 401 anywhere means the session ended (expired or signed out elsewhere): re-check it, and the gate then
+  // sends the user to sign-in (the session query itself answers null on 401, so this cannot loop).
+  queryCache: new QueryCache({
+    onError: (error) => {
+      if (isUnauthorized(error)) void queryClient.invalidateQueries({ queryKey: ['auth', 'session'] });
+    },
+  }),
+  defaultOptions: {
+    queries: {
+      // A 401 will not fix itself by retrying; the session check sends the user to sign-in.
+      retry: (count, error) => !isUnauthorized(error) && count < 2,
+      refetchOnWindowFocus: false,
+      staleTime: 5_000,
+    },
+  },
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <MantineProvider theme={theme} defaultColorScheme="auto" cssVariablesResolver={cssVariablesResolver}>
+      <Notifications position="top-right" />
+      <QueryClientProvider client={queryClient}>
+        <AuthProvider>
+          <RouterProvider router={router} />
+        </AuthProvider>
+      </QueryClientProvider>
+    </MantineProvider>
+  </StrictMode>,
+);

@@ -1,0 +1,135 @@
+import { Alert, Button, Code, CopyButton, Group, MultiSelect, Paper, Stack, Switch, Table, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { z } from 'zod';
+import { api, unwrap } from '../api/client';
+import { formatDate } from '../components/format';
+import { ErrorAlert, QueryState } from '../components/PageState';
+
+const keySchema = z.object({ name: z.string().trim().min(1, 'Enter a name'), permissions: z.array(z.string()).min(1, 'Choose at least one permission') });
+
+/** API keys: create (the raw key is shown once, with a copy button), enable/disable, rotate, delete. */
+export default function ApiKeysPage() {
+  const queryClient = useQueryClient();
+  const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => unwrap(api.GET('/api/api-keys')) });
+  const permissions = useQuery({ queryKey: ['permissions'], queryFn: () => unwrap(api.GET('/api/permissions')) });
+  const [form, setForm] = useState({ name: '', permissions: [] as string[] });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
+  const create = useMutation({
+    mutationFn: (body: z.infer<typeof keySchema>) => unwrap(api.POST('/api/api-keys', { body })),
+    onSuccess: async (answer) => {
+      setIssued({ name: answer.apiKey.name, key: answer.key });
+      setForm({ name: '', permissions: [] });
+      await invalidate();
+    },
+  });
+  const rotate = useMutation({
+    mutationFn: (id: string) => unwrap(api.POST('/api/api-keys/{id}/rotate', { params: { path: { id } } })),
+    onSuccess: async (answer) => {
+      setIssued({ name: answer.apiKey.name, key: answer.key });
+      await invalidate();
+    },
+  });
+  const toggle = useMutation({
+    mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) => unwrap(api.PATCH('/api/api-keys/{id}', { params: { path: { id } }, body: { enabled } })),
+    onSuccess: invalidate,
+  });
+  const remove = useMutation({ mutationFn: (id: string) => unwrap(api.DELETE('/api/api-keys/{id}', { params: { path: { id } } })), onSuccess: invalidate });
+  const failure = create.error ?? rotate.error ?? toggle.error ?? remove.error;
+  return (
+    <Stack>
+      <Title order={2}>API keys</Title>
+      {issued && (
+        <Alert color="green" title={`Key "${issued.name}" created`} withCloseButton onClose={() => setIssued(null)} data-testid="issued-key">
+          <Stack gap="xs">
+            <span>Copy it now: it is shown only once and cannot be read again.</span>
+            <Group gap="xs" wrap="nowrap">
+              <Code style={{ wordBreak: 'break-all' }} data-testid="raw-key">
+                {issued.key}
+              </Code>
+              <CopyButton value={issued.key}>{({ copied, copy }) => <Button size="xs" onClick={copy}>{copied ? 'Copied' : 'Copy'}</Button>}</CopyButton>
+            </Group>
+          </Stack>
+        </Alert>
+      )}
+      {failure && <ErrorAlert error={failure} />}
+      <Paper withBorder p="md">
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            const parsed = keySchema.safeParse(form);
+            if (!parsed.success) {
+              setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message])));
+              return;
+            }
+            setErrors({});
+            create.mutate(parsed.data);
+          }}
+        >
+          <Stack>
+            <TextInput label="Key name" required value={form.name} error={errors.name} onChange={(event) => setForm({ ...form, name: event.currentTarget.value })} data-field="key-name" />
+            <MultiSelect
+              label="Permissions"
+              required
+              searchable
+              data={(permissions.data?.permissions ?? []).map((permission) => ({ value: permission.name, label: permission.name }))}
+              value={form.permissions}
+              error={errors.permissions}
+              onChange={(value) => setForm({ ...form, permissions: value })}
+              data-field="key-permissions"
+            />
+            <Group>
+              <Button type="submit" loading={create.isPending}>
+                Create key
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Paper>
+      <QueryState isPending={keys.isPending} error={keys.error} isEmpty={keys.data?.apiKeys.length === 0} empty="No API keys yet.">
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>Prefix</Table.Th>
+                <Table.Th>Permissions</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th>Enabled</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {keys.data?.apiKeys.map((key) => (
+                <Table.Tr key={key.id}>
+                  <Table.Td>{key.name}</Table.Td>
+                  <Table.Td>
+                    <Code>{key.prefix}…</Code>
+                  </Table.Td>
+                  <Table.Td>{key.permissions.join(', ')}</Table.Td>
+                  <Table.Td>{formatDate(key.lastUsedAt)}</Table.Td>
+                  <Table.Td>
+                    <Switch aria-label={`Enable ${key.name}`} checked={key.enabled} onChange={(event) => toggle.mutate({ id: key.id, enabled: event.currentTarget.checked })} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Group gap={4} wrap="nowrap">
+                      <Button size="xs" variant="default" onClick={() => window.confirm(`Rotate ${key.name}? The old key stops working.`) && rotate.mutate(key.id)}>
+                        Rotate
+                      </Button>
+                      <Button size="xs" color="red" variant="outline" onClick={() => window.confirm(`Delete ${key.name}?`) && remove.mutate(key.id)}>
+                        Delete
+                      </Button>
+                    </Group>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      </QueryState>
+    </Stack>
+  );
+}

@@ -1,0 +1,254 @@
+import { ActionIcon, Button, Checkbox, Group, Paper, Select, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { z } from 'zod';
+import { useAdapters } from '../api/adapters';
+import { api, unwrap } from '../api/client';
+import { ErrorAlert, QueryState } from '../components/PageState';
+import { useRunJob } from './JobsPage';
+
+/** Built-in schedule choices; a custom 5-part cron expression is always possible. */
+const SCHEDULE_PRESETS = [
+  { value: '0 * * * *', label: 'Every hour' },
+  { value: '0 3 * * *', label: 'Daily at 03:00' },
+  { value: '0 3 * * 0', label: 'Weekly (Sunday 03:00)' },
+  { value: '0 3 1 * *', label: 'Monthly (1st, 03:00)' },
+];
+
+const CRON = /^(\S+\s+){4}\S+$/;
+
+const jobSchema = z.object({
+  name: z.string().trim().min(1, 'Enter a name'),
+  sourceId: z.string().min(1, 'Choose a source'),
+  schedule: z.string().trim().regex(CRON, 'Use a 5-part cron expression, e.g. 0 3 * * *'),
+  destinations: z.array(z.string()).min(1, 'Add at least one destination'),
+  databases: z.array(z.string()),
+  compression: z.enum(['NONE', 'GZIP', 'BROTLI', 'ZSTD']),
+  encryptionProfileId: z.string().nullable(),
+  enabled: z.boolean(),
+});
+
+type JobForm = z.infer<typeof jobSchema>;
+
+const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', destinations: [], databases: [], compression: 'GZIP', encryptionProfileId: null, enabled: true };
+
+export default function JobEditPage() {
+  const { id } = useParams();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const sources = useAdapters('database');
+  const storages = useAdapters('storage');
+  const vault = useQuery({ queryKey: ['vault'], queryFn: () => unwrap(api.GET('/api/vault')) });
+  const policies = useQuery({ queryKey: ['retention-policies'], queryFn: () => unwrap(api.GET('/api/retention-policies')) });
+  const presets = useQuery({ queryKey: ['schedule-presets'], queryFn: () => unwrap(api.GET('/api/schedule-presets')) });
+  const existing = useQuery({ queryKey: ['jobs', id], queryFn: () => unwrap(api.GET('/api/jobs/{id}', { params: { path: { id: id! } } })), enabled: Boolean(id) });
+  const [form, setForm] = useState<JobForm>(EMPTY);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [lock, setLock] = useState(false);
+  /** Retention policy per destination (configId -> policy id; none: the destination's default applies). */
+  const [retention, setRetention] = useState<Record<string, string | null>>({});
+  const run = useRunJob();
+
+  useEffect(() => {
+    const job = existing.data;
+    if (!job) return;
+    setForm({
+      name: job.name,
+      sourceId: job.sourceId,
+      schedule: job.schedule,
+      destinations: [...job.destinations].sort((a, b) => a.priority - b.priority).map((destination) => destination.configId),
+      databases: job.databases,
+      compression: job.compression,
+      encryptionProfileId: job.encryptionProfileId,
+      enabled: job.enabled,
+    });
+    setRetention(Object.fromEntries(job.destinations.map((destination) => [destination.configId, destination.retentionPolicyId])));
+  }, [existing.data]);
+
+  const save = useMutation({
+    mutationFn: (valid: JobForm) => {
+      const body = { ...valid, destinations: valid.destinations.map((configId, priority) => ({ configId, priority, retentionPolicyId: retention[configId] ?? null })) };
+      return id ? unwrap(api.PUT('/api/jobs/{id}', { params: { path: { id } }, body })) : unwrap(api.POST('/api/jobs', { body }));
+    },
+    onSuccess: async (job) => {
+      await queryClient.invalidateQueries({ queryKey: ['jobs'] });
+      notifications.show({ color: 'green', message: `Saved ${job.name}` });
+      navigate('/jobs');
+    },
+  });
+  const clone = useMutation({
+    mutationFn: () => unwrap(api.POST('/api/jobs/{id}/clone', { params: { path: { id: id! } }, body: {} })),
+    onSuccess: async (job) => {
+      await queryClient.invalidateQueries({ queryKey: ['jobs'] });
+      navigate(`/jobs/${job.id}`);
+    },
+  });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/jobs/{id}', { params: { path: { id: id! } } })),
+    onSuccess: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['jobs'] });
+      navigate('/jobs');
+    },
+  });
+
+  const submit = (event: React.FormEvent) => {
+    event.preventDefault();
+    const parsed = jobSchema.safeParse(form);
+    if (!parsed.success) {
+      setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message])));
+      return;
+    }
+    setErrors({});
+    save.mutate(parsed.data);
+  };
+
+  const storageName = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.name ?? configId;
+  const move = (index: number, delta: number) => {
+    const next = [...form.destinations];
+    const [item] = next.splice(index, 1);
+    next.splice(index + delta, 0, item!);
+    setForm({ ...form, destinations: next });
+  };
+  const addable = (storages.data ?? []).filter((storage) => !form.destinations.includes(storage.id)).map((storage) => ({ value: storage.id, label: storage.name }));
+  const scheduleChoices = [...SCHEDULE_PRESETS, ...(presets.data ?? []).map((preset) => ({ value: preset.schedule, label: preset.name }))];
+  const uniqueChoices = [...new Map(scheduleChoices.map((choice) => [choice.value, choice])).values()];
+
+  return (
+    <Stack maw={720}>
+      <Title order={2}>{id ? `Job: ${existing.data?.name ?? ''}` : 'New job'}</Title>
+      <QueryState isPending={sources.isPending || storages.isPending || (Boolean(id) && existing.isPending)} error={sources.error ?? storages.error ?? existing.error}>
+        {id && (
+          <Paper withBorder p="md">
+            <Group>
+              <Button onClick={() => run.mutate({ jobId: id, lock })} loading={run.isPending} data-testid="run-now">
+                Run now
+              </Button>
+              <Checkbox label="Lock this backup (keep it out of retention)" checked={lock} onChange={(event) => setLock(event.currentTarget.checked)} />
+              <Button variant="default" onClick={() => clone.mutate()} loading={clone.isPending}>
+                Clone
+              </Button>
+            </Group>
+            {clone.error && <ErrorAlert error={clone.error} />}
+          </Paper>
+        )}
+        <Paper withBorder p="md">
+          <form onSubmit={submit} noValidate>
+            <Stack>
+              <TextInput label="Name" required value={form.name} error={errors.name} onChange={(event) => setForm({ ...form, name: event.currentTarget.value })} data-field="job-name" />
+              <Select
+                label="Source"
+                required
+                data={(sources.data ?? []).map((source) => ({ value: source.id, label: source.name }))}
+                value={form.sourceId || null}
+                error={errors.sourceId}
+                onChange={(value) => setForm({ ...form, sourceId: value ?? '' })}
+                data-field="job-source"
+                placeholder="Choose a source"
+              />
+              <TagsInput
+                label="Databases"
+                description="Names of the databases to back up (empty: every database of the source)"
+                value={form.databases}
+                onChange={(databases) => setForm({ ...form, databases })}
+                data-field="job-databases"
+              />
+              <div>
+                <Text fw={500} size="sm">
+                  Destinations (uploaded in this order)
+                </Text>
+                {form.destinations.length === 0 && (
+                  <Text size="sm" c="dimmed">
+                    None yet.
+                  </Text>
+                )}
+                <Stack gap={4} my="xs">
+                  {form.destinations.map((configId, index) => (
+                    <Group key={configId} justify="space-between" wrap="wrap" gap="xs">
+                      <Text size="sm">
+                        {index + 1}. {storageName(configId)}
+                      </Text>
+                      <Group gap={4} wrap="nowrap">
+                        <Select
+                          aria-label={`Retention policy for ${storageName(configId)}`}
+                          size="xs"
+                          w={170}
+                          data={(policies.data ?? []).map((policy) => ({ value: policy.id, label: policy.name }))}
+                          value={retention[configId] ?? null}
+                          onChange={(value) => setRetention({ ...retention, [configId]: value })}
+                          placeholder="Default retention"
+                          clearable
+                        />
+                        <ActionIcon variant="default" aria-label={`Move ${storageName(configId)} up`} disabled={index === 0} onClick={() => move(index, -1)}>
+                          <span aria-hidden="true">↑</span>
+                        </ActionIcon>
+                        <ActionIcon variant="default" aria-label={`Move ${storageName(configId)} down`} disabled={index === form.destinations.length - 1} onClick={() => move(index, 1)}>
+                          <span aria-hidden="true">↓</span>
+                        </ActionIcon>
+                        <ActionIcon variant="default" aria-label={`Remove ${storageName(configId)}`} onClick={() => setForm({ ...form, destinations: form.destinations.filter((entry) => entry !== configId) })}>
+                          <span aria-hidden="true">×</span>
+                        </ActionIcon>
+                      </Group>
+                    </Group>
+                  ))}
+                </Stack>
+                <Select
+                  aria-label="Add a destination"
+                  placeholder="Add a destination"
+                  data={addable}
+                  value={null}
+                  error={errors.destinations}
+                  onChange={(value) => value && setForm({ ...form, destinations: [...form.destinations, value] })}
+                  data-field="job-add-destination"
+                />
+              </div>
+              <Select
+                label="Schedule preset"
+                data={uniqueChoices}
+                value={uniqueChoices.some((choice) => choice.value === form.schedule) ? form.schedule : null}
+                onChange={(value) => value && setForm({ ...form, schedule: value })}
+                placeholder="Custom"
+              />
+              <TextInput
+                label="Schedule (cron)"
+                description="Minute hour day-of-month month day-of-week, in the system timezone"
+                value={form.schedule}
+                error={errors.schedule}
+                onChange={(event) => setForm({ ...form, schedule: event.currentTarget.value })}
+              />
+              <Select
+                label="Compression"
+                data={['NONE', 'GZIP', 'BROTLI', 'ZSTD']}
+                value={form.compression}
+                onChange={(value) => setForm({ ...form, compression: (value ?? 'NONE') as JobForm['compression'] })}
+                allowDeselect={false}
+              />
+              <Select
+                label="Encryption"
+                data={(vault.data ?? []).map((profile) => ({ value: profile.id, label: profile.name }))}
+                value={form.encryptionProfileId}
+                onChange={(value) => setForm({ ...form, encryptionProfileId: value })}
+                placeholder="No encryption"
+                clearable
+              />
+              <Switch label="Scheduled runs enabled" checked={form.enabled} onChange={(event) => setForm({ ...form, enabled: event.currentTarget.checked })} />
+              {save.error && <ErrorAlert error={save.error} title="Could not save the job" />}
+              {remove.error && <ErrorAlert error={remove.error} title="Could not delete the job" />}
+              <Group>
+                <Button type="submit" loading={save.isPending}>
+                  Save job
+                </Button>
+                {id && (
+                  <Button color="red" variant="outline" onClick={() => window.confirm('Delete this job?') && remove.mutate()} loading={remove.isPending}>
+                    Delete
+                  </Button>
+                )}
+              </Group>
+            </Stack>
+          </form>
+        </Paper>
+      </QueryState>
+    </Stack>
+  );
+}

@@ -1,0 +1,168 @@
+import { Alert, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { notifications } from '@mantine/notifications';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { useAdapters } from '../api/adapters';
+import { api, errorMessage, unwrap } from '../api/client';
+import { formatBytes, formatDate } from '../components/format';
+import { ErrorAlert, QueryState } from '../components/PageState';
+import { ToneBadge } from '../components/StatusBadge';
+
+type StoredFile = Awaited<ReturnType<typeof listFiles>>[number];
+
+function listFiles(id: string) {
+  return unwrap(api.GET('/api/storage/{id}/files', { params: { path: { id } } }));
+}
+
+/** Asks the server for a single-use link (typed client), then lets the browser's download manager fetch it. */
+async function downloadThroughLink(storageId: string, file: string) {
+  const answer = await unwrap(api.POST('/api/storage/{id}/download-url', { params: { path: { id: storageId } }, body: { file, decrypt: true } }));
+  const anchor = document.createElement('a');
+  anchor.href = answer.url;
+  anchor.download = file.split('/').pop() ?? 'backup';
+  anchor.rel = 'noopener';
+  document.body.append(anchor);
+  anchor.click();
+  anchor.remove();
+  notifications.show({ color: 'blue', message: `Download started (single-use link, valid ${answer.expiresIn})` });
+}
+
+function RestoreModal({ storageId, file, onClose }: { storageId: string; file: StoredFile; onClose(): void }) {
+  const sources = useAdapters('database');
+  const navigate = useNavigate();
+  const [target, setTarget] = useState<string | null>(null);
+  const [database, setDatabase] = useState('');
+  const restore = useMutation({
+    mutationFn: () =>
+      unwrap(
+        api.POST('/api/storage/{id}/restore', {
+          params: { path: { id: storageId } },
+          body: { file: file.path, ...(target ? { targetSourceId: target } : {}), ...(database.trim() ? { database: database.trim() } : {}) },
+        }),
+      ),
+    onSuccess: (answer) => navigate(`/runs/${answer.executionId}`),
+  });
+  const targets = (sources.data ?? []).filter((source) => !source.excludeFromRestore);
+  return (
+    <Modal opened onClose={onClose} title={`Restore ${file.path}`}>
+      <Stack>
+        <Text size="sm">Backed up databases: {file.databases.length ? file.databases.join(', ') : '—'}</Text>
+        <Select
+          label="Restore into"
+          description="A source configuration (sources excluded from restores are not offered); empty: the backup's own source"
+          data={targets.map((source) => ({ value: source.id, label: source.name }))}
+          value={target}
+          onChange={setTarget}
+          clearable
+          placeholder="The backup's own source"
+          data-field="restore-target"
+        />
+        <TextInput label="Target database" description="Empty: the original name" value={database} onChange={(event) => setDatabase(event.currentTarget.value)} data-field="restore-database" />
+        {restore.error && <ErrorAlert error={restore.error} title="Restore refused" />}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button onClick={() => restore.mutate()} loading={restore.isPending} data-testid="restore-start">
+            Start restore
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
+/** Files of one destination: lock/unlock, delete, single-use download and restore. */
+export default function StoragePage() {
+  const storages = useAdapters('storage');
+  const [params, setParams] = useSearchParams();
+  const storageId = params.get('storage') ?? storages.data?.[0]?.id ?? null;
+  const queryClient = useQueryClient();
+  const files = useQuery({ queryKey: ['storage-files', storageId], queryFn: () => listFiles(storageId!), enabled: Boolean(storageId) });
+  const [restoring, setRestoring] = useState<StoredFile | null>(null);
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ['storage-files', storageId] });
+  const lock = useMutation({
+    mutationFn: (file: StoredFile) => unwrap(api.POST('/api/storage/{id}/lock', { params: { path: { id: storageId! } }, body: { file: file.path, locked: !file.locked } })),
+    onSuccess: refresh,
+    onError: (error) => notifications.show({ color: 'red', title: 'Could not change the lock', message: errorMessage(error) }),
+  });
+  const remove = useMutation({
+    mutationFn: (file: StoredFile) => unwrap(api.DELETE('/api/storage/{id}/files', { params: { path: { id: storageId! }, query: { file: file.path } }, body: { file: file.path } })),
+    onSuccess: refresh,
+    onError: (error) => notifications.show({ color: 'red', title: 'Could not delete', message: errorMessage(error) }),
+  });
+  const download = useMutation({
+    mutationFn: (file: StoredFile) => downloadThroughLink(storageId!, file.path),
+    onError: (error) => notifications.show({ color: 'red', title: 'Download refused', message: errorMessage(error) }),
+  });
+  return (
+    <Stack>
+      <Title order={2}>Storage</Title>
+      <QueryState isPending={storages.isPending} error={storages.error} isEmpty={storages.data?.length === 0} empty="No destinations yet.">
+        <Select
+          label="Destination"
+          data={(storages.data ?? []).map((storage) => ({ value: storage.id, label: storage.name }))}
+          value={storageId}
+          onChange={(value) => value && setParams({ storage: value })}
+          allowDeselect={false}
+          maw={360}
+          data-field="storage-select"
+        />
+        <QueryState isPending={files.isPending} error={files.error} isEmpty={files.data?.length === 0} empty="This destination holds no backups yet.">
+          <Table.ScrollContainer minWidth={760}>
+            <Table striped>
+              <Table.Thead>
+                <Table.Tr>
+                  <Table.Th>File</Table.Th>
+                  <Table.Th>Job</Table.Th>
+                  <Table.Th>Size</Table.Th>
+                  <Table.Th>Created</Table.Th>
+                  <Table.Th>Actions</Table.Th>
+                </Table.Tr>
+              </Table.Thead>
+              <Table.Tbody>
+                {files.data?.map((file) => (
+                  <Table.Tr key={file.path} data-testid="storage-row">
+                    <Table.Td>
+                      <Text size="sm" style={{ wordBreak: 'break-all' }}>
+                        {file.path}
+                      </Text>
+                      <Group gap={4}>
+                        {file.locked && <ToneBadge color="gray">locked</ToneBadge>}
+                        {file.encrypted && <ToneBadge color="gray">encrypted</ToneBadge>}
+                      </Group>
+                    </Table.Td>
+                    <Table.Td>{file.jobName ?? '—'}</Table.Td>
+                    <Table.Td>{formatBytes(file.size)}</Table.Td>
+                    <Table.Td>{formatDate(file.createdAt ?? file.modifiedAt)}</Table.Td>
+                    <Table.Td>
+                      <Group gap={4} wrap="nowrap">
+                        <Button size="xs" variant="default" onClick={() => download.mutate(file)} data-testid="download">
+                          Download
+                        </Button>
+                        <Button size="xs" variant="default" onClick={() => setRestoring(file)} data-testid="restore">
+                          Restore
+                        </Button>
+                        <Button size="xs" variant="default" onClick={() => lock.mutate(file)}>
+                          {file.locked ? 'Unlock' : 'Lock'}
+                        </Button>
+                        <Button size="xs" color="red" variant="outline" disabled={file.locked} onClick={() => window.confirm(`Delete ${file.path}?`) && remove.mutate(file)}>
+                          Delete
+                        </Button>
+                      </Group>
+                    </Table.Td>
+                  </Table.Tr>
+                ))}
+              </Table.Tbody>
+            </Table>
+          </Table.ScrollContainer>
+        </QueryState>
+        <Alert variant="outline" color="gray">
+          Downloads use a single-use link that expires after five minutes.
+        </Alert>
+      </QueryState>
+      {restoring && storageId && <RestoreModal storageId={storageId} file={restoring} onClose={() => setRestoring(null)} />}
+    </Stack>
+  );
+}

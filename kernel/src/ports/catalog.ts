@@ -1,0 +1,127 @@
+/**
+ * Ports the catalog plugin implements (it owns configuration, settings and the system key), registered under the
+ * matching TOKENS so identity, the engine, notifications and observability never import it.
+ */
+
+/** Reads typed system settings with their defaults (SPEC "SystemSetting"); changes apply without a restart. */
+export interface SettingsReader {
+  /** The current value of `key`, parsed from its stored string, or the key's default. */
+  get<T = unknown>(key: string): Promise<T>;
+}
+
+/**
+ * Seals and opens secrets with the system encryption key (SPEC "Authentication" 13). Registered by the catalog,
+ * which owns the key, so other plugins (identity: TOTP secrets, SSO client secrets) never load it themselves.
+ * `open` throws when the value was sealed under another key or was altered.
+ */
+export interface SecretSealer {
+  seal(plaintext: string): string;
+  open(sealed: string): string;
+}
+
+/** A saved adapter configuration resolved for use: secrets decrypted, credential profiles attached. */
+export interface ResolvedAdapterConfig {
+  configId: string;
+  name: string;
+  /** Kernel adapter kind: `source`, `storage` or `notification`. */
+  kind: 'source' | 'storage' | 'notification';
+  adapterId: string;
+  /** Full config including decrypted secrets; never log or return it. */
+  config: Record<string, unknown>;
+  /** Decrypted credential profile payloads by role (`primary`, `ssh`). */
+  credentials: Record<string, Record<string, unknown>>;
+  /** Stores renewed credentials (OAuth tokens) into the assigned profiles; handed on as `AdapterContext.updateCredentials`. */
+  updateCredentials?(role: string, patch: Record<string, unknown>): Promise<void>;
+  /** Sources only: never restore into this one (backups from it are still made). */
+  excludeFromRestore?: boolean;
+}
+
+/** One destination of a run plan. */
+export interface RunPlanDestination extends ResolvedAdapterConfig {
+  priority: number;
+  /** Retention policy config (the retention adapter's config JSON); `null` keeps everything. */
+  retention: { policyId: string | null; strategyId: string; config: unknown } | null;
+}
+
+/** Everything the engine needs to run a job, resolved at the moment the run starts. */
+export interface RunPlan {
+  job: {
+    id: string;
+    name: string;
+    databases: string[];
+    compression: 'NONE' | 'GZIP' | 'BROTLI' | 'ZSTD';
+    pgCompression: string;
+    skipVerification: boolean;
+    namingPattern: string;
+    notificationTemplateId: string | null;
+    /** Where scheduled and on-demand test restores go; absent or null: the job has none. */
+    testRestore?: TestRestoreConfig | null;
+  };
+  source: ResolvedAdapterConfig;
+  /** Ascending priority. */
+  destinations: RunPlanDestination[];
+  /** Present when the job encrypts: the profile key (32 bytes). */
+  encryption: { profileId: string; key: Buffer } | null;
+}
+
+/**
+ * A job's scratch target for test restores: the latest backup is restored there, checked and dropped.
+ * `database`: a throwaway database on the server of source configuration `sourceId` (default: the job's source);
+ * `directory`: a throwaway folder below `path`. `schedule` is a 5-part cron (null: on demand only).
+ */
+export interface TestRestoreConfig {
+  target: { type: 'database'; sourceId?: string | null } | { type: 'directory'; path: string };
+  schedule?: string | null;
+  /** Allowed difference of row counts against the figures recorded at backup time, in percent (default 0). */
+  rowCountTolerancePercent?: number;
+}
+
+/** A job as listings see it; `schedule` is the effective one (the linked preset's when one is set). */
+export interface JobSummary {
+  id: string;
+  name: string;
+  schedule: string;
+  scheduleFrom: 'job' | 'preset';
+  enabled: boolean;
+  /** Cron of the job's scheduled test restores (its `testRestore.schedule`); absent or null: none. */
+  testRestoreSchedule?: string | null;
+}
+
+/** A storage destination as listings see it. */
+export interface StorageSummary {
+  configId: string;
+  name: string;
+  adapterId: string;
+}
+
+/** Resolves saved configuration for the engine (registered by the catalog plugin). */
+export interface JobCatalog {
+  /** Every job with its effective schedule (scheduler, dashboard, history search). */
+  listJobs(): Promise<JobSummary[]>;
+  /** Every configured storage destination (storage statistics). */
+  listStorageDestinations(): Promise<StorageSummary[]>;
+  /** Throws `NotFoundError('Job not found')` for an unknown id. */
+  resolveRunPlan(jobId: string): Promise<RunPlan>;
+  resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig>;
+  /** The 32-byte key of an encryption profile (restores and downloads). */
+  encryptionKey(profileId: string): Promise<Buffer>;
+  /** Names of jobs, for history/polling representations. */
+  jobNames(jobIds: string[]): Promise<Map<string, string>>;
+  /** The channel bindings of a job's notification template (else the default template, else none). */
+  notificationBindings(jobId: string): Promise<NotificationBinding[]>;
+  /** Every notification channel configuration, or only the given ids (unknown ids are left out). */
+  notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]>;
+  /**
+   * Records the engine version a backup of source `configId` detected (SPEC DbVersionHistory; a change raises
+   * `db_version_changed`). Optional so catalogs without a version history still satisfy the port.
+   */
+  recordSourceVersion?(configId: string, version: string, edition?: string): Promise<void>;
+}
+
+/** One channel of a notification template and the job outcomes it receives. */
+export interface NotificationBinding {
+  channel: ResolvedAdapterConfig;
+  onSuccess: boolean;
+  onPartial: boolean;
+  onFailed: boolean;
+}

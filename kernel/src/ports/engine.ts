@@ -1,0 +1,42 @@
+import type { Readable } from 'node:stream';
+
+/** Ports the engine plugin implements (recovery kits, reading stored backups), registered under the matching TOKENS. */
+
+/** One file of an encryption profile's recovery kit. */
+export interface RecoveryKitFile {
+  name: string;
+  content: string;
+  mode?: number;
+}
+
+/** Builds the recovery kit files (standalone decrypt script, README, key file) for one profile key (engine). */
+export type RecoveryKitBuilder = (options: { key: Uint8Array; profileName?: string; signal?: AbortSignal }) => Promise<RecoveryKitFile[]>;
+
+/** Options of {@link BackupReader.open}. */
+export interface BackupReadOptions {
+  /** Decrypt an encrypted backup (compression is kept); ignored for unencrypted files. */
+  decrypt: boolean;
+  /** For a multi-database dump: stream only this database's dump (decrypted and decompressed). */
+  database?: string;
+  signal?: AbortSignal;
+}
+
+/** A backup opened for reading: its (decoded) bytes, the name to give them and what its sidecar says. */
+export interface OpenedBackup {
+  stream: Readable;
+  /** File name for the download (the key's last segment, without `.enc` when decrypted). */
+  fileName: string;
+  /** Bytes the stream will yield, when known in advance. */
+  size?: number;
+  /** The parsed `.meta.json` sidecar, or `null` when the backup has none. */
+  sidecar: Record<string, unknown> | null;
+}
+
+/**
+ * Reads stored backups for downloads: decrypts and splits multi-database dumps without exposing codec internals
+ * (registered by the engine plugin). Throws `NotFoundError` for an unknown storage, `AdapterError(NOT_FOUND)` for a
+ * missing file and `ValidationError` when a decoded download needs a `database` it was not given.
+ */
+export interface BackupReader {
+  open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup>;
+}

@@ -1,0 +1,1 @@
+export { composeHoldfast, type ComposeOptions, type ComposedHoldfast, type HttpOptions } from './compose.js';

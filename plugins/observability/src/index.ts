@@ -1,0 +1,12 @@
+export { createObservabilityPlugin, OBSERVABILITY, SYSTEM_TASK_NAMES, type ObservabilityPluginOptions, type ObservabilityService } from './plugin.js';
+export { SystemTaskRunner, isValidCron, DEFAULT_TASK_RUNNER_OPTIONS, type TaskHandler, type TaskRunnerOptions, type TaskSchedule } from './tasks/runner.js';
+export { TaskLease } from './tasks/lease.js';
+export { TaskRunStore, type TaskRunView } from './tasks/run-store.js';
+export { HealthChecker, statusAfter, HEALTH_CHECK_TIMEOUT_MS, type HealthOutcome, type HealthStatus } from './health/health-check.js';
+export { updateDbVersions, type VersionPassResult } from './health/db-versions.js';
+export { StorageAlerts } from './storage/storage-alerts.js';
+export { ConfigBackup, configBackupFileName, type ConfigExporter } from './config-backup/config-backup.js';
+export { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
+export { ObservabilitySettings, OBSERVABILITY_SETTINGS, tokenHash, type ObservabilitySettingsValues } from './settings.js';
+export { createObservabilityTables } from './store/migration.js';
+export { SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity } from './store/entities.js';

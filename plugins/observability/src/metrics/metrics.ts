@@ -1,0 +1,166 @@
+import type { OrmDatabase } from '@holdfast/orm-port';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { BackupOutcomeEvent, EventBus, JobCatalog } from '@holdfast/kernel';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { dateOf } from '../storage/storage-alerts.js';
+
+/** Buckets of run durations (seconds): 1 s to 6 h. */
+const RUN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
+/** Buckets of HTTP latency (seconds). */
+const HTTP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+const OUTCOMES = { backup_success: 'Success', backup_partial: 'Partial', backup_failure: 'Failed' } as const;
+
+/**
+ * The Prometheus registry of one server. Run counters, durations and bytes move with the engine's outcome events
+ * of this process; queue depth, running count, last-success time, adapter health and notification failures are read
+ * from the database at scrape time, so every process of a shared database answers the same for them.
+ */
+export class HoldfastMetrics {
+  readonly registry = new Registry();
+  private readonly runs: Counter<'job' | 'status'>;
+  private readonly durations: Histogram<'job' | 'status'>;
+  private readonly bytes: Counter<'job'>;
+  private readonly http: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(
+    private readonly deps: { database: () => OrmDatabase; catalog: () => JobCatalog | undefined; withProcessMetrics?: boolean },
+  ) {
+    if (deps.withProcessMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'holdfast_process_' });
+    this.runs = new Counter({ name: 'holdfast_backup_runs_total', help: 'Finished backup runs by job and final status (this process)', labelNames: ['job', 'status'], registers: [this.registry] });
+    this.durations = new Histogram({ name: 'holdfast_backup_run_duration_seconds', help: 'Duration of finished backup runs', labelNames: ['job', 'status'], buckets: RUN_BUCKETS, registers: [this.registry] });
+    this.bytes = new Counter({ name: 'holdfast_backup_bytes_written_total', help: 'Bytes of backup files written (this process)', labelNames: ['job'], registers: [this.registry] });
+    this.http = new Histogram({ name: 'holdfast_http_request_duration_seconds', help: 'HTTP request latency by route template and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS, registers: [this.registry] });
+
+    const knex = () => this.deps.database().em().getKnex();
+    const jobNames = async (ids: string[]) => (ids.length ? ((await this.deps.catalog()?.jobNames(ids)) ?? new Map<string, string>()) : new Map<string, string>());
+    new Gauge({
+      name: 'holdfast_job_last_success_timestamp_seconds',
+      help: 'End time (Unix seconds) of the last successful backup of each job',
+      labelNames: ['job_id', 'job'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows: Array<{ job_id: string; ended: Date | number | string | null }> = await knex()('executions')
+          .select('job_id')
+          .max({ ended: 'ended_at' })
+          .where({ type: 'Backup', status: 'Success' })
+          .whereNotNull('job_id')
+          .groupBy('job_id');
+        const names = await jobNames(rows.map((row) => row.job_id));
+        for (const row of rows) if (row.ended !== null) this.set({ job_id: row.job_id, job: names.get(row.job_id) ?? row.job_id }, dateOf(row.ended).getTime() / 1000);
+      },
+    });
+    const countByStatus = (status: string) => async (target: Gauge) => {
+      const row: { n?: number | string } | undefined = await knex()('executions').count({ n: '*' }).where({ status }).first();
+      target.set(Number(row?.n ?? 0));
+    };
+    const pending = countByStatus('Pending');
+    const running = countByStatus('Running');
+    new Gauge({ name: 'holdfast_queue_depth', help: 'Executions waiting in the queue (Pending)', registers: [this.registry], async collect() { await pending(this); } });
+    new Gauge({ name: 'holdfast_running_executions', help: 'Executions running now (all processes)', registers: [this.registry], async collect() { await running(this); } });
+    new Gauge({
+      name: 'holdfast_adapter_health',
+      help: 'Health of each source and destination: 1 for its current status (ONLINE, DEGRADED, OFFLINE), 0 for the others',
+      labelNames: ['config_id', 'name', 'type', 'adapter', 'status'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows: Array<{ id: string; name: string; type: string; adapter_id: string; last_status: string }> = await knex()('adapter_configs')
+          .select('id', 'name', 'type', 'adapter_id', 'last_status')
+          .whereIn('type', ['database', 'storage']);
+        for (const row of rows) {
+          for (const status of ['ONLINE', 'DEGRADED', 'OFFLINE']) this.set({ config_id: row.id, name: row.name, type: row.type, adapter: row.adapter_id, status }, row.last_status === status ? 1 : 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'holdfast_notification_failures',
+      help: 'Failed notification deliveries in the notification log (kept for notification.logRetentionDays), by event type',
+      labelNames: ['event'],
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const rows: Array<{ event_type: string; n: number | string }> = await knex()('notification_log').select('event_type').count({ n: '*' }).where({ status: 'Failed' }).groupBy('event_type');
+        for (const row of rows) this.set({ event: row.event_type }, Number(row.n));
+      },
+    });
+  }
+
+  /** Counts outcome events; returns the unsubscribe functions. */
+  listen(events: EventBus): Array<() => void> {
+    return (Object.keys(OUTCOMES) as Array<keyof typeof OUTCOMES>).map((name) =>
+      events.on(name, (event: BackupOutcomeEvent) => {
+        const job = event.jobName ?? event.jobId ?? 'unknown';
+        const status = event.status ?? OUTCOMES[name];
+        this.runs.inc({ job, status });
+        if (event.durationMs !== undefined) this.durations.observe({ job, status }, event.durationMs / 1000);
+        if (event.size) this.bytes.inc({ job }, event.size);
+      }),
+    );
+  }
+
+  /** Records one HTTP request (route template, never the raw path, to keep label sets bounded). */
+  observeRequest(method: string, route: string, status: number, seconds: number): void {
+    this.http.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  /** The text exposition format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
+
+/** A path segment that is a record id (UUID, long hex or number) rather than a fixed word. */
+const ID_SEGMENT = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{16,}|\d+)$/i;
+/** Distinct route labels kept; later new ones are counted as `other` so random paths cannot grow the label set. */
+const MAX_ROUTES = 300;
+
+/**
+ * Observes every HTTP response of this process through Node's `http.server.*` diagnostics channels, so no web
+ * framework code is touched. The route label is the path with id segments replaced by `:id` (query strings never
+ * appear); 404/405 answers are labelled `unmatched`.
+ */
+export class HttpLatencyObserver {
+  private readonly startedAt = new WeakMap<object, number>();
+  private readonly routes = new Set<string>();
+  private readonly onStart = (message: unknown) => {
+    const { request } = message as { request: object };
+    this.startedAt.set(request, performance.now());
+  };
+  private readonly onFinish = (message: unknown) => {
+    const { request, response } = message as { request: { method?: string; url?: string }; response: { statusCode: number } };
+    const started = this.startedAt.get(request);
+    if (started === undefined) return;
+    this.metrics.observeRequest(request.method ?? 'GET', this.routeOf(request.url ?? '/', response.statusCode), response.statusCode, (performance.now() - started) / 1000);
+  };
+
+  constructor(private readonly metrics: HoldfastMetrics) {}
+
+  start(): void {
+    subscribe('http.server.request.start', this.onStart);
+    subscribe('http.server.response.finish', this.onFinish);
+  }
+
+  stop(): void {
+    unsubscribe('http.server.request.start', this.onStart);
+    unsubscribe('http.server.response.finish', this.onFinish);
+  }
+
+  routeOf(url: string, status: number): string {
+    if (status === 404 || status === 405) return 'unmatched';
+    const path = url.split('?')[0] ?? '/';
+    const route = path
+      .split('/')
+      .map((segment) => (ID_SEGMENT.test(segment) ? ':id' : segment))
+      .join('/');
+    if (this.routes.has(route)) return route;
+    if (this.routes.size >= MAX_ROUTES) return 'other';
+    this.routes.add(route);
+    return route;
+  }
+}

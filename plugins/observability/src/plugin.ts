@@ -1,0 +1,193 @@
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import { optionalToken, silentLogger, TOKENS, type EventBus, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { CATALOG_SERVICE, ConfigBackup } from './config-backup/config-backup.js';
+import { updateDbVersions } from './health/db-versions.js';
+import { HealthChecker } from './health/health-check.js';
+import { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
+import { observabilityRoutes } from './routes/observability-routes.js';
+import { ObservabilitySettings } from './settings.js';
+import { StorageAlerts } from './storage/storage-alerts.js';
+import { HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity, SystemTaskRunEntity } from './store/entities.js';
+import { createObservabilityTables } from './store/migration.js';
+import { TaskRunStore } from './tasks/run-store.js';
+import { DEFAULT_TASK_RUNNER_OPTIONS, SystemTaskRunner, type TaskHandler, type TaskRunnerOptions, type TaskSchedule } from './tasks/runner.js';
+
+/** The system tasks of SPEC (schedules stored by the catalog) plus this plugin's own configuration backup. */
+export const SYSTEM_TASK_NAMES = ['HEALTH_CHECK', 'CLEAN_OLD_LOGS', 'UPDATE_DB_VERSIONS', 'REFRESH_STORAGE_STATS', 'CONFIG_BACKUP'] as const;
+
+/** The running observability services (tests reach them through {@link OBSERVABILITY}). */
+export interface ObservabilityService {
+  runner: SystemTaskRunner;
+  runs: TaskRunStore;
+  health: HealthChecker;
+  alerts: StorageAlerts;
+  configBackup: ConfigBackup;
+  settings: ObservabilitySettings;
+  metrics: HoldfastMetrics;
+  /** Resolves when storage alert evaluations started so far have settled. */
+  idle(): Promise<void>;
+}
+
+export const OBSERVABILITY = Symbol.for('holdfast:observability') as InjectionToken<ObservabilityService>;
+
+/** Options of {@link createObservabilityPlugin} (tests shorten timings). */
+export interface ObservabilityPluginOptions {
+  runner?: Partial<TaskRunnerOptions>;
+  /** Bound of one adapter check (default 30 s). */
+  healthCheckTimeoutMs?: number;
+  /** Node process metrics (`holdfast_process_*`); default true. */
+  processMetrics?: boolean;
+}
+
+function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
+}
+
+/**
+ * The observability plugin: runs the system tasks on their schedules (one process per task at a time), records
+ * adapter health, raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
+ * and serves Prometheus metrics. Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses
+ * `TOKENS.Settings` (system time zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy` and the catalog's export when present.
+ */
+export function createObservabilityPlugin(options: ObservabilityPluginOptions = {}): HoldfastPlugin {
+  let service: ObservabilityService | undefined;
+  let observer: HttpLatencyObserver | undefined;
+  const pending = new Set<Promise<unknown>>();
+  const unsubscribe: Array<() => void> = [];
+
+  const serviceOf = (container: DependencyContainer): ObservabilityService => {
+    if (service) return service;
+    const base = optional(container, TOKENS.Logger);
+    const logger: KernelLogger = base?.child?.({ plugin: 'observability' }) ?? base ?? silentLogger;
+    const database = () => container.resolve(ORM_DATABASE);
+    const catalog = () => container.resolve(TOKENS.JobCatalog);
+    const registry = () => container.resolve(TOKENS.AdapterRegistry);
+    const events = (): EventBus | undefined => optional(container, TOKENS.EventBus);
+    const settings = new ObservabilitySettings(database);
+    const runs = new TaskRunStore(database);
+    const health = new HealthChecker({ container, database, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
+    const alerts = new StorageAlerts({ database, settings: () => settings.get('storageAlerts'), events, logger });
+    const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => optional(container, CATALOG_SERVICE), events, settings: () => settings.get('configBackup'), logger });
+    const metrics = new HoldfastMetrics({ database, catalog: () => optional(container, TOKENS.JobCatalog), withProcessMetrics: options.processMetrics });
+
+    const handlers = new Map<string, TaskHandler>([
+      [
+        'HEALTH_CHECK',
+        async (signal) => {
+          const outcomes = await health.checkAll(signal);
+          const count = (status: string) => outcomes.filter((outcome) => outcome.status === status).length;
+          return `checked ${outcomes.length}: ${count('ONLINE')} online, ${count('DEGRADED')} degraded, ${count('OFFLINE')} offline`;
+        },
+      ],
+      [
+        'CLEAN_OLD_LOGS',
+        async () => {
+          const { logRetentionDays } = await settings.get('health');
+          const cutoff = new Date(Date.now() - logRetentionDays * 86_400_000);
+          const [checks, taskRuns] = [await health.prune(cutoff), await runs.prune(cutoff)];
+          return `removed ${checks} health check row(s) and ${taskRuns} task run(s) older than ${logRetentionDays} days`;
+        },
+      ],
+      [
+        'UPDATE_DB_VERSIONS',
+        async (signal) => {
+          const result = await updateDbVersions({ container, database, catalog, registry, logger }, signal);
+          const failures = result.failed.map((failure) => `${failure.name}: ${failure.error}`).join('; ');
+          return `recorded the version of ${result.recorded} source(s)${result.failed.length ? `; ${result.failed.length} could not be reached (${failures})` : ''}`;
+        },
+      ],
+      [
+        'REFRESH_STORAGE_STATS',
+        async () => {
+          const bus = events();
+          if (!bus || bus.listenerCount('storage_stats_refresh') === 0) throw new Error('no storage statistics service is running (engine plugin)');
+          await bus.emit('storage_stats_refresh', { reason: 'system-task' });
+          return 'storage statistics refreshed';
+        },
+      ],
+      ['CONFIG_BACKUP', (signal) => configBackup.run(signal)],
+    ]);
+    const schedules = async (): Promise<TaskSchedule[]> => {
+      const rows: Array<{ task: string; enabled: boolean | number; schedule: string }> = await database().em().getKnex()('system_tasks').select('task', 'enabled', 'schedule');
+      const backup = await settings.get('configBackup');
+      return [
+        ...rows.map((row) => ({ task: row.task, enabled: Boolean(row.enabled), schedule: row.schedule })),
+        { task: 'CONFIG_BACKUP', enabled: backup.enabled && backup.storageId !== null, schedule: backup.schedule },
+      ];
+    };
+    const runner = new SystemTaskRunner(
+      { database, settings: () => optional(container, TOKENS.Settings), schedules, handlers, runs, events, logger },
+      { ...DEFAULT_TASK_RUNNER_OPTIONS, ...options.runner },
+    );
+    service = {
+      runner,
+      runs,
+      health,
+      alerts,
+      configBackup,
+      settings,
+      metrics,
+      async idle() {
+        while (pending.size > 0) await Promise.allSettled([...pending]);
+      },
+    };
+    return service;
+  };
+  const track = (work: Promise<unknown>) => {
+    pending.add(work);
+    void work.finally(() => pending.delete(work));
+  };
+
+  return {
+    name: 'observability',
+    provides: [OBSERVABILITY],
+    requires: [
+      ORM_DATABASE,
+      TOKENS.AdapterRegistry,
+      TOKENS.JobCatalog,
+      optionalToken(TOKENS.Settings),
+      optionalToken(TOKENS.EventBus),
+      optionalToken(TOKENS.Logger),
+      optionalToken(TOKENS.AccessPolicy),
+      optionalToken(CATALOG_SERVICE),
+    ],
+    entities: [SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
+    migrations: [createObservabilityTables],
+    register(container) {
+      container.register(OBSERVABILITY, { useFactory: serviceOf });
+    },
+    routes(container) {
+      const of = () => serviceOf(container);
+      const built = serviceOf(container);
+      return observabilityRoutes({
+        container,
+        database: () => container.resolve(ORM_DATABASE),
+        runner: () => of().runner,
+        runs: built.runs,
+        health: () => of().health,
+        alerts: () => of().alerts,
+        settings: built.settings,
+        metrics: () => of().metrics,
+      });
+    },
+    async start(container) {
+      const { runner, alerts, metrics } = serviceOf(container);
+      const events = optional(container, TOKENS.EventBus);
+      if (events) {
+        unsubscribe.push(...metrics.listen(events));
+        // Listeners return at once: evaluating alerts must not hold the storage statistics refresh.
+        unsubscribe.push(events.on('storage_snapshot', (snapshot) => track(alerts.evaluate(snapshot).catch(() => undefined))));
+      }
+      observer = new HttpLatencyObserver(metrics);
+      observer.start();
+      await runner.start();
+    },
+    async stop() {
+      for (const off of unsubscribe.splice(0)) off();
+      observer?.stop();
+      await service?.runner.stop();
+      await service?.idle();
+    },
+  };
+}
