@@ -16,6 +16,24 @@ export const ADAPTER_KINDS = ['source', 'storage', 'notification', 'retention', 
 /** One of {@link ADAPTER_KINDS}. */
 export type AdapterKind = (typeof ADAPTER_KINDS)[number];
 
+/**
+ * The one name of an adapter outside code: its package folder (`adapters/<name>`), its npm name (`@holdfast/<name>`)
+ * and its entry in `HOLDFAST_ADAPTERS_INCLUDE`/`_EXCLUDE`. Notification channels are `notify-<id>` (short and
+ * distinct from the `plugins/notifications` feature).
+ */
+export const ADAPTER_NAME_PREFIX: Readonly<Record<AdapterKind, string>> = {
+  source: 'source',
+  storage: 'storage',
+  notification: 'notify',
+  retention: 'retention',
+  naming: 'naming',
+};
+
+/** `adapterName('notification', 'generic-webhook')` is `notify-generic-webhook`. */
+export function adapterName(kind: AdapterKind, id: string): string {
+  return `${ADAPTER_NAME_PREFIX[kind]}-${id}`;
+}
+
 /** kebab-case, starting with a letter: `sftp`, `generic-webhook`, `postgres`. */
 export const ADAPTER_ID_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 

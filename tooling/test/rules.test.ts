@@ -54,13 +54,23 @@ describe('kernel rule', () => {
 describe('adapter rule', () => {
   it('accepts a well-formed adapter, including the notify- folder of a notification kind', () => {
     expect(adapterViolations(pkg('adapters/storage-local', goodAdapter))).toEqual([]);
-    const webhook = pkg('adapters/notify-webhook', {
+    const webhook = pkg('adapters/notify-generic-webhook', {
       ...goodAdapter,
-      name: '@holdfast/notify-webhook',
+      name: '@holdfast/notify-generic-webhook',
       holdfast: { kind: 'notification', id: 'generic-webhook' },
       dependencies: {},
     });
     expect(adapterViolations(webhook)).toEqual([]);
+  });
+
+  it('names a folder or package name that is not the one adapter name <prefix><id>', () => {
+    const renamed = { ...goodAdapter, name: '@holdfast/notify-webhook', holdfast: { kind: 'notification', id: 'generic-webhook' }, dependencies: {} };
+    expect(adapterViolations(pkg('adapters/notify-webhook', renamed))).toEqual([
+      '@holdfast/notify-webhook has id "generic-webhook", so its folder must be "notify-generic-webhook" (is "notify-webhook")',
+    ]);
+    expect(adapterViolations(pkg('adapters/notify-generic-webhook', renamed))).toEqual([
+      '@holdfast/notify-webhook must be named @holdfast/notify-generic-webhook',
+    ]);
   });
 
   it('names a missing block, a folder that does not match the kind and a bad id', () => {
@@ -119,12 +129,12 @@ describe('plugin rule', () => {
   it('names a dependency on and an import of another plugin, but not of the kernel', () => {
     const catalog = pkg('plugins/catalog', { name: '@holdfast/catalog', dependencies: { '@holdfast/kernel': '^0.1.0', '@holdfast/identity': '^0.1.0' } }, [
       { file: 'src/a.ts', specifier: '@holdfast/kernel' },
-      { file: 'src/b.ts', specifier: '@holdfast/persistence/testing' },
+      { file: 'src/b.ts', specifier: '@holdfast/persistence/internal' },
     ]);
     const plugins = [catalog, pkg('plugins/identity', { name: '@holdfast/identity' }), pkg('plugins/persistence', { name: '@holdfast/persistence' })];
     expect(pluginViolations(catalog, plugins)).toEqual([
       '@holdfast/catalog must not depend on plugin @holdfast/identity (found in dependencies); use a kernel token',
-      '@holdfast/catalog src/b.ts imports plugin @holdfast/persistence/testing; use a kernel token',
+      '@holdfast/catalog src/b.ts imports plugin @holdfast/persistence/internal; use a kernel token',
     ]);
   });
 

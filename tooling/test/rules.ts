@@ -60,6 +60,11 @@ export function adapterViolations(adapter: WorkspacePackage): string[] {
     }
     if (typeof block.id !== 'string' || !KEBAB_ID.test(block.id)) {
       problems.push(`${name} declares holdfast id "${String(block.id)}", which is not kebab-case`);
+    } else if (prefix && folder.startsWith(prefix)) {
+      // One name per adapter: folder, npm name and HOLDFAST_ADAPTERS_INCLUDE entry are all `<prefix><id>`.
+      const oneName = `${prefix}${block.id}`;
+      if (folder !== oneName) problems.push(`${name} has id "${block.id}", so its folder must be "${oneName}" (is "${folder}")`);
+      else if (name !== `@holdfast/${oneName}`) problems.push(`${name} must be named @holdfast/${oneName}`);
     }
   }
   const sdkPeer = manifest.peerDependencies?.['@holdfast/sdk'];

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawnNode } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode } from '@holdfast/tooling/harness/spawned-process';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 let workDir: string;

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const ADMIN = { email: 'ops@example.test', password: 'ops password long' };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { writeCommunityPackage } from './community-package.js';
-import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parseExpiry } from '../src/commands/keys.js';
-import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 const KEY_PATTERN = /^svc_key_[0-9a-f]{40}$/;

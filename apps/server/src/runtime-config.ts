@@ -1,5 +1,5 @@
 import { delimiter, isAbsolute, resolve } from 'node:path';
-import { ADAPTER_ID_PATTERN, ADAPTER_KINDS, type RuntimeConfig } from '@holdfast/kernel';
+import { ADAPTER_ID_PATTERN, ADAPTER_NAME_PREFIX, type RuntimeConfig } from '@holdfast/kernel';
 import { resolveConnectionTarget } from '@holdfast/persistence';
 
 /** The kernel's runtime config plus the settings only the server itself reads. */
@@ -46,15 +46,22 @@ function readPort(value: string | undefined): number {
   return port;
 }
 
+/** Older releases spelled notification channels `notification-<id>`; still accepted and read as `notify-<id>`. */
+const LEGACY_NOTIFICATION_PREFIX = 'notification-';
+
 function readAdapterList(variable: string, value: string | undefined): string[] {
   const names = (value ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-  for (const name of names) {
-    const kind = ADAPTER_KINDS.find((candidate) => name.startsWith(`${candidate}-`));
-    if (!kind || !ADAPTER_ID_PATTERN.test(name.slice(kind.length + 1))) {
-      throw new Error(`${variable} entry "${name}" is not <kind>-<id> (kinds: ${ADAPTER_KINDS.join(', ')})`);
+  const prefixes = Object.values(ADAPTER_NAME_PREFIX);
+  return names.map((name) => {
+    const canonical = name.startsWith(LEGACY_NOTIFICATION_PREFIX)
+      ? `${ADAPTER_NAME_PREFIX.notification}-${name.slice(LEGACY_NOTIFICATION_PREFIX.length)}`
+      : name;
+    const prefix = prefixes.find((candidate) => canonical.startsWith(`${candidate}-`));
+    if (!prefix || !ADAPTER_ID_PATTERN.test(canonical.slice(prefix.length + 1))) {
+      throw new Error(`${variable} entry "${name}" is not an adapter name like storage-local (prefixes: ${prefixes.join(', ')})`);
     }
-  }
-  return names;
+    return canonical;
+  });
 }
 
 function readBoolean(variable: string, value: string | undefined): boolean {

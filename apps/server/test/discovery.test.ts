@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { container } from 'tsyringe';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { instantiateAdapter, type AdapterRegistry } from '@holdfast/kernel';
+import { adapterName, instantiateAdapter, type AdapterRegistry } from '@holdfast/kernel';
 import { discoverAdapters } from '../src/discovery/index.js';
 import { createFixtureTree, writePackage, type FixtureTree } from './adapter-fixtures.js';
 
@@ -151,12 +151,13 @@ export default defineStorageAdapter({
 });
 
 describe('the adapters apps/server depends on', () => {
-  it('are discovered from the real package.json and load', async () => {
+  it('are discovered from the real package.json and load, each package named by its one adapter name', async () => {
     const registry = await discoverAdapters();
-    const byPackage = Object.fromEntries(registry.list().map((a) => [a.origin.packageName, `${a.definition.kind}-${a.definition.id}`]));
+    const byPackage = Object.fromEntries(registry.list().map((a) => [a.origin.packageName, adapterName(a.definition.kind, a.definition.id)]));
     expect(byPackage).toMatchObject({
       '@holdfast/storage-local': 'storage-local',
-      '@holdfast/notify-webhook': 'notification-generic-webhook',
+      '@holdfast/notify-generic-webhook': 'notify-generic-webhook',
     });
+    for (const [packageName, name] of Object.entries(byPackage)) expect(packageName).toBe(`@holdfast/${name}`);
   });
 });

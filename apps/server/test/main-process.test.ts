@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createFixtureTree, type FixtureTree } from './adapter-fixtures.js';
-import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -58,7 +58,7 @@ describe('node apps/server/dist/main.js', () => {
     expect(messages.indexOf('stopping HTTP listener')).toBeLessThan(messages.indexOf('closing database'));
     const loaded = running.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.msg === 'adapter loaded');
     expect(loaded.map((entry) => entry.package)).toEqual(
-      expect.arrayContaining(['@holdfast/storage-local', '@holdfast/notify-webhook', 'community-echo']),
+      expect.arrayContaining(['@holdfast/storage-local', '@holdfast/notify-generic-webhook', 'community-echo']),
     );
     await expect(access(join(dataDir, 'holdfast.db'))).resolves.toBeUndefined();
   });

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
+import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/tooling/harness/test-site';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../src/start-server.js';

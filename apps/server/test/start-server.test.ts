@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
 import { InstanceRecord } from '@holdfast/persistence';
-import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
+import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/tooling/harness/test-site';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { pino } from 'pino';
 import { featurePlugins } from '../src/feature-plugins.js';

@@ -15,7 +15,7 @@ import {
 } from '@holdfast/kernel';
 import namingTemplate from '@holdfast/naming-template';
 import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
-import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import retentionGfs from '@holdfast/retention-gfs';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TOKENS, type AnyAdapterDefinition } from '@holdfast/kernel';
 import { createNotificationsPlugin, NOTIFICATIONS } from '@holdfast/notifications';
-import notifyWebhook from '@holdfast/notify-webhook';
+import notifyWebhook from '@holdfast/notify-generic-webhook';
 import { startHttpReceiver, type HttpReceiver } from '@holdfast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { HoldfastPlugin, PluginMigration } from '@holdfast/kernel';
 import { defineEntity } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
-import { createThrowawayPostgres } from '../src/testing.js';
+import { createThrowawayPostgres } from '@holdfast/tooling/harness/test-site';
 
 /** An entity a test plugin contributes, to prove plugin entities reach the ORM. */
 export const Note = defineEntity({

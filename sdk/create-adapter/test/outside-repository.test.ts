@@ -9,7 +9,7 @@ import { copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } 
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
 import { CLI_BIN, childEnv, REPO_ROOT, requireBuilt, runCommand, runNode, SERVER_MAIN } from './helpers.js';
 
 const FIXTURES = join(REPO_ROOT, 'sdk/create-adapter/test/fixtures/my-nas');

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signIn, type HoldfastClient } from '@holdfast/client';
 import { startServer, type ServerHandle } from '@holdfast/server';
-import { spawnNode } from '@holdfast/tooling/testing/spawned-process';
+import { spawnNode } from '@holdfast/tooling/harness/spawned-process';
 
 export const ADMIN = { email: 'admin@example.test', password: 'correct horse battery staple' };
 

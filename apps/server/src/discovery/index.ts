@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { AdapterRegistry, silentLogger, type KernelLogger, type RegisteredAdapter } from '@holdfast/kernel';
+import { AdapterRegistry, adapterName, silentLogger, type KernelLogger, type RegisteredAdapter } from '@holdfast/kernel';
 import { dependencyCandidates, pluginDirCandidates } from './candidates.js';
 import { shareHostPackagesWith } from './host-packages.js';
 import { loadAdapter } from './load-adapter.js';
@@ -17,16 +17,16 @@ export interface DiscoveryOptions {
   manifestPath?: string;
   /** `HOLDFAST_PLUGIN_DIR`: a directory of community adapter packages. */
   pluginDir?: string;
-  /** `kind-id` names to load exclusively (empty: all). */
+  /** Adapter names (`storage-local`, `notify-generic-webhook`: see `adapterName`) to load exclusively (empty: all). */
   include?: readonly string[];
-  /** `kind-id` names never to load; an excluded package is not even imported. */
+  /** Adapter names never to load; an excluded package is not even imported. */
   exclude?: readonly string[];
   registry?: AdapterRegistry;
   logger?: KernelLogger;
 }
 
 function isWanted(candidate: AdapterCandidate, include: readonly string[], exclude: readonly string[]): boolean {
-  const key = `${candidate.block.kind}-${candidate.block.id}`;
+  const key = adapterName(candidate.block.kind, candidate.block.id);
   return (include.length === 0 || include.includes(key)) && !exclude.includes(key);
 }
 
@@ -48,7 +48,7 @@ export async function discoverAdapters(options: DiscoveryOptions = {}): Promise<
 
   const loaded: RegisteredAdapter[] = [];
   for (const candidate of candidates) {
-    const key = `${candidate.block.kind}-${candidate.block.id}`;
+    const key = adapterName(candidate.block.kind, candidate.block.id);
     if (!isWanted(candidate, include, exclude)) {
       logger.info({ adapter: key, package: candidate.packageName }, 'adapter skipped by include/exclude');
       continue;
@@ -60,7 +60,7 @@ export async function discoverAdapters(options: DiscoveryOptions = {}): Promise<
     );
   }
   for (const name of include) {
-    if (!loaded.some((entry) => `${entry.definition.kind}-${entry.definition.id}` === name)) {
+    if (!loaded.some((entry) => adapterName(entry.definition.kind, entry.definition.id) === name)) {
       logger.warn({ adapter: name }, 'HOLDFAST_ADAPTERS_INCLUDE names an adapter that is not installed');
     }
   }

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
+import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/tooling/harness/test-site';
 import { pino } from 'pino';
 import { startServer, type ServerHandle } from '../../src/start-server.js';
 

@@ -20,7 +20,7 @@ import {
   type SettingsReader,
 } from '@holdfast/kernel';
 import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
-import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import type { Knex } from '@mikro-orm/knex';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';

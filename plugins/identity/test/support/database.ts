@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import { openDatabase as openHoldfastDatabase, type HoldfastDatabase } from '@holdfast/persistence';
-import { createThrowawayPostgres } from '@holdfast/persistence/testing';
+import { createThrowawayPostgres } from '@holdfast/tooling/harness/test-site';
 import { identityEntities } from '../../src/entities/index.js';
 import { identityMigrations } from '../../src/migrations/index.js';
 

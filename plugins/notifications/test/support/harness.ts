@@ -2,7 +2,7 @@
 // with the real generic-webhook and email channel adapters. The catalog, settings and identity are doubles of their
 // kernel ports: maps of channel configurations and template bindings, a settings map, and a Bearer authenticator
 // where `perm:a,b` grants exactly those permissions.
-import { startPluginApp } from '@holdfast/tooling/testing/plugin-app';
+import { startPluginApp } from '@holdfast/tooling/harness/plugin-app';
 import { createHttpPlugin } from '@holdfast/http';
 import {
   AdapterRegistry,
@@ -17,9 +17,9 @@ import {
   type ResolvedAdapterConfig,
 } from '@holdfast/kernel';
 import notifyEmail from '@holdfast/notify-email';
-import notifyWebhook from '@holdfast/notify-webhook';
+import notifyWebhook from '@holdfast/notify-generic-webhook';
 import { createPersistencePlugin } from '@holdfast/persistence';
-import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createNotificationsPlugin, NOTIFICATIONS, type NotificationsPluginOptions, type NotificationsService } from '../../src/index.js';
 import { hangingChannel } from './fixture-channels.js';

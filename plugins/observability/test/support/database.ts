@@ -1,5 +1,5 @@
 import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
-import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import { createObservabilityPlugin } from '../../src/index.js';

@@ -2,7 +2,7 @@
 // engine's real BackupReader (only its registration; no queue runs). The catalog and identity are replaced by
 // doubles of their kernel ports: a map of adapter configurations and a Bearer authenticator where
 // `perm:a,b` grants exactly those permissions.
-import { startPluginApp } from '@holdfast/tooling/testing/plugin-app';
+import { startPluginApp } from '@holdfast/tooling/harness/plugin-app';
 import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import {
@@ -19,7 +19,7 @@ import {
   type ResolvedAdapterConfig,
 } from '@holdfast/kernel';
 import { createPersistencePlugin } from '@holdfast/persistence';
-import { createTestSite, type TestDialect, type TestSite } from '@holdfast/persistence/testing';
+import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import storageLocal from '@holdfast/storage-local';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createStorageBrowserPlugin, type StorageBrowserPluginOptions } from '../../src/index.js';

@@ -1,6 +1,6 @@
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { HoldfastDatabase } from '@holdfast/persistence';
-import type { TestSite } from '@holdfast/persistence/testing';
+import type { TestSite } from '@holdfast/tooling/harness/test-site';
 import type { DependencyContainer } from 'tsyringe';
 
 /** A running plugin app: its URL, its database, and `close()` (server, plugins in reverse, database, site). */

@@ -1,4 +1,4 @@
 import { defineConfig } from 'vitest/config';
 import { packageTestConfig } from '@holdfast/tooling/vitest';
 
-export default defineConfig(packageTestConfig('@holdfast/notify-webhook'));
+export default defineConfig(packageTestConfig('@holdfast/notify-generic-webhook'));
