@@ -8,7 +8,7 @@ let hook: HttpReceiver;
 let smtp: SmtpReceiver;
 
 beforeEach(async () => {
-  [server, hook, smtp] = await Promise.all([startNotificationServer('sqlite', { sendTimeoutMs: 400 }), startHttpReceiver(), startSmtpReceiver()]);
+  [server, hook, smtp] = await Promise.all([startNotificationServer('sqlite', { sendTimeoutMs: 5_000 }), startHttpReceiver(), startSmtpReceiver()]);
   server.catalog.addChannel('hook', 'generic-webhook', { webhookUrl: `${hook.url}/hook` });
   server.catalog.addChannel('mail', 'email', { host: '127.0.0.1', port: smtp.port, secure: 'none', from: 'backup@example.test', to: 'ops@example.test', timeoutSeconds: 3 });
   server.catalog.bindings.set('job-1', [
