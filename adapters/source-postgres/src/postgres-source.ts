@@ -80,6 +80,9 @@ export class PostgresSource implements SourceAdapter {
     const { version } = await this.detectVersion();
     const databases = options.databases.length > 0 ? [...options.databases] : await this.listDatabases();
     if (databases.length === 0) throw new AdapterError(ORIGIN, 'NOT_FOUND', 'the server has no database to back up');
+    // pg_dump of a missing database fails only when its turn comes: after the databases before it were uploaded, and
+    // as a TRANSIENT tool failure. Checked here, it is a NOT_FOUND before the first byte.
+    if (options.databases.length > 0) await this.assertDatabasesExist(databases);
     this.context.logger.info({ databases, version }, 'starting pg_dump');
     return startDump(this.config, this.sshTarget(), databases, options.engineOptions, options.signal, version);
   }
@@ -93,6 +96,21 @@ export class PostgresSource implements SourceAdapter {
       warnings: [],
     };
     return restoreDump(context, stream, options.target);
+  }
+
+  /** Rejects with NOT_FOUND naming every database of `wanted` the server does not have. */
+  private async assertDatabasesExist(wanted: string[]): Promise<void> {
+    const sql = 'SELECT datname FROM pg_database ORDER BY datname';
+    const ssh = this.sshTarget();
+    const existing = new Set(
+      ssh
+        ? (await remoteQuery(this.config, ssh, this.config.maintenanceDatabase, sql)).map((row) => row[0]!)
+        : await withClient(this.config, this.config.maintenanceDatabase, async (client) => (await client.query<{ datname: string }>(sql)).rows.map((row) => row.datname)),
+    );
+    const missing = wanted.filter((name) => !existing.has(name));
+    if (missing.length === 0) return;
+    const names = missing.map((name) => `"${name}"`).join(', ');
+    throw new AdapterError(ORIGIN, 'NOT_FOUND', `unknown database${missing.length > 1 ? 's' : ''} ${names} on ${this.config.host}:${this.config.port}`);
   }
 
   /** The SSH login in SSH mode (undefined in local mode); resolved per call so a fixed profile takes effect. */

@@ -114,6 +114,20 @@ describe('source-postgres against the local PostgreSQL', () => {
     expect((error as { code?: string }).code).toBe('TRANSIENT');
   });
 
+  it('a missing pg_dump rejects the dump before any byte with CONFIG naming the tool', async () => {
+    const error = await source({ binDirectory: '/nonexistent/holdfast-bin' }).dump({ databases: [seeded], signal: new AbortController().signal }).catch((e: unknown) => e);
+    expect(isAdapterError(error) && (error as { code: string }).code).toBe('CONFIG');
+    expect((error as Error).message).toMatch(/\/nonexistent\/holdfast-bin\/(pg_dump|psql) was not found/);
+    expect((await childCommands()).filter((c) => c.includes('pg_dump'))).toEqual([]);
+  });
+
+  it('an unknown database rejects the dump before any byte with NOT_FOUND naming it', async () => {
+    const error = await source().dump({ databases: [seeded, 'hf_no_such_db'], signal: new AbortController().signal }).catch((e: unknown) => e);
+    expect(isAdapterError(error) && (error as { code: string }).code).toBe('NOT_FOUND');
+    expect((error as Error).message).toBe('[source-postgres] unknown database "hf_no_such_db" on 127.0.0.1:5432');
+    expect((await childCommands()).filter((c) => c.includes('pg_dump'))).toEqual([]);
+  });
+
   it('aborting mid-dump errors the stream and leaves no pg_dump process behind', async () => {
     const big = await database('big');
     await sql(big, `CREATE TABLE blob AS SELECT g AS id, repeat(md5(g::text), 40) AS body FROM generate_series(1, 200000) g`);

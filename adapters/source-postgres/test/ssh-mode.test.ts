@@ -126,6 +126,13 @@ describe('source-postgres in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     expect((unreachable as Error).message).toMatch(/SSH connection failed: cannot connect to 127\.0\.0\.1:1/);
   });
 
+  it('an unknown database over SSH rejects the dump with NOT_FOUND before any pg_dump starts on the remote host', async () => {
+    const error = await sshSource().dump({ databases: ['postgres', 'hf_no_such_db'], signal: new AbortController().signal }).catch((e: unknown) => e);
+    expect(isAdapterError(error) && (error as { code: string }).code).toBe('NOT_FOUND');
+    expect((error as Error).message).toBe('[source-postgres] unknown database "hf_no_such_db" on 127.0.0.1:5432');
+    expect(remoteToolProcesses(sshd.user, 'pg_dump')).toEqual([]);
+  });
+
   it('a pinned key is required in SSH mode', () => {
     expect(() => instantiateAdapter(container, definition, { ...server, ssh: { host: sshd.host, username: sshd.user } })).toThrow(/hostKeySha256/);
   });

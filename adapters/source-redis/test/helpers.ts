@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { Redis } from 'ioredis';
 
 /** The local Redis, as the launcher recorded it. Others share it: this package uses indexes 7, 8 and 10-15 only (9 is the bench's). */
@@ -107,4 +109,32 @@ export function compareSnapshots(actual: Map<string, KeySnapshot>, expected: Map
   }
   for (const key of actual.keys()) if (!expected.has(key)) problems.push(`unexpected key ${key}`);
   return problems;
+}
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer().listen(0, '127.0.0.1');
+  await new Promise((resolve) => probe.once('listening', resolve));
+  const { port } = probe.address() as net.AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * "Stop the server, place the file": starts a second redis-server on `dir/dump.rdb` and snapshots database `db` as
+ * that server serves it, key by key (values per type and absolute expiry). The server is killed afterwards.
+ */
+export async function snapshotServedFromRdb(dir: string, db: number): Promise<Map<string, KeySnapshot>> {
+  const port = await freePort();
+  const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--dbfilename', 'dump.rdb', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const restored = new Redis({ host: '127.0.0.1', port, db, retryStrategy: (n) => (n > 100 ? null : 100) });
+  restored.on('error', () => undefined); // refused connects while the server loads the file; ping() waits
+  try {
+    await restored.ping();
+    return await snapshotOf(restored);
+  } finally {
+    restored.disconnect();
+    server.kill('SIGKILL');
+  }
 }

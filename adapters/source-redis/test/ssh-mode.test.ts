@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type SourceAdapter } from '@holdfast/sdk';
 import { listChildProcesses, waitForNoNewChildren } from '@holdfast/testkit';
 import definition from '../src/index.js';
-import { compareSnapshots, flush, seed, server, snapshot, withDb } from './helpers.js';
+import { compareSnapshots, flush, seed, server, snapshot, snapshotServedFromRdb, withDb } from './helpers.js';
 import { allCommandLines, ownConnectionsTo, remoteToolProcesses, sshdState, waitFor, type SshdState } from './ssh-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222: logical mode talks to the local Redis through an SSH port
@@ -69,7 +69,7 @@ describe('source-redis in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     expect(await waitFor(() => ownConnectionsTo(sshd.port) === 0)).toBe(true);
   });
 
-  it('rdb mode runs redis-cli on the SSH host with the password in no command line; the RDB checks OK', async () => {
+  it('rdb mode runs redis-cli on the SSH host with the password in no command line; the RDB checks OK and a server started on it serves every key and TTL', async () => {
     // About 24 MB more than the SSH window, so the unread remote redis-cli is certainly still running.
     await withDb(TARGET, async (redis) => {
       const batch = redis.pipeline();
@@ -89,6 +89,8 @@ describe('source-redis in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     try {
       await writeFile(join(dir, 'dump.rdb'), bytes);
       expect(execFileSync('redis-check-rdb', [join(dir, 'dump.rdb')], { encoding: 'utf8' })).toMatch(/RDB looks OK/);
+      // Key by key, every type with its TTL, as a server started on the file serves them.
+      expect(compareSnapshots(await snapshotServedFromRdb(dir, SEEDED), await snapshot(SEEDED))).toEqual([]);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -117,6 +119,19 @@ describe('source-redis in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     const error = await sshSource({ mode: 'rdb', binDirectory: '/nonexistent/holdfast-bin' }).dump({ databases: [], signal: signal() }).catch((e: unknown) => e);
     expect(isAdapterError(error) && error.code).toBe('CONFIG');
     expect((error as Error).message).toMatch(/redis-cli was not found in \/nonexistent\/holdfast-bin of 127\.0\.0\.1/);
+  });
+
+  it('aborting a logical dump mid-stream rejects done with ABORTED and closes the SSH port forward', async () => {
+    const controller = new AbortController();
+    const dump = await sshSource().dump({ databases: [String(SEEDED)], signal: controller.signal });
+    const drained = pipeline(dump.stream, new PassThrough({ highWaterMark: 1024 }), new Writable({ highWaterMark: 1024, write: (_c, _e, cb) => setTimeout(cb, 5) }));
+    expect(ownConnectionsTo(sshd.port)).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    await expect(drained).rejects.toBeTruthy();
+    await expect(dump.done).rejects.toSatisfy((e: unknown) => isAdapterError(e) && e.code === 'ABORTED');
+    // Logical mode runs no remote process: what must not survive the cancel is the SSH connection.
+    expect(await waitFor(() => ownConnectionsTo(sshd.port) === 0)).toBe(true);
   });
 
   it('aborting an rdb dump mid-stream leaves no redis-cli on the remote host and no local child', async () => {

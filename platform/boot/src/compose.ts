@@ -54,6 +54,9 @@ export interface ComposedHoldfast {
   close(): Promise<void>;
 }
 
+/** Idle keep-alive connections are kept this long (longer than common clients and load balancers). */
+const KEEP_ALIVE_TIMEOUT_MS = 76_000;
+
 /** Tokens the composition registers itself once the database is open. */
 const COMPOSITION_TOKENS: ReadonlySet<InjectionToken<unknown>> = new Set([TOKENS.Database, ORM_DATABASE, TOKENS.Plugins]);
 
@@ -88,6 +91,11 @@ export async function composeHoldfast(options: ComposeOptions): Promise<Composed
       const routes = plugins.flatMap((plugin) => plugin.routes?.(container) ?? []);
       const app = createHttpApp({ container, routes, logger, trustProxy: options.http.trustProxy ?? false });
       server = createServer(app.callback());
+      // Keep idle connections longer than clients and proxies do (undici 4 s, nginx 75 s, most load balancers 60 s):
+      // with Node's 5 s default the server may close a socket just as a client reuses it, which the client sees
+      // as ECONNRESET or a 502.
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
       port = await listen(server, options.http.port, options.http.host);
     }
     const http = options.http;

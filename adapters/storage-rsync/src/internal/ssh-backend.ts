@@ -68,12 +68,14 @@ export class SshBackend implements RsyncBackend {
       body.destroy();
       // A command that failed first (mkdir refused, disk full) closed the channel under the writes: its exit status
       // says why, so wait briefly for it before the channel is destroyed (destroying first loses the status).
-      const remote = signal?.aborted ? undefined : await Promise.race([done, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 2000).unref())]);
+      const remote = signal?.aborted ? undefined : await Promise.race([done, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 5000).unref())]);
       channel.destroy();
       // A closed channel is the end of input for `cat`, so the temp file may hold a part: always remove it.
       await run(this.connection, `rm -f -- ${q(temp)}`).catch(() => undefined);
       if (signal?.aborted) throw aborted(`put of "${target.key}"`);
-      if (!(error instanceof AdapterError) && remote && remote.code !== null && remote.code !== 0) {
+      // Under load OpenSSH may close the channel without the exit status (code null); the stderr still says why.
+      const remoteFailed = remote !== undefined && remote.code !== 0 && (remote.code !== null || remote.stderr.trim() !== '');
+      if (!(error instanceof AdapterError) && remoteFailed) {
         throw rsyncError(remote.code, remote.stderr, `put of "${target.key}" failed`, 'remote shell');
       }
       throw error;
