@@ -89,9 +89,7 @@ beforeAll(() => {
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-// Known flake (see the session note): a remote script sometimes ends without an exit status under load; each test may
-// run again (up to 2 retries) with every assertion unchanged, until the cause is found.
-describe('source-sqlite in SSH mode (real sshd on 127.0.0.1:2222)', { retry: 2 }, () => {
+describe('source-sqlite in SSH mode (real sshd on 127.0.0.1:2222)', () => {
   it("backs up a file named with a space, quote, - and . over SSH while sshtest writes to it; the restore over SSH holds every row", async () => {
     const file = ownedDatabase("it's a-b.c.sqlite", 40_000);
     const adapter = sshSource({ path: file, sshPrivateKey: undefined, sshPassword: sshd.password });

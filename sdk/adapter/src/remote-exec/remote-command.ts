@@ -32,18 +32,32 @@ function exec(client: Client, command: string): Promise<ClientChannel> {
   return new Promise((resolve, reject) => client.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))));
 }
 
+/**
+ * The exit status also travels as a last stderr line: under load OpenSSH sometimes closes an exec channel without
+ * the exit-status message, and a command that succeeded must not then count as failed.
+ */
+const EXIT_LINE = /(?:^|\n)HFEXIT (\d+)\n$/;
+
+/** Splits the exit line off a command's stderr. */
+function splitExitLine(stderr: string): { code: number | null; rest: string } {
+  const match = EXIT_LINE.exec(stderr);
+  return match ? { code: Number(match[1]), rest: stderr.slice(0, match.index) } : { code: null, rest: stderr };
+}
+
 /** Runs a short helper command and answers its stdout; `input` goes to its stdin. */
 async function execCollect(client: Client, command: string, input = ''): Promise<string> {
-  const channel = await exec(client, command);
+  const channel = await exec(client, `( ${command}
+); printf 'HFEXIT %s\n' "$?" >&2`);
   let out = '';
+  let err = '';
+  let status: number | null = null;
   channel.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  channel.stderr.resume();
+  channel.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString('utf8')).slice(-4096)));
+  channel.on('exit', (code: number | null) => (status = code));
   channel.end(input);
-  // 'exit' carries the status; a connection that closes first (or a server that sends none) settles on 'close'.
-  const code = await new Promise<number | null>((resolve) => {
-    channel.once('exit', (status: number | null) => resolve(status));
-    channel.once('close', () => resolve(null));
-  });
+  // A connection that closes first (or a server that sends no status) settles on 'close'.
+  await new Promise<void>((resolve) => channel.once('close', () => resolve()));
+  const code = status ?? splitExitLine(err).code;
   if (code !== 0) throw new Error(`remote helper failed (exit ${String(code)})`);
   return out;
 }
@@ -60,9 +74,10 @@ async function writeSecretFile(client: Client, env: Readonly<Record<string, stri
 
 /**
  * The wrapper run by the remote sh: reports its pid on stderr (so a kill can target it), loads and deletes the
- * secret file, then replaces itself with the command.
+ * secret file, runs the command and reports its exit status as a last stderr line (see {@link EXIT_LINE}).
  */
-const WRAPPER = 'echo "HFPID $$" >&2; if [ -n "$1" ]; then . "$1"; rm -f "$1"; fi; shift; export HOLDFAST_REMOTE_RUN="$1"; shift; exec "$@"';
+const WRAPPER =
+  'echo "HFPID $$" >&2; if [ -n "$1" ]; then . "$1"; rm -f "$1"; fi; shift; export HOLDFAST_REMOTE_RUN="$1"; shift; "$@"; s=$?; printf \'HFEXIT %s\\n\' "$s" >&2; exit "$s"';
 
 /**
  * Kills every process of one run: those whose environment carries the run's marker (the command and whatever it
@@ -118,7 +133,9 @@ export async function startRemoteCommand(target: SshTarget, remote: RemoteComman
       if (isClosed) return;
       isClosed = true;
       client.end();
-      resolve(exitCode);
+      const reported = splitExitLine(tail);
+      tail = reported.rest;
+      resolve(exitCode ?? reported.code);
     };
     channel.once('close', finish);
     client.once('close', finish);
