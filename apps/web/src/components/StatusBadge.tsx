@@ -14,7 +14,7 @@ const COLORS: Record<string, string> = {
 };
 
 /** A coloured tag whose text stays readable in both schemes (the text carries the meaning, not only the colour). */
-export function ToneBadge({ color, children, ...rest }: { color: string; children: React.ReactNode; 'data-status'?: string }) {
+export function ToneBadge({ color, children, ...rest }: { color: string; children: React.ReactNode; 'data-status'?: string; 'data-testid'?: string }) {
   const style = { '--hf-status-light': `color-mix(in srgb, var(--mantine-color-${color}-9) 65%, black)`, '--hf-status-dark': `var(--mantine-color-${color}-2)` } as CSSProperties;
   return (
     <Badge color={color} variant="light" className="hf-status" style={style} {...rest}>

@@ -16,6 +16,7 @@ const NAV: Array<{ to: string; label: string; permission?: string }> = [
   { to: '/api-keys', label: 'API keys' },
   { to: '/users', label: 'Users & groups' },
   { to: '/settings', label: 'Settings' },
+  { to: '/settings/sso', label: 'Single sign-on', permission: 'settings:read' },
   { to: '/audit', label: 'Audit log' },
 ];
 
@@ -38,6 +39,11 @@ export function Shell() {
   const location = useLocation();
   const navigate = useNavigate();
   const auth = useAuth();
+  const items = NAV.filter((item) => !item.permission || auth.can(item.permission));
+  // The most specific entry is the active one (/settings/sso is not also /settings).
+  const active = items
+    .filter((item) => (item.to === '/' ? location.pathname === '/' : location.pathname === item.to || location.pathname.startsWith(`${item.to}/`)))
+    .sort((a, b) => b.to.length - a.to.length)[0]?.to;
 
   const signOut = async () => {
     try {
@@ -73,14 +79,14 @@ export function Shell() {
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main navigation">
         <ScrollArea>
-            {NAV.map((item) => (
+            {items.map((item) => (
               <NavLink
                 key={item.to}
                 component={Link}
                 to={item.to}
                 label={item.label}
                 onClick={close}
-                active={item.to === '/' ? location.pathname === '/' : location.pathname.startsWith(item.to)}
+                active={item.to === active}
               />
             ))}
         </ScrollArea>

@@ -6,6 +6,7 @@ import { api, unwrap } from '../api/client';
 import { useAuth } from '../auth/AuthProvider';
 import { formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
+import { ProfileNav } from '../components/ProfileNav';
 
 /** Own profile and preferences (timezone, formats, auto-redirect on job start) and active sessions. */
 export default function ProfilePage() {
@@ -31,6 +32,7 @@ export default function ProfilePage() {
   return (
     <Stack maw={820}>
       <Title order={2}>Profile</Title>
+      <ProfileNav />
       <Paper withBorder p="md">
         <form
           onSubmit={(event) => {

@@ -1,13 +1,16 @@
-import { Button, Group, NumberInput, Paper, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Group, NumberInput, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { useAuth } from '../auth/AuthProvider';
 import { formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
 
 /** System settings (concurrency, timezone, retention of logs) and the system tasks with their schedules. */
 export default function SettingsPage() {
+  const auth = useAuth();
   const queryClient = useQueryClient();
   const settings = useQuery({ queryKey: ['settings'], queryFn: () => unwrap(api.GET('/api/settings')) });
   const tasks = useQuery({ queryKey: ['system-tasks'], queryFn: () => unwrap(api.GET('/api/settings/system-tasks')) });
@@ -25,6 +28,11 @@ export default function SettingsPage() {
   return (
     <Stack maw={820}>
       <Title order={2}>Settings</Title>
+      {auth.can('settings:read') && (
+        <Text size="sm">
+          Sign-in through an identity provider: <Anchor component={Link} to="/settings/sso" underline="always">single sign-on providers (OIDC, SAML)</Anchor>.
+        </Text>
+      )}
       <QueryState isPending={settings.isPending} error={settings.error}>
         <Paper withBorder p="md">
           <form

@@ -45,11 +45,12 @@ export interface AxeViolation {
 
 /**
  * Runs axe-core in the page (evaluated through DevTools, so the page's CSP stays on) and returns the serious and
- * critical violations.
+ * critical violations; `within` (a CSS selector) limits the scan to that part of the page.
  */
-export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
+export async function seriousViolations(page: Page, within?: string): Promise<AxeViolation[]> {
   axeSource ??= await readFile(require.resolve('axe-core/axe.min.js'), 'utf8');
   await page.evaluate(`${axeSource}\n;undefined`);
-  const result = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] })`)) as { violations: AxeViolation[] };
+  const context = within ? JSON.stringify({ include: [within] }) : 'document';
+  const result = (await page.evaluate(`axe.run(${context}, { resultTypes: ['violations'] })`)) as { violations: AxeViolation[] };
   return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
