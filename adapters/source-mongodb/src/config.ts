@@ -1,15 +1,26 @@
 import { secret, secretTarget, z } from '@holdfast/sdk';
 
+/** The SSH host of SSH mode; the login secrets are top-level secret fields (see below). */
+export const sshBlock = z.object({
+  host: z.string().min(1).describe('SSH host from which the MongoDB server is reached (and where mongodump/mongorestore run in tools mode)'),
+  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
+  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
+  hostKeySha256: z
+    .string()
+    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
+    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+});
+
 /** Config of a MongoDB source: where the server is, how to log in, and which backup method is used. */
 export const mongoSourceConfig = z.object({
-  // The URI and the user say where the password goes: a stored secret is reused only while they stay the same.
+  // The URI, the user, binDirectory and ssh say where the passwords go: a stored secret is reused only while they stay.
   uri: secretTarget(
     z
       .string()
       .trim()
       .regex(/^mongodb(\+srv)?:\/\//, 'expected a mongodb:// or mongodb+srv:// connection string')
       .refine((uri) => !/^mongodb(\+srv)?:\/\/[^/@]*:[^/@]*@/.test(uri), 'put the password in the password field, not in the URI')
-      .describe('Connection string without credentials, e.g. mongodb://db1:27017,db2:27017/?replicaSet=rs0&tls=true'),
+      .describe('Connection string without credentials, e.g. mongodb://db1:27017,db2:27017/?replicaSet=rs0&tls=true (hosts as seen from the SSH host in SSH mode)'),
   ),
   username: secretTarget(z.string().min(1).optional().describe('User name (default: no authentication)')),
   password: secret(z.string().optional().describe('Password of the user')),
@@ -19,11 +30,17 @@ export const mongoSourceConfig = z.object({
     .enum(['auto', 'tools', 'driver'])
     .default('auto')
     .describe('auto: mongodump/mongorestore when found, else the driver export; tools: always the tools; driver: always the driver'),
-  binDirectory: secretTarget(z.string().optional().describe('Directory holding mongodump and mongorestore (default: PATH)')),
+  binDirectory: secretTarget(z.string().optional().describe('Directory holding mongodump and mongorestore (on the SSH host in SSH mode); default: PATH')),
   includeUsers: z.boolean().default(false).describe('Also back up and restore users and roles (needs the backup/restore roles)'),
   dropBeforeRestore: z.boolean().default(true).describe('Drop each collection before it is restored (like mongorestore --drop)'),
   batchSize: z.coerce.number().int().min(1).max(100_000).default(1000).describe('Documents per find batch and per insert batch (driver method)'),
-  connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect and server selection timeout in seconds'),
+  connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect and server selection timeout in seconds (also the SSH handshake timeout)'),
+  ssh: secretTarget(
+    sshBlock.optional().describe('Reach the server through this SSH host: the driver over a port forward, mongodump/mongorestore run there'),
+  ),
+  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
+  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
+  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
 });
 
 /** Parsed config of {@link mongoSourceConfig}. */

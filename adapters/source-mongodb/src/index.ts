@@ -10,7 +10,7 @@ export { FORMAT_VERSION as EXPORT_FORMAT_VERSION } from './internal/format.js';
 export default defineSourceAdapter({
   id: 'mongodb',
   displayName: 'MongoDB',
-  description: 'Backs up MongoDB with mongodump --archive when installed, else with the driver in a documented format Holdfast restores; users and roles on request.',
+  description: 'Backs up MongoDB with mongodump --archive when installed, else with the driver in a documented format Holdfast restores; users and roles on request; directly or through SSH.',
   configSchema: mongoSourceConfig,
   capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false },
   implementation: MongoSource,

@@ -11,6 +11,7 @@ import {
   type RestoreResult,
   type SourceAdapter,
   type SourceVersion,
+  type SshTarget,
   toDumpHandle,
   peekHead,
 } from '@holdfast/sdk';
@@ -21,13 +22,18 @@ import { driverExport } from './internal/driver-dump.js';
 import { driverImport } from './internal/driver-restore.js';
 import { fromDriverError, mongoError, ORIGIN } from './internal/errors.js';
 import { isExportStream } from './internal/format.js';
-import { toolExport, toolImport } from './internal/tool-dump.js';
+import { remoteToolPath, remoteToolRuns } from './internal/remote-tool.js';
+import { resolveSshTarget } from './internal/ssh.js';
+import { toolExport, toolImport, type ToolSite } from './internal/tool-dump.js';
 import { findTool } from './internal/tools.js';
 
 /** First bytes of a mongodump archive: the magic number 0x8199e26d, little-endian. */
 const ARCHIVE_MAGIC = Buffer.from([0x6d, 0xe2, 0x99, 0x81]);
 
-/** Backs up MongoDB with mongodump --archive when available, else with the driver in Holdfast's export format. */
+/**
+ * Backs up MongoDB with mongodump --archive when available, else with the driver in Holdfast's export format. In SSH
+ * mode the driver talks through an SSH port forward and the tools run on the SSH host.
+ */
 @injectable()
 export class MongoSource implements SourceAdapter {
   private readonly scrub: (text: string) => string;
@@ -43,7 +49,8 @@ export class MongoSource implements SourceAdapter {
     const started = Date.now();
     try {
       const { version, edition } = await this.withClient((client) => serverVersion(client));
-      return { ok: true, message: `${edition} ${version} at ${hostsOf(this.config.uri)}`, latencyMs: Date.now() - started, version };
+      const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
+      return { ok: true, message: `${edition} ${version} at ${hostsOf(this.config.uri)}${via}`, latencyMs: Date.now() - started, version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
     }
@@ -58,7 +65,9 @@ export class MongoSource implements SourceAdapter {
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
-    const client = await connect(this.config);
+    const ssh = this.sshTarget();
+    const connection = await connect(this.config, ssh);
+    const { client } = connection;
     let handedOver = false;
     try {
       const server = await serverVersion(client);
@@ -67,15 +76,15 @@ export class MongoSource implements SourceAdapter {
       const unknown = databases.filter((name) => !existing.includes(name));
       if (unknown.length > 0) throw mongoError('NOT_FOUND', `unknown database ${unknown.join(', ')} (found: ${existing.join(', ') || 'none'})`);
       const meta = { origin: ORIGIN, signal: options.signal, databases, engineVersion: server.version };
-      const tool = await this.tool('mongodump');
+      const tool = await this.tool('mongodump', ssh);
       if (tool) {
-        this.context.logger.info({ databases, tool }, 'starting mongodump --archive');
+        this.context.logger.info({ databases, tool: tool.path, sshHost: ssh?.host }, 'starting mongodump --archive');
         return await toDumpHandle(toolExport(tool, uriWithCredentials(this.config), databases, this.config.includeUsers, options.signal, this.scrub), {
           ...meta,
           extension: '.archive',
         });
       }
-      this.context.logger.info({ databases }, 'starting driver export');
+      this.context.logger.info({ databases, sshHost: ssh?.host }, 'starting driver export');
       handedOver = true;
       const scrub = this.scrub;
       const plan = { databases, includeUsers: this.config.includeUsers, batchSize: this.config.batchSize, server, signal: options.signal };
@@ -86,7 +95,7 @@ export class MongoSource implements SourceAdapter {
           } catch (error) {
             throw fromDriverError(error, 'export failed', scrub);
           } finally {
-            await client.close().catch(() => undefined);
+            await connection.close();
           }
         })(),
         { ...meta, extension: '.hfmongo' },
@@ -94,7 +103,7 @@ export class MongoSource implements SourceAdapter {
     } catch (error) {
       throw fromDriverError(error, 'dump failed', this.scrub);
     } finally {
-      if (!handedOver) await client.close().catch(() => undefined);
+      if (!handedOver) await connection.close();
     }
   }
 
@@ -102,7 +111,7 @@ export class MongoSource implements SourceAdapter {
     const { head, whole } = await peekHead(stream, 9);
     const { database, databaseMapping } = options.target;
     if (head.subarray(0, 4).equals(ARCHIVE_MAGIC)) {
-      const tool = await this.tool('mongorestore', true);
+      const tool = await this.tool('mongorestore', this.sshTarget(), true);
       const mapping = { ...(database && this.config.database ? { [this.config.database]: database } : {}), ...databaseMapping };
       return toolImport(tool!, uriWithCredentials(this.config), whole, { mapping, drop: this.config.dropBeforeRestore, includeUsers: this.config.includeUsers, signal: options.signal }, this.scrub);
     }
@@ -122,24 +131,35 @@ export class MongoSource implements SourceAdapter {
     });
   }
 
-  /** The tool to use, or undefined for the driver method; `required` (restoring an archive) makes a missing tool an error. */
-  private async tool(name: 'mongodump' | 'mongorestore', required = false): Promise<string | undefined> {
+  /**
+   * The tool to use (on the SSH host in SSH mode), or undefined for the driver method; `required` (restoring an
+   * archive) makes a missing tool an error.
+   */
+  private async tool(name: 'mongodump' | 'mongorestore', ssh: SshTarget | undefined, required = false): Promise<ToolSite | undefined> {
     if (this.config.method === 'driver' && !required) return undefined;
-    const path = await findTool(name, this.config.binDirectory);
+    const { binDirectory } = this.config;
+    const remotePath = remoteToolPath(name, binDirectory);
+    const path = ssh ? ((await remoteToolRuns(ssh, remotePath)) ? remotePath : undefined) : await findTool(name, binDirectory);
     if (!path && (required || this.config.method === 'tools')) {
-      throw mongoError('CONFIG', `${name} was not found${this.config.binDirectory ? ` in ${this.config.binDirectory}` : ' on PATH'}; install the MongoDB Database Tools or set binDirectory`);
+      const where = `${binDirectory ? `in ${binDirectory}` : 'on PATH'}${ssh ? ` of ${ssh.host}` : ''}`;
+      throw mongoError('CONFIG', `${name} was not found ${where}; install the MongoDB Database Tools or set binDirectory`);
     }
-    return path;
+    return path ? { path, ssh } : undefined;
+  }
+
+  /** The SSH login in SSH mode (undefined in local mode); CONFIG when SSH mode has no usable login. */
+  private sshTarget(): SshTarget | undefined {
+    return resolveSshTarget(this.config, this.context);
   }
 
   private async withClient<T>(work: (client: MongoClient) => Promise<T>): Promise<T> {
-    const client = await connect(this.config);
+    const connection = await connect(this.config, this.sshTarget());
     try {
-      return await work(client);
+      return await work(connection.client);
     } catch (error) {
       throw fromDriverError(error, 'request failed', this.scrub);
     } finally {
-      await client.close().catch(() => undefined);
+      await connection.close();
     }
   }
 }

@@ -56,6 +56,11 @@ export class FakeMongoServer {
     return `mongodb://127.0.0.1:${this.port}/?directConnection=true`;
   }
 
+  /** Client connections open right now (the SSH tests check that none outlives a run). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   async stop(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Secret, TOTP } from 'otpauth';
 import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
 
 const CLI = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -61,15 +62,31 @@ async function run(dataDir: string, args: string[], extraEnv?: NodeJS.ProcessEnv
   return { code, stdout: process.stdoutLines.join('\n'), stderr: process.stderr() };
 }
 
-/** Starts `holdfast serve` on a data dir, signs in, runs `work` with an API caller, and stops the server. */
-async function withServer<T>(dataDir: string, work: (api: (method: string, path: string, body?: unknown) => Promise<any>) => Promise<T>): Promise<T> {
+/** Starts `holdfast serve` on a data dir, signs in (with `totp` as second factor when the account has one), runs
+ * `work` with an API caller, and stops the server. */
+async function withServer<T>(
+  dataDir: string,
+  work: (api: (method: string, path: string, body?: unknown) => Promise<any>) => Promise<T>,
+  totp?: TOTP,
+): Promise<T> {
   const server = holdfast(dataDir, ['serve']);
   const { port } = (await server.waitForLog('holdfast listening', 30_000)) as { port: number };
   const base = `http://127.0.0.1:${port}`;
-  const signIn = await fetch(`${base}/api/auth/sign-in`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(ADMIN) });
+  const post = (path: string, body: unknown, cookie?: string) =>
+    fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) }, body: JSON.stringify(body) });
+  let signIn = await post('/api/auth/sign-in', ADMIN);
   expect(signIn.status).toBe(200);
-  const { csrfToken } = (await signIn.json()) as { csrfToken: string };
-  const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+  let answer = (await signIn.json()) as { csrfToken?: string; twoFactorRequired?: boolean };
+  if (answer.twoFactorRequired) {
+    expect(totp, 'the account asks for a second factor').toBeDefined();
+    const pending = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    // The next step's code: inside the one-step window, and never a replay of the step used before.
+    signIn = await post('/api/auth/two-factor/verify', { code: totp!.generate({ timestamp: Date.now() + 30_000 }) }, pending);
+    answer = (await signIn.json()) as { csrfToken?: string };
+    expect(signIn.status, JSON.stringify(answer)).toBe(200);
+  }
+  const csrfToken = answer.csrfToken!;
+  const cookie = signIn.headers.getSetCookie().find((line) => !line.startsWith('holdfast_2fa='))!.split(';')[0]!;
   const api = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -143,8 +160,9 @@ describe('holdfast config export / import', () => {
 });
 
 describe('holdfast secrets rotate-key', () => {
-  it('re-encrypts stored secrets under a new key; the server then starts with the new key only', async () => {
+  it('re-encrypts stored secrets under a new key, identity\'s too; the server then starts with the new key only', async () => {
     const dataDir = join(workDir, 'data');
+    let totp: TOTP | undefined;
     await withServer(dataDir, async (api) => {
       const hook = await api('POST', '/api/adapters', {
         name: 'rotating webhook',
@@ -153,6 +171,15 @@ describe('holdfast secrets rotate-key', () => {
         config: { webhookUrl: receiver.url, authHeader: 'Bearer before-rotation' },
       });
       expect(hook.status).toBe(201);
+      // Identity's sealed values: an SSO provider's client id and secret, and the administrator's TOTP secret.
+      const provider = await api('POST', '/api/sso/providers', {
+        providerId: 'corp', type: 'oidc', name: 'Corp', issuer: 'https://idp.example.test', clientId: 'holdfast-client', clientSecret: 'client secret',
+      });
+      expect(provider.status, JSON.stringify(provider.body)).toBe(201);
+      const enrollment = await api('POST', '/api/auth/two-factor/enroll', {});
+      expect(enrollment.status).toBe(200);
+      totp = new TOTP({ secret: Secret.fromBase32(String(enrollment.body.manualKey).replace(/\s+/g, '')), digits: 6, period: 30, algorithm: 'SHA1' });
+      expect((await api('POST', '/api/auth/two-factor/confirm', { code: totp.generate() })).status).toBe(200);
     });
     const oldKey = (await readFile(join(dataDir, 'system.key'), 'utf8')).trim();
     const newKeyFile = join(workDir, 'new.key');
@@ -163,6 +190,8 @@ describe('holdfast secrets rotate-key', () => {
     expect(rotated.stderr).toBe('');
     expect(rotated.code).toBe(0);
     expect(rotated.stdout).toMatch(/Re-encrypted 1 adapter secret/);
+    // TOTP secret + backup codes of one user, client id + secret of one provider.
+    expect(rotated.stdout).toMatch(/and 4 two-factor and single sign-on secret\(s\)/);
     expect((await readFile(join(dataDir, 'system.key'), 'utf8')).trim()).toBe(newKey);
 
     await withServer(dataDir, async (api) => {
@@ -172,7 +201,10 @@ describe('holdfast secrets rotate-key', () => {
       const test = await api('POST', '/api/adapters/test-connection', { id: hook.id });
       expect(test.body).toMatchObject({ success: true });
       expect(receiver.authorizations.at(-1)).toBe('Bearer before-rotation');
-    });
+      // Signing in above took a TOTP code, so the TOTP secret opened under the new key; the client id opens too.
+      const providers = await api('GET', '/api/sso/providers');
+      expect(JSON.stringify(providers.body)).toContain('holdfast-client');
+    }, totp);
     const withOldKey = holdfast(dataDir, ['serve'], { HOLDFAST_ENCRYPTION_KEY: oldKey });
     const { code } = await withOldKey.exited;
     expect(code).not.toBe(0);

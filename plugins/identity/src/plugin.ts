@@ -1,4 +1,5 @@
-import { ORM_DATABASE } from '@holdfast/orm-port';
+import { ORM_DATABASE, SEALED_SECRET_HOLDERS } from '@holdfast/orm-port';
+import { identitySealedSecrets } from './sealed-secrets.js';
 import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { identityConfigFromEnv, type IdentityConfig } from './config.js';
@@ -46,7 +47,7 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
 
   return {
     name: 'identity',
-    provides: [IDENTITY_SERVICES, TOKENS.Authenticator, TOKENS.AccessPolicy, TOKENS.RateLimiter, TOKENS.AuditWriter],
+    provides: [IDENTITY_SERVICES, TOKENS.Authenticator, TOKENS.AccessPolicy, TOKENS.RateLimiter, TOKENS.AuditWriter, SEALED_SECRET_HOLDERS],
     // Settings and the secret sealer belong to the catalog, which itself needs identity's access policy and audit
     // writer: identity looks them up when used, so the two plugins do not form a start-order cycle.
     requires: [
@@ -64,6 +65,7 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
       container.register(TOKENS.AccessPolicy, { useFactory: (c) => servicesOf(c).accessPolicy });
       container.register(TOKENS.RateLimiter, { useFactory: (c) => servicesOf(c).rateLimiter });
       container.register(TOKENS.AuditWriter, { useFactory: (c) => auditWriterOver(servicesOf(c)) });
+      container.register(SEALED_SECRET_HOLDERS, { useValue: identitySealedSecrets });
     },
     // Single sign-on (src/sso) mounts its own routes beside the core ones.
     routes: (container) => [

@@ -1,6 +1,8 @@
 import { MongoClient } from 'mongodb';
+import type { SshTarget } from '@holdfast/sdk';
 import type { MongoSourceConfig } from '../config.js';
 import { fromDriverError } from './errors.js';
+import { openSshProxy } from './ssh-proxy.js';
 
 /** Removes the password (raw and URL-encoded) from a text before it reaches a message or a log. */
 export function scrubber(config: MongoSourceConfig): (text: string) => string {
@@ -18,9 +20,20 @@ export function uriWithCredentials(config: MongoSourceConfig): string {
   return url.toString();
 }
 
-/** Connects (server selection included) so an unreachable server or a wrong password fails here, named. */
-export async function connect(config: MongoSourceConfig): Promise<MongoClient> {
+/** A connected client and what closes it: the client, and in SSH mode its tunnel after it. */
+export interface Connection {
+  client: MongoClient;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects (server selection included) so an unreachable server or a wrong password fails here, named. In SSH mode
+ * every connection of the driver goes through a SOCKS5 front of one SSH connection (see ssh-proxy.ts), closed with
+ * the client.
+ */
+export async function connect(config: MongoSourceConfig, ssh?: SshTarget): Promise<Connection> {
   const timeout = config.connectTimeoutSeconds * 1000;
+  const proxy = ssh ? await openSshProxy(ssh, timeout) : undefined;
   const client = new MongoClient(uriWithCredentials(config), {
     connectTimeoutMS: timeout,
     serverSelectionTimeoutMS: timeout,
@@ -28,14 +41,24 @@ export async function connect(config: MongoSourceConfig): Promise<MongoClient> {
     // Fidelity: documents are read and written as raw BSON where possible; nothing is promoted lossy.
     promoteLongs: false,
     promoteValues: true,
+    ...proxy?.options,
   });
+  const close = async () => {
+    try {
+      await client.close();
+    } catch {
+      // closing is best effort: the run's own error, if any, is the one to report
+    } finally {
+      await proxy?.close();
+    }
+  };
   try {
     await client.connect();
     await client.db('admin').command({ ping: 1 });
-    return client;
+    return { client, close };
   } catch (error) {
-    await client.close().catch(() => undefined);
-    throw fromDriverError(error, `cannot connect to ${hostsOf(config.uri)}`, scrubber(config));
+    await close();
+    throw fromDriverError(error, `cannot connect to ${hostsOf(config.uri)}${ssh ? ` over SSH via ${ssh.host}:${ssh.port}` : ''}`, scrubber(config));
   }
 }
 

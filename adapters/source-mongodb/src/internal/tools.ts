@@ -17,6 +17,11 @@ export async function findTool(name: string, binDirectory?: string): Promise<str
   return undefined;
 }
 
+/** The tools' `--config` YAML: the connection string, password included, as one double-quoted scalar. */
+export function toolConfigYaml(uri: string): string {
+  return `uri: "${uri.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"\n`;
+}
+
 /**
  * Writes the connection string (with the password) to a 0600 YAML file in a fresh 0700 temp dir, for the tools'
  * `--config` option: the password never appears in argv or the environment. Returns the path and its remover.
@@ -24,8 +29,7 @@ export async function findTool(name: string, binDirectory?: string): Promise<str
 export async function writeToolConfig(uri: string): Promise<{ path: string; remove: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'holdfast-mongo-'));
   const path = join(dir, 'tool.yaml');
-  const quoted = `"${uri.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
-  await writeFile(path, `uri: ${quoted}\n`, { mode: 0o600 });
+  await writeFile(path, toolConfigYaml(uri), { mode: 0o600 });
   return { path, remove: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -19,7 +19,15 @@ export function addSecretsCommand(program: Command, output: CliOutput): void {
       const settings = loadRuntimeConfig(process.env, serverVersion());
       const current = loadSystemKey(process.env, settings.dataDir, silentLogger);
       const next = new SecretBox(parseKeyText(await readFile(options.newKeyFile, 'utf8'), `The key file ${options.newKeyFile}`));
-      const report = await withOfflineStack(({ database }) => rotateSystemKey(database.em(), new SecretBox(current.key), next), { discover: false });
+      const { SEALED_SECRET_HOLDERS } = await import('@holdfast/orm-port');
+      const report = await withOfflineStack(
+        ({ database, container }) => {
+          // Plugins that keep values sealed outside the catalog (identity: TOTP and SSO secrets) are re-sealed too.
+          const holders = container.isRegistered(SEALED_SECRET_HOLDERS, true) ? container.resolveAll(SEALED_SECRET_HOLDERS) : [];
+          return rotateSystemKey(database.em(), new SecretBox(current.key), next, holders);
+        },
+        { discover: false },
+      );
       const isKeyFile = current.source === 'data-dir' || current.source === 'generated';
       const path = join(settings.dataDir, SYSTEM_KEY_FILE);
       if (isKeyFile) {
@@ -32,8 +40,10 @@ export function addSecretsCommand(program: Command, output: CliOutput): void {
         return;
       }
       output.write(
-        `Re-encrypted ${report.adapterSecrets} adapter secret(s), ${report.credentialProfiles} credential profile(s) and ` +
-          `${report.encryptionProfiles} encryption profile key(s); new key fingerprint ${next.fingerprint}\n`,
+        `Re-encrypted ${report.adapterSecrets} adapter secret(s), ${report.credentialProfiles} credential profile(s), ` +
+          `${report.encryptionProfiles} encryption profile key(s)` +
+          report.otherSecrets.map((other) => ` and ${other.count} ${other.label}`).join('') +
+          `; new key fingerprint ${next.fingerprint}\n`,
       );
       if (isKeyFile) output.write(`Replaced ${path} with the new key\n`);
       else output.write('Now set HOLDFAST_ENCRYPTION_KEY or HOLDFAST_ENCRYPTION_KEY_FILE to the new key before the next start\n');
