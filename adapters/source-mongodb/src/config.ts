@@ -1,14 +1,9 @@
-import { secret, secretTarget, z } from '@holdfast/sdk';
+import { secret, secretTarget, sshBlockFields, sshLoginSecretFields, z } from '@holdfast/sdk';
 
 /** The SSH host of SSH mode; the login secrets are top-level secret fields (see below). */
 export const sshBlock = z.object({
   host: z.string().min(1).describe('SSH host from which the MongoDB server is reached (and where mongodump/mongorestore run in tools mode)'),
-  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
-  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
-  hostKeySha256: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
-    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+  ...sshBlockFields(),
 });
 
 /** Config of a MongoDB source: where the server is, how to log in, and which backup method is used. */
@@ -38,9 +33,7 @@ export const mongoSourceConfig = z.object({
   ssh: secretTarget(
     sshBlock.optional().describe('Reach the server through this SSH host: the driver over a port forward, mongodump/mongorestore run there'),
   ),
-  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
-  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
-  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
+  ...sshLoginSecretFields,
 });
 
 /** Parsed config of {@link mongoSourceConfig}. */

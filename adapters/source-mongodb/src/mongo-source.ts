@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import {
   inject,
   injectable,
+  resolveSshTarget,
   TOKENS,
   type AdapterContext,
   type DumpHandle,
@@ -23,7 +24,6 @@ import { driverImport } from './internal/driver-restore.js';
 import { fromDriverError, mongoError, ORIGIN } from './internal/errors.js';
 import { isExportStream } from './internal/format.js';
 import { remoteToolPath, remoteToolRuns } from './internal/remote-tool.js';
-import { resolveSshTarget } from './internal/ssh.js';
 import { toolExport, toolImport, type ToolSite } from './internal/tool-dump.js';
 import { findTool } from './internal/tools.js';
 
@@ -149,7 +149,7 @@ export class MongoSource implements SourceAdapter {
 
   /** The SSH login in SSH mode (undefined in local mode); CONFIG when SSH mode has no usable login. */
   private sshTarget(): SshTarget | undefined {
-    return resolveSshTarget(this.config, this.context);
+    return resolveSshTarget(ORIGIN, this.config, this.context, this.config.connectTimeoutSeconds);
   }
 
   private async withClient<T>(work: (client: MongoClient) => Promise<T>): Promise<T> {

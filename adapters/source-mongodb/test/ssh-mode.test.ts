@@ -7,13 +7,12 @@ import { pipeline } from 'node:stream/promises';
 import { SocksClient } from 'socks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { isAdapterError, type AdapterContext, type SourceAdapter } from '@holdfast/sdk';
-import { createAdapterInstance, listChildProcesses, waitForNoNewChildren } from '@holdfast/testkit';
+import { allCommandLines, createAdapterInstance, listChildProcesses, ownConnectionsTo, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import { openSshProxy } from '../src/internal/ssh-proxy.js';
 import { FakeMongoServer, ScramServer } from './fake-mongo.js';
 import { drain } from './helpers.js';
 import { canonical, seedDocuments } from './seed.js';
-import { allCommandLines, ownConnectionsTo, sshdState, waitFor, type SshdState } from './ssh-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222 and the FAKE MongoDB wire-protocol server of this package
 // (no MongoDB can run here): "remote" is this machine seen through sshd, whose user `sshtest` reaches the fake over

@@ -1,14 +1,9 @@
-import { localPath, secret, secretTarget, z } from '@holdfast/sdk';
+import { localPath, secret, secretTarget, sshBlockFields, sshLoginSecretFields, z } from '@holdfast/sdk';
 
 /** How the `.bak` written on the server is reached over SSH/SFTP; the login secrets are top-level secret fields. */
 export const sshBlock = z.object({
   host: z.string().min(1).optional().describe('SSH host holding backupDirectory; default: the SQL Server host'),
-  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
-  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
-  hostKeySha256: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
-    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+  ...sshBlockFields(),
   directory: z
     .string()
     .min(1)
@@ -42,9 +37,7 @@ export const mssqlSourceConfig = z
       'storage',
     ),
     ssh: secretTarget(sshBlock.optional().describe('Fetch the .bak over SFTP from this host instead of a shared directory')),
-    sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
-    sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
-    sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
+    ...sshLoginSecretFields,
     copyOnly: z.boolean().default(true).describe('BACKUP ... WITH COPY_ONLY: leaves the differential base and log chain of other backup tools alone'),
     compression: z.boolean().default(false).describe('BACKUP ... WITH COMPRESSION (not available on Express edition)'),
     restoreDataDirectory: z.string().min(1).optional().describe('Where restored data files go; default: the instance default data path'),

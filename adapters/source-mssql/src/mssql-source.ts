@@ -18,7 +18,7 @@ import { readDatabases, readVersion } from './internal/catalog.js';
 import { startDump } from './internal/dump.js';
 import { restoreBackup } from './internal/restore.js';
 import { MssqlSession } from './internal/session.js';
-import { resolveSshTarget } from './internal/ssh.js';
+import { resolveBackupSshTarget } from './internal/ssh.js';
 
 /**
  * Backs up one SQL Server database with BACKUP DATABASE ... TO DISK into the server's backup directory, streams the
@@ -37,7 +37,7 @@ export class MssqlSource implements SourceAdapter {
     const started = Date.now();
     try {
       const version = await this.withSession((session) => readVersion(session));
-      const files = await openBackupFiles(this.config, resolveSshTarget(this.config, this.context), this.context.localPaths);
+      const files = await openBackupFiles(this.config, resolveBackupSshTarget(this.config, this.context), this.context.localPaths);
       try {
         await files.probe();
       } finally {
@@ -66,11 +66,11 @@ export class MssqlSource implements SourceAdapter {
 
   // async: a config error thrown while resolving the SSH login must become a rejection, not a synchronous throw.
   async dump(options: DumpOptions): Promise<DumpHandle> {
-    return startDump(this.config, resolveSshTarget(this.config, this.context), options.databases, options.signal, this.context);
+    return startDump(this.config, resolveBackupSshTarget(this.config, this.context), options.databases, options.signal, this.context);
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreBackup(this.config, resolveSshTarget(this.config, this.context), stream, options, this.context);
+    return restoreBackup(this.config, resolveBackupSshTarget(this.config, this.context), stream, options, this.context);
   }
 
   private async withSession<T>(work: (session: MssqlSession) => Promise<T>): Promise<T> {

@@ -5,26 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { SourceAdapter } from '@holdfast/sdk';
-import { createAdapterInstance } from '@holdfast/testkit';
+import { createAdapterInstance, sshdState } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import type { FakeDatabase, FakeMssqlServer } from './fake-tds/fake-mssql.js';
 
 export const PASSWORD = 'Fake-Passw0rd!';
-
-/** The shared test sshd (tooling/test-services/sshd.mjs); the globalSetup has started (or reused) it. */
-export interface SshdState {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  keyPath: string;
-  hostKeySha256: string;
-  home: string;
-}
-
-export function sshdState(): SshdState {
-  return JSON.parse(readFileSync('/tmp/holdfast-test-services/sshd/sshd.json', 'utf8')) as SshdState;
-}
 
 export function mssqlSource(config: Record<string, unknown>): SourceAdapter {
   return createAdapterInstance<SourceAdapter>(definition, config);

@@ -1,14 +1,9 @@
-import { secret, secretTarget, z } from '@holdfast/sdk';
+import { secret, secretTarget, sshBlockFields, sshLoginSecretFields, z } from '@holdfast/sdk';
 
 /** Where the tools run in SSH mode; the login secrets are top-level secret fields (see below). */
 export const sshBlock = z.object({
   host: z.string().min(1).describe('SSH host where the MySQL/MariaDB tools run'),
-  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
-  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
-  hostKeySha256: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
-    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+  ...sshBlockFields(),
 });
 
 /** Connection settings of a MySQL or MariaDB server; the tools run on the Holdfast host, or over SSH when `ssh` is set. */
@@ -31,9 +26,7 @@ export const mysqlSourceConfig = z.object({
   ),
   connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('Connect timeout in seconds'),
   ssh: secretTarget(sshBlock.optional().describe('Run the dump tool and the client on this host over SSH instead of on the Holdfast host')),
-  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
-  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
-  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
+  ...sshLoginSecretFields,
 });
 
 /** Parsed config of the MySQL/MariaDB source. */

@@ -4,6 +4,7 @@ import {
   AdapterError,
   inject,
   injectable,
+  resolveSshTarget,
   TOKENS,
   type AdapterContext,
   type DumpHandle,
@@ -20,7 +21,6 @@ import { ORIGIN, parseVersion, SYSTEM_SCHEMAS, userDatabases, withConnection } f
 import { startDump } from './internal/dump.js';
 import { remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
-import { resolveSshTarget } from './internal/ssh.js';
 import { resolveTools, type ClientTools } from './internal/tools.js';
 
 /**
@@ -102,7 +102,7 @@ export class MysqlSource implements SourceAdapter {
 
   /** The SSH login in SSH mode (undefined in local mode). */
   private sshTarget(): SshTarget | undefined {
-    return resolveSshTarget(this.config, this.context);
+    return resolveSshTarget(ORIGIN, this.config, this.context, this.config.connectTimeoutSeconds);
   }
 
   private clientTools(): Promise<ClientTools> {

@@ -5,10 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type AdapterContext, type SourceAdapter } from '@holdfast/sdk';
-import { listChildProcesses, waitForNoNewChildren } from '@holdfast/testkit';
+import { allCommandLines, listChildProcesses, remoteToolProcesses, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import { createDatabase, definitions, dropDatabases, seed, server, sql, tableRows } from './helpers.js';
-import { allCommandLines, remoteToolProcesses, sshdState, waitFor, type SshdState } from './ssh-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222: its user `sshtest` runs mariadb-dump and mariadb, which
 // reach the local MariaDB over loopback, so "remote" is this machine seen through sshd.

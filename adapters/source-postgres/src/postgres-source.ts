@@ -3,6 +3,7 @@ import {
   AdapterError,
   inject,
   injectable,
+  resolveSshTarget,
   TOKENS,
   type AdapterContext,
   type DumpHandle,
@@ -19,7 +20,6 @@ import { ORIGIN, withClient } from './internal/connection.js';
 import { startDump } from './internal/dump.js';
 import { quoteLiteral, remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
-import { resolveSshTarget } from './internal/ssh.js';
 import { onceVersion } from './internal/version-guard.js';
 
 /**
@@ -115,6 +115,6 @@ export class PostgresSource implements SourceAdapter {
 
   /** The SSH login in SSH mode (undefined in local mode); resolved per call so a fixed profile takes effect. */
   private sshTarget(): SshTarget | undefined {
-    return resolveSshTarget(this.config, this.context);
+    return resolveSshTarget(ORIGIN, this.config, this.context, this.config.connectTimeoutSeconds);
   }
 }

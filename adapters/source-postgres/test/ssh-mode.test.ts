@@ -5,9 +5,9 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type AdapterContext, type SourceAdapter } from '@holdfast/sdk';
+import { allCommandLines, remoteToolProcesses, sshdState, waitFor, type SshdState } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import { checksums, childCommands, createDatabase, dropDatabase, seed, server, sql } from './helpers.js';
-import { allCommandLines, remoteToolProcesses, sshdState, waitFor, type SshdState } from './ssh-helpers.js';
 import { databaseExists, dropRolesRecreatedBy, ownerOf, roleAuth, roleNames, withServerVersion } from './globals-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222: its user `sshtest` runs pg_dump/pg_restore/psql, which

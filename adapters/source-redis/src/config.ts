@@ -1,14 +1,9 @@
-import { secret, secretTarget, z } from '@holdfast/sdk';
+import { secret, secretTarget, sshBlockFields, sshLoginSecretFields, z } from '@holdfast/sdk';
 
 /** The SSH host of SSH mode; the login secrets are top-level secret fields (see below). */
 export const sshBlock = z.object({
   host: z.string().min(1).describe('SSH host from which the Redis server is reached (and where redis-cli runs in rdb mode)'),
-  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
-  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
-  hostKeySha256: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
-    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+  ...sshBlockFields(),
 });
 
 /** Connection settings of a Redis or Valkey server and the backup mode. */
@@ -31,9 +26,7 @@ export const redisSourceConfig = z.object({
   ssh: secretTarget(
     sshBlock.optional().describe('Reach the server through this SSH host: a port forward (logical mode), redis-cli run there (rdb mode)'),
   ),
-  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
-  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
-  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
+  ...sshLoginSecretFields,
 });
 
 /** Parsed config of the Redis source. */

@@ -3,6 +3,7 @@ import {
   AdapterError,
   inject,
   injectable,
+  resolveSshTarget,
   TOKENS,
   type AdapterContext,
   type DumpHandle,
@@ -22,7 +23,6 @@ import { logicalDump } from './internal/logical-dump.js';
 import { isLogicalStream, LOGICAL_MAGIC } from './internal/logical-format.js';
 import { logicalRestore } from './internal/logical-restore.js';
 import { rdbDump, resolveRedisCli } from './internal/rdb-dump.js';
-import { resolveSshTarget } from './internal/ssh.js';
 
 /**
  * Backs up Redis and Valkey: a logical SCAN + DUMP stream (restored by Holdfast) or a whole-server RDB snapshot. In
@@ -106,7 +106,7 @@ export class RedisSource implements SourceAdapter {
 
   /** The SSH login in SSH mode (undefined in local mode). */
   private sshTarget(): SshTarget | undefined {
-    return resolveSshTarget(this.config, this.context);
+    return resolveSshTarget(ORIGIN, this.config, this.context, this.config.connectTimeoutSeconds);
   }
 }
 

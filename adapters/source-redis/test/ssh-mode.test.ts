@@ -8,10 +8,9 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type SourceAdapter } from '@holdfast/sdk';
-import { listChildProcesses, waitForNoNewChildren } from '@holdfast/testkit';
+import { allCommandLines, listChildProcesses, ownConnectionsTo, remoteToolProcesses, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import { compareSnapshots, flush, seed, server, snapshot, snapshotServedFromRdb, withDb } from './helpers.js';
-import { allCommandLines, ownConnectionsTo, remoteToolProcesses, sshdState, waitFor, type SshdState } from './ssh-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222: logical mode talks to the local Redis through an SSH port
 // forward, rdb mode runs redis-cli as `sshtest`; "remote" is this machine seen through sshd. Indexes 7 and 8 are this

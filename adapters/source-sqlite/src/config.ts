@@ -1,14 +1,9 @@
-import { secret, secretTarget, z } from '@holdfast/sdk';
+import { secretTarget, sshBlockFields, sshLoginSecretFields, z } from '@holdfast/sdk';
 
 /** Where the file and the CLI are in SSH mode; the login secrets are top-level secret fields (see below). */
 export const sshBlock = z.object({
   host: z.string().min(1).describe('SSH host holding the database file and the sqlite3 CLI'),
-  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
-  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
-  hostKeySha256: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
-    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "SSH mode" in the README for the first-use flow)'),
+  ...sshBlockFields(),
   connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('SSH handshake timeout in seconds'),
 });
 
@@ -33,9 +28,7 @@ export const sqliteSourceConfig = z.object({
     .default(false)
     .describe('After a restore, keep the replaced file as <path>.previous instead of deleting it once the new one is verified'),
   ssh: secretTarget(sshBlock.optional().describe('Back up a file on this host over SSH (sqlite3 runs there) instead of on the Holdfast host')),
-  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
-  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
-  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
+  ...sshLoginSecretFields,
 });
 
 /** Parsed config of the SQLite source. */

@@ -4,6 +4,7 @@ import {
   AdapterError,
   inject,
   injectable,
+  resolveSshTarget,
   TOKENS,
   type AdapterContext,
   type DumpHandle,
@@ -19,7 +20,6 @@ import type { SqliteSourceConfig } from './config.js';
 import { startDump } from './internal/dump.js';
 import { remoteCheck, restoreRemote, startRemoteDump } from './internal/remote.js';
 import { restoreFile } from './internal/restore.js';
-import { resolveSshTarget } from './internal/ssh.js';
 import { assertDatabaseFile, cliError, cliVersion, ORIGIN, runCli } from './internal/sqlite-cli.js';
 
 /**
@@ -90,7 +90,7 @@ export class SqliteSource implements SourceAdapter {
 
   /** The SSH login in SSH mode (undefined in local mode). */
   private sshTarget(): SshTarget | undefined {
-    const ssh = resolveSshTarget(this.config, this.context);
+    const ssh = resolveSshTarget(ORIGIN, this.config, this.context, this.config.ssh?.connectTimeoutSeconds);
     if (ssh && !path.posix.isAbsolute(this.config.path)) {
       throw new AdapterError(ORIGIN, 'CONFIG', `in SSH mode path must be absolute on ${ssh.host}, not "${this.config.path}"`);
     }

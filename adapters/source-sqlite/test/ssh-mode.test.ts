@@ -8,10 +8,9 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type SourceAdapter } from '@holdfast/sdk';
-import { listChildProcesses, waitForNoNewChildren } from '@holdfast/testkit';
+import { listChildProcesses, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import { contents, createDatabase, query } from './helpers.js';
-import { sshdState, waitFor, type SshdState } from './ssh-helpers.js';
 
 // SSH mode against the real OpenSSH sshd on 127.0.0.1:2222: the files live in the home of its user `sshtest`, who
 // runs sqlite3 there; "remote" is this machine seen through sshd.

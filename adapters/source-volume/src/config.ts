@@ -1,14 +1,9 @@
-import { secret, secretTarget, z } from '@holdfast/sdk';
+import { secret, secretTarget, sshBlockFields, sshLoginSecretFields, z } from '@holdfast/sdk';
 
 /** The SSH host whose Docker socket is used; the login secrets are top-level secret fields (below). */
 export const sshBlock = z.object({
   host: z.string().trim().min(1).describe('SSH host that runs the Docker Engine'),
-  port: z.coerce.number().int().min(1).max(65535).default(22).describe('SSH port'),
-  username: z.string().optional().describe('SSH login; default: the username of the credential profile assigned under the role "ssh"'),
-  hostKeySha256: z
-    .string()
-    .regex(/^SHA256:[A-Za-z0-9+/]{43}=?$/, 'expected an OpenSSH fingerprint like SHA256:AbC...')
-    .describe('Pinned OpenSSH SHA256 fingerprint of the host key (see "Docker over SSH" in the README for the first-use flow)'),
+  ...sshBlockFields('Docker over SSH'),
 });
 
 /** Config of a Docker volume source: which Engine API to talk to, which volume, and how it is read. */
@@ -23,9 +18,7 @@ export const volumeSourceConfig = z.object({
       .describe('Docker Engine API endpoint: unix:///var/run/docker.sock (default), a socket path, or tcp://host:2375; with ssh, as seen on the SSH host'),
   ),
   ssh: secretTarget(sshBlock.optional().describe('Reach the Docker socket of this host through an SSH tunnel (like DOCKER_HOST=ssh://...)')),
-  sshPassword: secret(z.string().optional().describe('SSH password (default: from the "ssh" credential profile)')),
-  sshPrivateKey: secret(z.string().optional().describe('SSH private key in OpenSSH/PEM format (default: from the "ssh" credential profile)')),
-  sshPassphrase: secret(z.string().optional().describe('Passphrase of the SSH private key')),
+  ...sshLoginSecretFields,
   volume: z
     .string()
     .trim()

@@ -19,7 +19,7 @@ import { EngineApi, remoteEndpoint } from './internal/engine-api.js';
 import { volumeError } from './internal/errors.js';
 import { restoreVolume } from './internal/restore.js';
 import type { SessionPlan } from './internal/session.js';
-import { resolveSshTarget } from './internal/ssh.js';
+import { resolveDockerSshTarget } from './internal/ssh.js';
 import { SshDockerTunnel } from './internal/ssh-tunnel.js';
 
 /** Backs up a Docker volume as the tar stream of the Engine's archive endpoint, and restores it into a volume. */
@@ -33,7 +33,7 @@ export class VolumeSource implements SourceAdapter {
     @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
   ) {
     // With `ssh`, the login is resolved per connection, so a credential profile fixed later takes effect.
-    this.tunnel = config.ssh ? new SshDockerTunnel(() => resolveSshTarget(config, context)!, remoteEndpoint(config.dockerHost)) : undefined;
+    this.tunnel = config.ssh ? new SshDockerTunnel(() => resolveDockerSshTarget(config, context)!, remoteEndpoint(config.dockerHost)) : undefined;
     this.api = new EngineApi(config, this.tunnel);
   }
 

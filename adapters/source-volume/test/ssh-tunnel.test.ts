@@ -2,7 +2,7 @@ import { chmod, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createAdapterInstance, describeSourceAdapter } from '@holdfast/testkit';
+import { createAdapterInstance, describeSourceAdapter, sshdState } from '@holdfast/testkit';
 import { isAdapterError, type SourceAdapter } from '@holdfast/sdk';
 import definition from '../src/index.js';
 import { FakeDockerEngine } from './fake-docker.js';
@@ -13,15 +13,7 @@ import { describeFolder, seedVolumeFolder } from './seed.js';
 // and asks it to connect to a unix socket on "its" host (direct-streamlocal channels). No Docker Engine can run
 // here, so what answers on that socket is the labelled fake of the Engine API, run by this process; sshd, as the
 // user sshtest, is what connects to it.
-interface SshdState {
-  host: string;
-  port: number;
-  user: string;
-  password: string;
-  keyPath: string;
-  hostKeySha256: string;
-}
-const sshd = JSON.parse(await readFile('/tmp/holdfast-test-services/sshd/sshd.json', 'utf8')) as SshdState;
+const sshd = sshdState();
 const privateKey = await readFile(sshd.keyPath, 'utf8');
 
 const fake = await FakeDockerEngine.start();

@@ -15,10 +15,10 @@ import { fileURLToPath } from 'node:url';
 import { startServer, type ServerHandle } from '@holdfast/server';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startOpenIdProvider, type TestOpenIdProvider } from '@holdfast/tooling/harness/oidc-provider';
+import { awayFromStepBoundary, stepAt, totpForStep } from '@holdfast/tooling/harness/rfc6238';
 import { CHROMIUM_ARGS, findChromium } from './support/browser.js';
-import { startOpenIdProvider, type TestOpenIdProvider } from './support/oidc-provider.js';
 import { captureHere, recordTraffic, type AxeFinding, type SeenBody, type SeenRequest } from './support/pages.js';
-import { awayFromStepBoundary, stepAt, totpForStep } from './support/rfc6238.js';
 
 const WEB_ROOT = fileURLToPath(new URL('../dist', import.meta.url));
 const SHOTS = fileURLToPath(new URL('../test-results/screenshots', import.meta.url));

@@ -2,6 +2,7 @@
 // browser follows every redirect (Holdfast -> provider -> interactions -> Holdfast callback) like a real one.
 import type { EntityManager } from '@mikro-orm/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startOpenIdProvider, type TestOpenIdProvider } from '@holdfast/tooling/harness/oidc-provider';
 import { AccountEntity } from '../src/entities/account.js';
 import { SsoProviderEntity } from '../src/entities/sso-provider.js';
 import { UserEntity } from '../src/entities/user.js';
@@ -10,7 +11,6 @@ import { Browser } from './support/browser.js';
 import { testSealer } from './support/test-sealer.js';
 import { DIALECTS, openDatabase, type TestDatabase } from './support/database.js';
 import { Client, setUpAdmin, startIdentityApp, type RunningIdentityApp } from './support/http.js';
-import { startOpenIdProvider, type TestOpenIdProvider } from './support/oidc-provider.js';
 
 const sealer = testSealer();
 let db: TestDatabase | undefined;

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { awayFromStepBoundary, secretOfUri, stepAt, totpForStep } from '@holdfast/tooling/harness/rfc6238';
 import { TwoFactorEntity } from '../src/entities/second-factor.js';
 import { DIALECTS, openDatabase, type TestDatabase } from './support/database.js';
 import { ADMIN, Client, setUpAdmin, startIdentityApp, type Reply, type RunningIdentityApp } from './support/http.js';
-import { awayFromStepBoundary, secretOfUri, stepAt, totpForStep } from './support/rfc6238.js';
 import { testSealer } from './support/test-sealer.js';
 
 let db: TestDatabase | undefined;

@@ -1,7 +1,6 @@
 import path from 'node:path';
-import { startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
-import { mongoError } from './errors.js';
-import { sshError } from './ssh.js';
+import { sshConnectError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
+import { mongoError, ORIGIN } from './errors.js';
 import { toolConfigYaml, type ToolProcess } from './tools.js';
 
 /** The environment variable that carries the `--config` YAML through the SDK's 0600 remote file. */
@@ -31,7 +30,7 @@ export function remoteToolPath(name: string, binDirectory?: string): string {
 /** True when `<tool> --version` runs on the SSH host; an SSH login failure rejects (coded). */
 export async function remoteToolRuns(ssh: SshTarget, tool: string): Promise<boolean> {
   const remote = await startRemoteCommand(ssh, { command: tool, args: ['--version'], signal: AbortSignal.timeout(30_000) }).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
   remote.stdout.resume();
   remote.stdin.end();
@@ -65,7 +64,7 @@ export async function startRemoteTool(ssh: SshTarget, tool: string, args: string
   const secretEnv = { LANG: 'C.UTF-8', [CONFIG_VARIABLE]: toolConfigYaml(uri) };
   const remote = await startRemoteCommand(ssh, { command: 'sh', args: ['-c', RUN_WITH_CONFIG_PIPE, 'sh', tool, ...args], secretEnv, signal }).catch(
     (error: unknown) => {
-      throw sshError(error);
+      throw sshConnectError(ORIGIN, error);
     },
   );
   const exited = remote.exited.then((code) => {

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import net from 'node:net';
-import { connectSsh, type SshTarget } from '@holdfast/sdk';
+import { connectSsh, sshConnectError, type SshTarget } from '@holdfast/sdk';
+import { ORIGIN } from './errors.js';
 import { HandshakeReader, readConnectRequest, reply, REPLY } from './socks5.js';
-import { sshError } from './ssh.js';
 
 /** MongoClient options that send every connection of the driver through the proxy. */
 export interface ProxyOptions {
@@ -36,7 +36,7 @@ function same(a: Buffer, b: Buffer): boolean {
  */
 export async function openSshProxy(target: SshTarget, handshakeTimeoutMs: number): Promise<SshProxy> {
   const client = await connectSsh(target).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
   const user = randomBytes(12).toString('hex');
   const password = randomBytes(24).toString('hex');

@@ -2,11 +2,9 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import type { Client, SFTPWrapper } from 'ssh2';
-import { AdapterError, connectSsh, type LocalPathPolicy, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, connectSsh, sshConnectError, type LocalPathPolicy, type SftpSession, type SshClient, type SshTarget } from '@holdfast/sdk';
 import type { MssqlSourceConfig } from '../config.js';
 import { ORIGIN } from './origin.js';
-import { sshError } from './ssh.js';
 
 /**
  * The server's backup directory seen from the Holdfast host: over SFTP, or mounted at `sharedDirectory`. SQL Server
@@ -76,8 +74,8 @@ class SharedBackupFiles implements BackupFiles {
 class SftpBackupFiles implements BackupFiles {
   readonly location: string;
   private constructor(
-    private readonly client: Client,
-    private readonly sftp: SFTPWrapper,
+    private readonly client: SshClient,
+    private readonly sftp: SftpSession,
     private readonly directory: string,
     host: string,
   ) {
@@ -86,10 +84,10 @@ class SftpBackupFiles implements BackupFiles {
 
   static async open(ssh: SshTarget, directory: string): Promise<SftpBackupFiles> {
     const client = await connectSsh(ssh).catch((error: unknown) => {
-      throw sshError(error);
+      throw sshConnectError(ORIGIN, error);
     });
     try {
-      const sftp = await new Promise<SFTPWrapper>((resolve, reject) => client.sftp((error, value) => (error ? reject(error) : resolve(value))));
+      const sftp = await new Promise<SftpSession>((resolve, reject) => client.sftp((error, value) => (error ? reject(error) : resolve(value))));
       return new SftpBackupFiles(client, sftp, directory, ssh.host);
     } catch (error) {
       client.end();

@@ -1,38 +1,13 @@
-import { AdapterError, SshConnectError, type AdapterContext, type SshTarget } from '@holdfast/sdk';
+import { resolveSshTarget, type AdapterContext, type SshTarget } from '@holdfast/sdk';
 import type { MssqlSourceConfig } from '../config.js';
 import { ORIGIN } from './origin.js';
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value !== '' ? value : undefined;
-}
-
 /**
- * The SSH login used to fetch and upload `.bak` files, or undefined in shared-directory mode. Config fields win over
- * the credential profile assigned under the role `ssh` (USERNAME_PASSWORD or SSH_KEY).
+ * The SSH login used to fetch and upload `.bak` files, or undefined in shared-directory mode. Unlike the other
+ * sources, `ssh.host` may be left out (the SQL Server host is the SSH host then) and the handshake timeout is the
+ * block's own `ssh.connectTimeoutSeconds` (`connectTimeoutSeconds` is the TDS connect timeout).
  */
-export function resolveSshTarget(config: MssqlSourceConfig, context: AdapterContext): SshTarget | undefined {
-  if (!config.ssh) return undefined;
-  const profile = context.credentials?.ssh ?? {};
-  const target: SshTarget = {
-    host: config.ssh.host ?? config.host,
-    port: config.ssh.port,
-    username: text(config.ssh.username) ?? text(profile.username) ?? '',
-    password: text(config.sshPassword) ?? text(profile.password),
-    privateKey: text(config.sshPrivateKey) ?? text(profile.privateKey),
-    passphrase: text(config.sshPassphrase) ?? text(profile.passphrase),
-    hostKeySha256: config.ssh.hostKeySha256,
-    readyTimeoutMs: config.ssh.connectTimeoutSeconds * 1000,
-  };
-  if (!target.username) throw new AdapterError(ORIGIN, 'CONFIG', 'SSH mode needs a username: set ssh.username or assign an "ssh" credential profile');
-  if (!target.password && !target.privateKey) {
-    throw new AdapterError(ORIGIN, 'CONFIG', 'SSH mode needs a password or private key: set sshPassword/sshPrivateKey or assign an "ssh" credential profile');
-  }
-  return target;
-}
-
-/** Maps an SSH login failure to a coded error; the SDK's messages name host, port and user, never the secret. */
-export function sshError(error: unknown): unknown {
-  if (!(error instanceof SshConnectError)) return error;
-  const what = /host key/i.test(error.message) ? 'SSH host key mismatch' : error.reason === 'AUTH' ? 'SSH authentication failed' : 'SSH connection failed';
-  return new AdapterError(ORIGIN, error.reason, `${what}: ${error.message}`, { cause: error });
+export function resolveBackupSshTarget(config: MssqlSourceConfig, context: AdapterContext): SshTarget | undefined {
+  const ssh = config.ssh && { ...config.ssh, host: config.ssh.host ?? config.host };
+  return resolveSshTarget(ORIGIN, { ...config, ssh }, context, config.ssh?.connectTimeoutSeconds);
 }

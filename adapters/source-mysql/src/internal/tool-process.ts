@@ -1,10 +1,9 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { AdapterError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, sshConnectError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
 import { ORIGIN } from './connection.js';
-import { sshError } from './ssh.js';
 
 /** Keeps the last few KiB of a tool's stderr for error messages. */
 function captureTail(stream: Readable | null, limit = 8192): () => string {
@@ -83,7 +82,7 @@ async function startRemote(config: MysqlSourceConfig, ssh: SshTarget, command: s
   const secretEnv: Record<string, string> = { LANG: 'C.UTF-8' };
   if (config.password) secretEnv.MYSQL_PWD = config.password;
   const remote = await startRemoteCommand(ssh, { command, args, secretEnv, signal }).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
   const exited = remote.exited.then((code) => {
     if (code === 127) throw new AdapterError(ORIGIN, 'CONFIG', `${command} was not found on ${ssh.host}; install mariadb-client there or set binDirectory`);

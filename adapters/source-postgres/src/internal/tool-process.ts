@@ -2,10 +2,9 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { AdapterError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, sshConnectError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 import { ORIGIN, toolEnvironment } from './connection.js';
-import { sshError } from './ssh.js';
 
 /** Keeps the last few KiB of a tool's stderr for error messages. */
 function captureTail(stream: Readable | null, limit = 8192): () => string {
@@ -84,7 +83,7 @@ async function startRemote(ssh: SshTarget, command: string, args: string[], env:
   const { PATH: _path, ...rest } = env;
   const secretEnv = Object.fromEntries(Object.entries(rest).filter((entry): entry is [string, string] => entry[1] !== undefined));
   const remote = await startRemoteCommand(ssh, { command, args, secretEnv, signal }).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
   const exited = remote.exited.then((code) => {
     if (code === 127) {

@@ -1,6 +1,6 @@
 import net from 'node:net';
-import { connectSsh, type SshTarget } from '@holdfast/sdk';
-import { sshError } from './ssh.js';
+import { connectSsh, sshConnectError, type SshTarget } from '@holdfast/sdk';
+import { ORIGIN } from './connection.js';
 
 /** A local port whose connections are forwarded over SSH to the Redis server. */
 export interface SshTunnel {
@@ -16,7 +16,7 @@ export interface SshTunnel {
  */
 export async function openTunnel(target: SshTarget, host: string, port: number): Promise<SshTunnel> {
   const client = await connectSsh(target).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {

@@ -1,9 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
-import { AdapterError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, sshConnectError, startRemoteCommand, type RemoteProcess, type SshTarget } from '@holdfast/sdk';
 import { ORIGIN } from './connection.js';
-import { sshError } from './ssh.js';
 
 /** Keeps the last few KiB of a tool's stderr for error messages. */
 function captureTail(stream: Readable | null, limit = 8192): () => string {
@@ -86,7 +85,7 @@ export async function startRemoteTool(
   signal: AbortSignal,
 ): Promise<ToolProcess> {
   const remote = await startRemoteCommand(ssh, { command, args, secretEnv: { LANG: 'C.UTF-8', ...secretEnv }, signal }).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
   const exited = remote.exited.then((code) => {
     if (code === 127) throw new AdapterError(ORIGIN, 'CONFIG', `${command} was not found on ${ssh.host}; install redis-tools there or set binDirectory`);

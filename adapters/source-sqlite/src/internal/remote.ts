@@ -2,11 +2,10 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { AdapterError, isAbortError, startRemoteCommand, type RemoteProcess, type RestoreResult, type SshTarget, toDumpHandle } from '@holdfast/sdk';
+import { AdapterError, isAbortError, sshConnectError, startRemoteCommand, type RemoteProcess, type RestoreResult, type SshTarget, toDumpHandle } from '@holdfast/sdk';
 import type { SqliteSourceConfig } from '../config.js';
 import { ORIGIN } from './origin.js';
 import { CHECK_SCRIPT, DUMP_SCRIPT, EXIT, RESTORE_SCRIPT } from './remote-scripts.js';
-import { sshError } from './ssh.js';
 
 /** The sqlite3 CLI on the SSH host, honouring `binDirectory`. */
 function remoteCli(config: SqliteSourceConfig): string {
@@ -34,7 +33,7 @@ function stopRemote(remote: RemoteProcess, signal: AbortSignal): () => Promise<v
 /** Runs one of the scripts over SSH; SSH login failures become AUTH/TRANSIENT errors naming SSH. */
 async function startScript(ssh: SshTarget, script: string, args: string[], signal: AbortSignal): Promise<RemoteProcess> {
   return startRemoteCommand(ssh, { command: 'sh', args: ['-c', script, 'sh', ...args], signal }).catch((error: unknown) => {
-    throw sshError(error);
+    throw sshConnectError(ORIGIN, error);
   });
 }
 

@@ -1,8 +1,6 @@
 import type { Duplex } from 'node:stream';
-import type { Client } from 'ssh2';
-import { connectSsh, type SshTarget } from '@holdfast/sdk';
-import { volumeError } from './errors.js';
-import { sshError } from './ssh.js';
+import { connectSsh, sshConnectError, type SshClient, type SshTarget } from '@holdfast/sdk';
+import { ORIGIN, volumeError } from './errors.js';
 
 /** Where the Engine listens, as seen on the SSH host. */
 export type RemoteEndpoint = { socketPath: string } | { host: string; port: number };
@@ -18,7 +16,7 @@ const IDLE_MS = 2000;
  * of one dump or restore, and closed once it has been idle for a moment, or by `close()`.
  */
 export class SshDockerTunnel {
-  private client: Promise<Client> | undefined;
+  private client: Promise<SshClient> | undefined;
   private open = 0;
   private idleTimer: NodeJS.Timeout | undefined;
 
@@ -65,10 +63,10 @@ export class SshDockerTunnel {
     void client?.then((connected) => connected.end(), () => undefined);
   }
 
-  private connect(): Promise<Client> {
+  private connect(): Promise<SshClient> {
     if (this.client) return this.client;
     const pending = connectSsh(this.target()).catch((error: unknown) => {
-      throw sshError(error);
+      throw sshConnectError(ORIGIN, error);
     });
     const forget = () => {
       if (this.client === pending) this.client = undefined;

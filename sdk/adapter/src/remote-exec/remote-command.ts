@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable, Writable } from 'node:stream';
-import type { Client, ClientChannel } from 'ssh2';
+import type { SshClient, SshExecChannel } from './ssh-client.js';
 import { connectSsh, type SshTarget } from './ssh-connection.js';
 
 /** Quotes one word for a POSIX shell. */
@@ -28,7 +28,7 @@ export interface RemoteProcess {
   kill(): Promise<void>;
 }
 
-function exec(client: Client, command: string): Promise<ClientChannel> {
+function exec(client: SshClient, command: string): Promise<SshExecChannel> {
   return new Promise((resolve, reject) => client.exec(command, (error, channel) => (error ? reject(error) : resolve(channel))));
 }
 
@@ -45,7 +45,7 @@ function splitExitLine(stderr: string): { code: number | null; rest: string } {
 }
 
 /** Runs a short helper command and answers its stdout; `input` goes to its stdin. */
-async function execCollect(client: Client, command: string, input = ''): Promise<string> {
+async function execCollect(client: SshClient, command: string, input = ''): Promise<string> {
   const channel = await exec(client, `( ${command}
 ); printf 'HFEXIT %s\n' "$?" >&2`);
   let out = '';
@@ -63,7 +63,7 @@ async function execCollect(client: Client, command: string, input = ''): Promise
 }
 
 /** Writes the secrets as `export` lines into a fresh 0600 file on the remote host and answers its path. */
-async function writeSecretFile(client: Client, env: Readonly<Record<string, string>>): Promise<string> {
+async function writeSecretFile(client: SshClient, env: Readonly<Record<string, string>>): Promise<string> {
   const lines = Object.entries(env).map(([name, value]) => {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`invalid environment variable name ${name}`);
     return `export ${name}=${shellQuote(value)}\n`;
@@ -100,7 +100,7 @@ export async function startRemoteCommand(target: SshTarget, remote: RemoteComman
   const client = await connectSsh(target);
   const marker = randomBytes(12).toString('hex');
   let secretFile = '';
-  let channel: ClientChannel;
+  let channel: SshExecChannel;
   try {
     if (remote.secretEnv && Object.keys(remote.secretEnv).length > 0) secretFile = await writeSecretFile(client, remote.secretEnv);
     const line = ['sh', '-c', WRAPPER, 'sh', secretFile, marker, remote.command, ...remote.args].map(shellQuote).join(' ');

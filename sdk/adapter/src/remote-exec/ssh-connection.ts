@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Client } from 'ssh2';
+import type { SshClient } from './ssh-client.js';
 
 /** Where and how to log in; the host key is always pinned. */
 export interface SshTarget {
@@ -33,7 +34,7 @@ export function hostKeyFingerprint(key: Buffer): string {
 }
 
 /** Opens an SSH connection whose host key must match the pinned fingerprint; the secret never reaches a message. */
-export function connectSsh(target: SshTarget): Promise<Client> {
+export function connectSsh(target: SshTarget): Promise<SshClient> {
   const where = `${target.host}:${target.port}`;
   return new Promise((resolve, reject) => {
     const client = new Client();

@@ -1,29 +1,5 @@
-// The parts of ssh2 1.17 the remote-exec module uses. @types/ssh2 pins @types/node 18, which would clash with the
-// workspace's Node 20 types, so the few signatures needed are declared here.
+// ssh2 1.17 ships no types; its client is described in ssh-client.ts, which the SDK exports (a `declare module`
+// does not reach the builds of the packages that use the SDK, an exported interface does).
 declare module 'ssh2' {
-  import type { EventEmitter } from 'node:events';
-  import type { Duplex, Readable } from 'node:stream';
-
-  export interface ConnectConfig {
-    host: string;
-    port: number;
-    username: string;
-    password?: string;
-    privateKey?: string | Buffer;
-    passphrase?: string;
-    readyTimeout?: number;
-    hostVerifier?: (key: Buffer) => boolean;
-  }
-
-  export interface ClientChannel extends Duplex {
-    stderr: Readable;
-    close(): void;
-  }
-
-  export class Client extends EventEmitter {
-    connect(config: ConnectConfig): this;
-    exec(command: string, callback: (error: Error | undefined, channel: ClientChannel) => void): boolean;
-    end(): void;
-    destroy(): void;
-  }
+  export const Client: new () => import('./ssh-client.js').UnconnectedSshClient;
 }

@@ -5,3 +5,5 @@ export * from './rss.js';
 export * from './processes.js';
 export * from './http-endpoints.js';
 export * from './instantiate.js';
+export * from './sshd.js';
+export * from './wait.js';

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 
 /**
@@ -32,4 +34,28 @@ export async function waitForNoNewChildren(known: readonly number[], timeoutMs =
     if (leftovers.length === 0 || Date.now() >= deadline) return leftovers;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Command lines of every process on the machine (`ps -eo args`), e.g. to prove no secret reached an argv. */
+export function allCommandLines(): string[] {
+  return execFileSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).split('\n');
+}
+
+/** This process's established TCP connections to `port` on 127.0.0.1 (from /proc: socket inodes of our fds). */
+export function ownConnectionsTo(port: number): number {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/self/fd/${fd}`));
+      if (match) inodes.add(match[1]!);
+    } catch {
+      // the fd closed while we looked
+    }
+  }
+  const remote = `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`;
+  return readFileSync('/proc/net/tcp', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((line) => line.trim().split(/\s+/))
+    .filter((fields) => fields[2] === remote && fields[3] === '01' && inodes.has(fields[9]!)).length;
 }

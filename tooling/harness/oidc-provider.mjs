@@ -1,42 +1,19 @@
 // A real OpenID Provider (the `oidc-provider` package) on an ephemeral port, with interactions that complete
 // programmatically: the login prompt signs in as `provider.loginAs`, the consent prompt grants what was asked.
-// The same helper as plugins/identity/test/support/oidc-provider.ts (test files stay inside their package).
+// Test-only: lives in the private tooling package, shared by the identity plugin's SSO tests and the web e2e.
 import { generateKeyPairSync } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 
-/** An account of the test provider. */
-export interface TestAccount {
-  sub: string;
-  email: string;
-  emailVerified: boolean;
-  name: string;
-  groups?: string[];
-}
-
-/** A running provider and the knobs the tests turn. */
-export interface TestOpenIdProvider {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  accounts: Map<string, TestAccount>;
-  /** Subject the next login interaction signs in as. */
-  loginAs: string;
-  /** Authorization code lifetime in seconds (default 60). */
-  codeTtlSeconds: number;
-  close(): Promise<void>;
-}
-
-/** Starts the provider; `redirectUri` is Holdfast's callback URL registered for the client. */
-export async function startOpenIdProvider(redirectUris: () => string[]): Promise<TestOpenIdProvider> {
-  const server: Server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+/** Starts the provider; `redirectUris()` gives Holdfast's callback URLs registered for the client. */
+export async function startOpenIdProvider(redirectUris) {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${server.address().port}`;
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'test-signing-key', use: 'sig', alg: 'RS256' };
 
-  const state: TestOpenIdProvider = {
+  const state = {
     issuer,
     clientId: 'holdfast-test',
     clientSecret: 'oidc-client-secret-9f2c1e7a5b',
@@ -45,7 +22,7 @@ export async function startOpenIdProvider(redirectUris: () => string[]): Promise
     codeTtlSeconds: 60,
     close: async () => {
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise((resolve) => server.close(() => resolve()));
     },
   };
 
@@ -85,12 +62,12 @@ export async function startOpenIdProvider(redirectUris: () => string[]): Promise
   });
 
   const callback = provider.callback();
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+  server.on('request', (req, res) => {
     if (!req.url?.startsWith('/interaction/')) {
       callback(req, res);
       return;
     }
-    void finishInteraction(provider, state, req, res).catch((error: unknown) => {
+    void finishInteraction(provider, state, req, res).catch((error) => {
       res.statusCode = 500;
       res.end(String(error));
     });
@@ -98,14 +75,14 @@ export async function startOpenIdProvider(redirectUris: () => string[]): Promise
   return state;
 }
 
-async function finishInteraction(provider: Provider, state: TestOpenIdProvider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function finishInteraction(provider, state, req, res) {
   const details = await provider.interactionDetails(req, res);
   if (details.prompt.name === 'login') {
     await provider.interactionFinished(req, res, { login: { accountId: state.loginAs } }, { mergeWithLastSubmission: false });
     return;
   }
-  const accountId = details.session!.accountId;
-  const grant = new provider.Grant({ accountId, clientId: details.params.client_id as string });
+  const accountId = details.session.accountId;
+  const grant = new provider.Grant({ accountId, clientId: details.params.client_id });
   grant.addOIDCScope(String(details.params.scope));
   await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
 }
