@@ -7,7 +7,7 @@ import { TOKENS, type AnyAdapterDefinition, type HoldfastPlugin } from '@holdfas
 import { createHttpPlugin } from '@holdfast/http';
 import { createFirstAdmin, createIdentityPlugin, IDENTITY_SERVICES } from '@holdfast/identity';
 import { createPersistencePlugin } from '@holdfast/persistence';
-import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/persistence/testing';
+import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/tooling/harness/test-site';
 import namingTemplate from '@holdfast/naming-template';
 import retentionGfs from '@holdfast/retention-gfs';
 import sourcePostgres from '@holdfast/source-postgres';
