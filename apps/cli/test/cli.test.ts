@@ -137,6 +137,18 @@ describe('holdfast serve', () => {
     server.child.kill('SIGTERM');
     expect(await server.exited).toEqual({ code: 0, signal: null });
   });
+
+  it('--role api serves without running jobs (the engine says so); an unknown role is refused', async () => {
+    const server = holdfast(['serve', '--role', 'api'], { LOG_LEVEL: 'info' });
+    expect(await server.waitForLog('holdfast listening')).toMatchObject({ role: 'api' });
+    expect(await server.waitForLog('engine started')).toMatchObject({ role: 'api' });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+
+    const bad = await run(['serve', '--role', 'boss']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain("option '--role <role>' argument 'boss' is invalid. must be one of all, api, worker");
+  });
 });
 
 describe('holdfast (no such command)', () => {

@@ -1,6 +1,6 @@
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import { createCatalogPlugin } from '@holdfast/catalog';
-import { createEnginePlugin } from '@holdfast/engine';
+import { createEnginePlugin, processRoleFrom, runsJobs } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import { createIdentityPlugin } from '@holdfast/identity';
 import { createNotificationsPlugin } from '@holdfast/notifications';
@@ -13,7 +13,9 @@ import { createStorageBrowserPlugin } from '@holdfast/storage-browser';
  * unlike adapters, which are discovered. Identity comes before the catalog: the catalog reads its settings table.
  */
 export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPlugin[] {
-  // Plugins read their own variables (system key, admin bootstrap, engine timings) from the server's environment.
+  // HOLDFAST_ROLE=api: serve HTTP and queue runs, but leave runs, the scheduler and system tasks to the workers.
+  const isWorker = runsJobs(processRoleFrom(env));
+  // Plugins read their own variables (system key, admin bootstrap, engine timings, role) from the server's environment.
   return [
     createPersistencePlugin(),
     createHttpPlugin(),
@@ -22,6 +24,6 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),
     createNotificationsPlugin(),
-    createObservabilityPlugin(),
+    createObservabilityPlugin({ runsScheduledTasks: isWorker }),
   ];
 }

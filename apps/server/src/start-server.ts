@@ -1,4 +1,5 @@
 import { composeHoldfast } from '@holdfast/boot';
+import { processRoleFrom } from '@holdfast/engine';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -36,6 +37,8 @@ export interface ServerHandle {
 /** Composes and starts Holdfast: config, adapters, core services, then the one boot sequence of `@holdfast/boot`. */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
   const settings = loadRuntimeConfig(options.env ?? process.env, serverVersion());
+  // Checked before anything starts, so a typo fails with a message naming the variable.
+  const role = processRoleFrom(options.env ?? process.env);
   const logger = options.logger ?? createLogger(settings.logLevel);
   const plugins = options.plugins ?? featurePlugins(options.env ?? process.env);
   const container = options.container ?? rootContainer.createChildContainer();
@@ -57,7 +60,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     http: { port: settings.port, host: options.host, trustProxy: settings.trustProxy },
   });
   const port = stack.port!;
-  logger.info({ port, version: settings.version, adapters: registry.list().length }, 'holdfast listening');
+  logger.info({ port, version: settings.version, adapters: registry.list().length, role }, 'holdfast listening');
   const close = async () => {
     await stack.close();
     logger.info('shutdown complete');

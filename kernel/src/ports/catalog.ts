@@ -67,12 +67,18 @@ export interface RunPlan {
 /**
  * A job's scratch target for test restores: the latest backup is restored there, checked and dropped.
  * `database`: a throwaway database on the server of source configuration `sourceId` (default: the job's source);
- * `directory`: a throwaway folder below `path`. `schedule` is a 5-part cron (null: on demand only).
+ * `directory`: a throwaway folder below `path`; `redis`: database index `database` (reserved for test restores: it
+ * must be empty and is flushed afterwards) on the Redis server of `sourceId` (default: the job's source); `sqlite`: a
+ * throwaway database file in a folder created below `path`. `schedule` is a 5-part cron (null: on demand only).
  */
 export interface TestRestoreConfig {
-  target: { type: 'database'; sourceId?: string | null } | { type: 'directory'; path: string };
+  target:
+    | { type: 'database'; sourceId?: string | null }
+    | { type: 'directory'; path: string }
+    | { type: 'redis'; database: number; sourceId?: string | null }
+    | { type: 'sqlite'; path: string };
   schedule?: string | null;
-  /** Allowed difference of row counts against the figures recorded at backup time, in percent (default 0). */
+  /** Allowed difference of row (Redis: key) counts against the figures recorded at backup time, in percent (default 0). */
   rowCountTolerancePercent?: number;
 }
 

@@ -57,6 +57,22 @@ describe('job test restore target', () => {
     await server.call('PUT', `/api/jobs/${ids.job.id}`, { testRestore: null });
   });
 
+  it('takes Redis and SQLite scratch targets; a Redis target names a Redis source and an index', async () => {
+    const put = (testRestore: unknown) => server.call('PUT', `/api/jobs/${ids.job.id}`, { testRestore });
+    const redis = { target: { type: 'redis', database: 15 }, schedule: '0 6 * * *' };
+    expect((await put(redis)).json.testRestore).toEqual(redis);
+    expect((await server.catalog.jobCatalog.resolveRunPlan(ids.job.id)).job.testRestore).toEqual(redis);
+    const sqlite = { target: { type: 'sqlite', path: '/var/tmp/scratch' }, rowCountTolerancePercent: 0 };
+    expect((await put(sqlite)).json.testRestore).toEqual(sqlite);
+    const notRedis = await put({ target: { type: 'redis', database: 3, sourceId: ids.source.id } });
+    expect(notRedis.status).toBe(400);
+    expect(JSON.stringify(notRedis.json)).toContain('body.testRestore.target.sourceId');
+    expect(JSON.stringify(notRedis.json)).toContain('must be a Redis source configuration');
+    expect((await put({ target: { type: 'redis', database: 1024 } })).status).toBe(400);
+    expect((await put({ target: { type: 'sqlite', path: 'relative/scratch' } })).status).toBe(400);
+    await put(null);
+  });
+
   it('refuses bad targets with 4xx naming the field', async () => {
     const put = (testRestore: unknown) => server.call('PUT', `/api/jobs/${ids.job.id}`, { testRestore });
     const badCron = await put({ target: { type: 'database' }, schedule: 'every day' });

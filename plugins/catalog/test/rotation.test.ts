@@ -24,7 +24,7 @@ describe.each(['sqlite', 'postgresql'] as const)('system key rotation on %s', (d
     await expect(rotateSystemKey(server.db.em(), wrong, new SecretBox(Buffer.from(nextHex, 'hex')))).rejects.toThrow(WRONG_KEY_MESSAGE);
     const before = JSON.stringify(await snapshotTables(server.db));
     const report = await rotateSystemKey(server.db.em(), current, new SecretBox(Buffer.from(nextHex, 'hex')));
-    expect(report).toEqual({ adapterSecrets: 4, credentialProfiles: 2, encryptionProfiles: 1 });
+    expect(report).toEqual({ adapterSecrets: 4, credentialProfiles: 2, encryptionProfiles: 1, otherSecrets: [] });
     expect(JSON.stringify(await snapshotTables(server.db))).not.toEqual(before);
     await server.close();
     await expect(startCatalog(site)).rejects.toThrow(WRONG_KEY_MESSAGE);

@@ -2,7 +2,9 @@ export * from './codec/index.js';
 export { createEnginePlugin, ENGINE, type EnginePluginOptions } from './plugin.js';
 export { Engine, type RunTrigger } from './queue/engine.js';
 export { DEFAULT_ENGINE_OPTIONS, engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';
-export { INTERRUPTED_MESSAGE } from './queue/orphans.js';
+export { INTERRUPTED_MESSAGE, abandonedMessage } from './queue/orphans.js';
+export { PROCESS_ROLES, processRoleFrom, runsJobs, type ProcessRole } from './queue/process-role.js';
+export { compressedClock, schedulerClockFrom, WALL_CLOCK, type SchedulerClock } from './scheduler/scheduler-clock.js';
 export { ExecutionStore, type LogEntry, type NewExecution } from './store/execution-store.js';
 export {
   ExecutionEntity,
@@ -30,5 +32,5 @@ export { executionViewSchema, toExecutionView, type ExecutionView } from './rout
 export { HistoryStore } from './history/history-store.js';
 export type { HistoryFilter } from './history/history-query.js';
 export { historyQuerySchema, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, UNPAGED_LIMIT } from './history/history-query.js';
-export { JobScheduler, SCHEDULER_TRIGGER, DEFAULT_SCHEDULER_OPTIONS, type SchedulerOptions, type PlannedJob } from './scheduler/scheduler.js';
+export { JobScheduler, SCHEDULER_TRIGGER, DEFAULT_SCHEDULER_OPTIONS, type SchedulerOptions, type PlannedJob, type SlotOutcome } from './scheduler/scheduler.js';
 export type { ReportingOptions } from './history/wiring.js';

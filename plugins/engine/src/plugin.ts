@@ -13,11 +13,15 @@ import { jobRoutes } from './routes/job-run-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
 import { verificationRoutes } from './routes/verification-routes.js';
 import { TestRestoreScheduler } from './test-restore/test-restore-scheduler.js';
+import { integrityChecksPort } from './verify/integrity-port.js';
 import { ExecutionEntity, ExecutionLogEntity } from './store/entities.js';
 import { ExecutionStore } from './store/execution-store.js';
 import { createEngineTables } from './store/migration.js';
+import { createScaleOutTables } from './store/scale-out-migration.js';
 import { createStorageSnapshotTable } from './dashboard/storage-stats.js';
 import { createReporting, type Reporting, type ReportingOptions } from './history/wiring.js';
+import { runsJobs } from './queue/process-role.js';
+import { schedulerOptionsFrom } from './scheduler/scheduler-env.js';
 
 /** The engine's service in the container: queue runs (scheduler, CLI), restores, cancellations. */
 export const ENGINE = Symbol.for('holdfast:engine') as InjectionToken<Engine>;
@@ -42,7 +46,15 @@ function optional<T>(container: DependencyContainer, token: InjectionToken<T>): 
  * `TOKENS.EventBus` and `TOKENS.AuditWriter` when registered. Registers {@link ENGINE}.
  */
 export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastPlugin {
-  const timings = engineOptionsFrom(options.env ?? process.env, options.timings);
+  const env = options.env ?? process.env;
+  const timings = engineOptionsFrom(env, options.timings);
+  // An `api` process schedules nothing and refreshes no statistics: the workers do.
+  const isWorker = runsJobs(timings.role);
+  const reportingOptions: Partial<ReportingOptions> = {
+    ...schedulerOptionsFrom(env),
+    ...(isWorker ? {} : { isSchedulerEnabled: false, isStorageStatsEnabled: false }),
+    ...options.reporting,
+  };
   let engine: Engine | undefined;
   let store: ExecutionStore | undefined;
   const storeOf = (container: DependencyContainer) => (store ??= new ExecutionStore(container.resolve(ORM_DATABASE)));
@@ -72,7 +84,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
   };
   let testRestores: TestRestoreScheduler | undefined;
   let reporting: Reporting | undefined;
-  const reportingOf = (container: DependencyContainer) => (reporting ??= createReporting(container, () => engineOf(container), () => adaptersOf(container), loggerOf(container), options.reporting));
+  const reportingOf = (container: DependencyContainer) => (reporting ??= createReporting(container, () => engineOf(container), () => adaptersOf(container), loggerOf(container), reportingOptions));
   const audit = (container: DependencyContainer) => (): AuditWriter | undefined => optional(container, TOKENS.AuditWriter);
 
   return {
@@ -90,17 +102,12 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       optionalToken(TOKENS.RuntimeConfig),
     ],
     entities: [ExecutionEntity, ExecutionLogEntity],
-    migrations: [createEngineTables, createStorageSnapshotTable],
+    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
       container.register(TOKENS.BackupReader, { useValue: new EngineBackupReader(() => container.resolve(TOKENS.JobCatalog), () => adaptersOf(container)) });
-      container.register(TOKENS.IntegrityChecks, {
-        useFactory: (c) => ({
-          // System tasks run as the scheduler unless they say otherwise.
-          start: async (request, trigger) => ({ executionId: (await engineOf(c).enqueueIntegrityCheck(request, trigger ?? { type: 'Scheduler', label: 'Integrity check task' })).id }),
-        }),
-      });
+      container.register(TOKENS.IntegrityChecks, { useFactory: (c) => integrityChecksPort(() => engineOf(c), () => storeOf(c)) });
     },
     routes(container) {
       const running = engineOf(container);
@@ -116,6 +123,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
     start: async (container) => {
       await engineOf(container).start();
       await reportingOf(container).start();
+      if (!isWorker) return;
       testRestores = new TestRestoreScheduler(
         {
           catalog: () => container.resolve(TOKENS.JobCatalog),

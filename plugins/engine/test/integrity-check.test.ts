@@ -27,6 +27,7 @@ describe('integrity checks and verification runs (engine on PostgreSQL, local st
   let dirB: string;
   let key: string;
   const backups: Record<string, string> = {};
+  const backupIds: string[] = [];
 
   const messages = (execution: any): string[] => execution.logs.map((entry: { message: string }) => entry.message);
   const integrityRequests = () => hook.requests.filter((request) => JSON.parse(request.body.toString()).eventType === 'integrity_check_failed');
@@ -35,6 +36,7 @@ describe('integrity checks and verification runs (engine on PostgreSQL, local st
     const trigger = await call(server.url, 'POST', `/api/jobs/${jobId}/run`, { key });
     const done = await waitForEnd(server.url, key, trigger.body.executionId);
     expect(done.status, JSON.stringify(done.logs)).toBe('Success');
+    backupIds.push(done.id);
     return done.path;
   }
 
@@ -132,6 +134,11 @@ describe('integrity checks and verification runs (engine on PostgreSQL, local st
     expect(done).toMatchObject({ type: 'IntegrityCheck', status: 'Partial' });
     expect(messages(done)[0]).toBe('IntegrityCheck run started (trigger Scheduler: Integrity check task)');
     expect(messages(done)).toContainEqual(expect.stringMatching(/^1 backup\(s\) checked, \d+ bytes read, 1 problem\(s\)$/));
+    // What the task waits on: the outcome read back from the execution row.
+    const port = server.handle.container.resolve(TOKENS.IntegrityChecks);
+    expect(await port.outcome(executionId)).toEqual({ executionId, status: 'Partial', checked: 1, bytes: done.size, problemCount: 1, complete: true, error: expect.any(String) });
+    expect(await port.outcome('00000000-0000-0000-0000-000000000000')).toBeNull();
+    expect(await port.outcome(backupIds[0]!)).toBeNull();
   });
 
   it('bad requests answer 4xx naming the problem', async () => {

@@ -22,7 +22,7 @@ describe('system_error from the engine loops', () => {
         database: {} as DatabasePort as never,
         jobs: () => ({ scheduledJobs: async () => Promise.reject(new Error('catalog table missing')), storageDestinations: async () => [] }) as never,
         settings: () => ({ get: async <T>() => 'UTC' as T }),
-        enqueue: () => ({ enqueueRun: async () => ({ id: 'x' }) }),
+        enqueue: () => ({ enqueueRun: async () => ({ id: 'x' }), enqueueScheduledRuns: async () => new Map() }),
         lock: new SingleProcessLock(),
         logger: silentLogger,
         events,

@@ -160,6 +160,22 @@ describe('test restores (engine on PostgreSQL, local storage)', () => {
     expect(after.last).toMatchObject({ executionId: tested.id, status: 'Failed' });
   });
 
+  it('directory: a corrupted backup fails with a clear message and leaves no scratch folder', async () => {
+    const backup = await run('/api/jobs/dir-job/run');
+    expect(backup.status, JSON.stringify(backup.logs)).toBe('Success');
+    const path = join(work, 'storage', backup.path);
+    const data = await readFile(path);
+    data[Math.floor(data.length / 2)]! ^= 0x40;
+    await writeFile(path, data);
+    const tested = await run('/api/jobs/dir-job/test-restore');
+    expect(tested.status).toBe('Failed');
+    // Whatever stage the bad bytes break first (the zstd decoder, the tar reader), the file is named as corrupted.
+    expect(tested.error).toMatch(/^test restore failed: (the backup file is corrupted: )?checksum mismatch: the (stored )?file's SHA-256 is [0-9a-f]{64}, the sidecar records [0-9a-f]{64}/);
+    expect(messages(tested)).toContainEqual(expect.stringMatching(/^scratch removed: folder /));
+    expect(await readdir(join(work, 'scratch'))).toEqual(['unrelated.txt']);
+    expect(failures).toContainEqual(expect.objectContaining({ executionId: tested.id, jobId: 'dir-job', status: 'Failed', error: tested.error }));
+  });
+
   it('MariaDB: restores into a throwaway database, checks row counts, drops it', async () => {
     const backup = await run('/api/jobs/maria-job/run');
     expect(backup.status, JSON.stringify(backup.logs)).toBe('Success');

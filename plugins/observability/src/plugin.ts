@@ -4,6 +4,7 @@ import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { CATALOG_SERVICE, ConfigBackup } from './config-backup/config-backup.js';
 import { updateDbVersions } from './health/db-versions.js';
 import { HealthChecker } from './health/health-check.js';
+import { INTEGRITY_CHECK_TASK, runIntegrityTask } from './integrity/integrity-task.js';
 import { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
 import { observabilityRoutes } from './routes/observability-routes.js';
 import { ObservabilitySettings } from './settings.js';
@@ -13,8 +14,11 @@ import { createObservabilityTables } from './store/migration.js';
 import { TaskRunStore } from './tasks/run-store.js';
 import { DEFAULT_TASK_RUNNER_OPTIONS, SystemTaskRunner, type TaskHandler, type TaskRunnerOptions, type TaskSchedule } from './tasks/runner.js';
 
-/** The system tasks of SPEC (schedules stored by the catalog) plus this plugin's own configuration backup. */
-export const SYSTEM_TASK_NAMES = ['HEALTH_CHECK', 'CLEAN_OLD_LOGS', 'UPDATE_DB_VERSIONS', 'REFRESH_STORAGE_STATS', 'CONFIG_BACKUP'] as const;
+/**
+ * The system tasks of SPEC (schedules stored by the catalog) plus this plugin's own configuration backup and
+ * scheduled integrity check (schedules in the observability settings).
+ */
+export const SYSTEM_TASK_NAMES = ['HEALTH_CHECK', 'CLEAN_OLD_LOGS', 'UPDATE_DB_VERSIONS', 'REFRESH_STORAGE_STATS', 'CONFIG_BACKUP', 'INTEGRITY_CHECK'] as const;
 
 /** The running observability services (tests reach them through {@link OBSERVABILITY}). */
 export interface ObservabilityService {
@@ -38,6 +42,13 @@ export interface ObservabilityPluginOptions {
   healthCheckTimeoutMs?: number;
   /** Node process metrics (`holdfast_process_*`); default true. */
   processMetrics?: boolean;
+  /**
+   * False: this process never runs system tasks on their schedules (an `api` process of a scale-out installation;
+   * the workers do). Run-now through its routes still works. Default true.
+   */
+  runsScheduledTasks?: boolean;
+  /** How often INTEGRITY_CHECK reads the outcome of the check it queued (default 2 s). */
+  integrityPollMs?: number;
 }
 
 function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
@@ -47,8 +58,9 @@ function optional<T>(container: DependencyContainer, token: InjectionToken<T>): 
 /**
  * The observability plugin: runs the system tasks on their schedules (one process per task at a time), records
  * adapter health, raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
- * and serves Prometheus metrics. Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses
- * `TOKENS.Settings` (system time zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy` and the catalog's export when present.
+ * runs scheduled integrity checks through the engine's `TOKENS.IntegrityChecks`, and serves Prometheus metrics.
+ * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses `TOKENS.Settings` (system time
+ * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks` and the catalog's export when present.
  */
 export function createObservabilityPlugin(options: ObservabilityPluginOptions = {}): HoldfastPlugin {
   let service: ObservabilityService | undefined;
@@ -107,13 +119,20 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
         },
       ],
       ['CONFIG_BACKUP', (signal) => configBackup.run(signal)],
+      [
+        INTEGRITY_CHECK_TASK,
+        (signal, run) =>
+          runIntegrityTask({ port: () => optional(container, TOKENS.IntegrityChecks), settings: () => settings.get('integrityCheck'), pollMs: options.integrityPollMs ?? 2_000 }, signal, run.trigger),
+      ],
     ]);
     const schedules = async (): Promise<TaskSchedule[]> => {
       const rows: Array<{ task: string; enabled: boolean | number; schedule: string }> = await database().em().getKnex()('system_tasks').select('task', 'enabled', 'schedule');
       const backup = await settings.get('configBackup');
+      const integrity = await settings.get('integrityCheck');
       return [
         ...rows.map((row) => ({ task: row.task, enabled: Boolean(row.enabled), schedule: row.schedule })),
         { task: 'CONFIG_BACKUP', enabled: backup.enabled && backup.storageId !== null, schedule: backup.schedule },
+        { task: INTEGRITY_CHECK_TASK, enabled: integrity.enabled, schedule: integrity.schedule },
       ];
     };
     const runner = new SystemTaskRunner(
@@ -151,6 +170,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       optionalToken(TOKENS.Logger),
       optionalToken(TOKENS.AccessPolicy),
       optionalToken(CATALOG_SERVICE),
+      optionalToken(TOKENS.IntegrityChecks),
     ],
     entities: [SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
     migrations: [createObservabilityTables],
@@ -181,7 +201,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       }
       observer = new HttpLatencyObserver(metrics);
       observer.start();
-      await runner.start();
+      if (options.runsScheduledTasks !== false) await runner.start();
     },
     async stop() {
       for (const off of unsubscribe.splice(0)) off();

@@ -2,6 +2,7 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import { optionalToken, silentLogger, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { DownloadTokenStore, type TokenStoreClock } from './download-tokens.js';
+import { createDownloadTokensTable, DatabaseDownloadTokens, MemoryDownloadTokens, type DownloadTokens } from './shared-download-tokens.js';
 import { createStorageListCacheTable, DEFAULT_LIST_CACHE_TTL_MS, StorageListCache, StorageListCacheEntity } from './list-cache.js';
 import { storageRoutes } from './routes/storage-routes.js';
 import { StorageAccess } from './storage-access.js';
@@ -24,7 +25,14 @@ export interface StorageBrowserPluginOptions {
  * `TOKENS.AuditWriter` and `TOKENS.EventBus` when registered.
  */
 export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions = {}): HoldfastPlugin {
-  const tokens = new DownloadTokenStore(options.clock);
+  let tokens: DownloadTokens | undefined;
+  // On PostgreSQL several server processes may serve one installation: tokens go to a shared table there.
+  const tokensOf = (container: DependencyContainer): DownloadTokens => {
+    if (tokens) return tokens;
+    const database = container.resolve(ORM_DATABASE);
+    tokens = database.dialect === 'postgresql' ? new DatabaseDownloadTokens(() => database, options.clock) : new MemoryDownloadTokens(new DownloadTokenStore(options.clock));
+    return tokens;
+  };
   let browser: StorageBrowser | undefined;
   let cache: StorageListCache | undefined;
   const unsubscribe: Array<() => void> = [];
@@ -39,7 +47,7 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
     browser = new StorageBrowser({
       access: new StorageAccess(container, () => container.resolve(TOKENS.JobCatalog), () => container.resolve(TOKENS.AdapterRegistry), logger),
       cache: cacheOf(container),
-      tokens,
+      tokens: tokensOf(container),
       reader: () => container.resolve(TOKENS.BackupReader),
       audit: () => optional(container, TOKENS.AuditWriter),
       logger,
@@ -59,13 +67,13 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
       optionalToken(TOKENS.Logger),
     ],
     entities: [StorageListCacheEntity],
-    migrations: [createStorageListCacheTable],
+    migrations: [createStorageListCacheTable, createDownloadTokensTable],
     register(container) {
       container.register(STORAGE_BROWSER, { useFactory: browserOf });
     },
     routes: (container) => storageRoutes(browserOf(container)),
     async start(container) {
-      tokens.start();
+      tokensOf(container).start();
       const events = optional(container, TOKENS.EventBus);
       // A backup that wrote anything (Success or Partial) may have uploaded to, and pruned, any destination.
       for (const name of ['backup_success', 'backup_partial'] as const) {
@@ -74,7 +82,7 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
     },
     async stop() {
       for (const off of unsubscribe.splice(0)) off();
-      tokens.stop();
+      tokens?.stop();
     },
   };
 }

@@ -1,8 +1,9 @@
 import type { Readable } from 'node:stream';
 import { awaitFirstByte, HttpError, isAdapterError, normalizeStorageKey, ConflictError, NotFoundError, ValidationError, type AuditEntry, type AuditWriter, type BackupReader, type KernelLogger, type OpenedBackup } from '@holdfast/kernel';
-import { type DownloadTokenStore, type DownloadGrant, type DownloadTokenRecord } from './download-tokens.js';
+import { type DownloadGrant, type DownloadTokenRecord } from './download-tokens.js';
 import { listFiles, type FileEntry } from './file-listing.js';
 import type { StorageListCache } from './list-cache.js';
+import type { DownloadTokens } from './shared-download-tokens.js';
 import { isSidecarKey, readSidecarObject, SIDECAR_EXTENSION, writeLockedFlag } from './sidecar-file.js';
 import { unreachableStorage, type OpenStorage, type StorageAccess } from './storage-access.js';
 
@@ -13,7 +14,7 @@ export type AuditActor = Pick<AuditEntry, 'userId' | 'ipAddress' | 'userAgent'>;
 export interface StorageBrowserDeps {
   access: StorageAccess;
   cache: StorageListCache;
-  tokens: DownloadTokenStore;
+  tokens: DownloadTokens;
   reader: () => BackupReader;
   audit: () => AuditWriter | undefined;
   logger: KernelLogger;
@@ -65,7 +66,7 @@ export class StorageBrowser {
     await this.deps.access.resolve(configId);
     const opened = await this.openBackup(configId, { ...grant, file }, signal);
     opened.stream.destroy();
-    const record = this.deps.tokens.issue({ storageId: configId, file, decrypt: grant.decrypt, database: grant.database });
+    const record = await this.deps.tokens.issue({ storageId: configId, file, decrypt: grant.decrypt, database: grant.database });
     await this.audit({ ...actor, action: 'storage.download-url', resource: 'storage', resourceId: configId, details: { file, decrypt: grant.decrypt, database: grant.database ?? null } });
     return record;
   }
@@ -77,17 +78,22 @@ export class StorageBrowser {
    * only a read that fails before completion releases it.
    */
   async openDownload(token: string, signal?: AbortSignal): Promise<OpenedBackup> {
-    const record = this.deps.tokens.claim(token);
+    const record = await this.deps.tokens.claim(token);
     let opened: OpenedBackup;
     try {
       opened = await this.openBackup(record.storageId, record, signal);
       await awaitFirstByte(opened.stream, signal);
     } catch (error) {
-      this.deps.tokens.release(token);
+      await this.settleToken('release', token);
       throw new HttpError(500, `Download failed: ${(error as Error).message}`);
     }
-    settleTokenWith(opened.stream, () => this.deps.tokens.consume(token), () => this.deps.tokens.release(token));
+    settleTokenWith(opened.stream, () => void this.settleToken('consume', token), () => void this.settleToken('release', token));
     return opened;
+  }
+
+  /** Releases or consumes a token; a failure is logged (the token then stays in flight until it expires). */
+  private async settleToken(action: 'release' | 'consume', token: string): Promise<void> {
+    await this.deps.tokens[action](token).catch((error: unknown) => this.deps.logger.warn({ err: error }, `could not ${action} a download token`));
   }
 
   private async openBackup(storageId: string, grant: Omit<DownloadGrant, 'storageId'>, signal?: AbortSignal): Promise<OpenedBackup> {

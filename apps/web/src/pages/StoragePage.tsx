@@ -8,6 +8,7 @@ import { api, errorMessage, unwrap } from '../api/client';
 import { formatBytes, formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ToneBadge } from '../components/StatusBadge';
+import { VerifyAction } from './VerifyAction';
 
 type StoredFile = Awaited<ReturnType<typeof listFiles>>[number];
 
@@ -73,7 +74,7 @@ function RestoreModal({ storageId, file, onClose }: { storageId: string; file: S
   );
 }
 
-/** Files of one destination: lock/unlock, delete, single-use download and restore. */
+/** Files of one destination: lock/unlock, delete, single-use download, restore and verification. */
 export default function StoragePage() {
   const storages = useAdapters('storage');
   const [params, setParams] = useSearchParams();
@@ -144,6 +145,7 @@ export default function StoragePage() {
                         <Button size="xs" variant="default" onClick={() => setRestoring(file)} data-testid="restore">
                           Restore
                         </Button>
+                        <VerifyAction key={`${storageId}:${file.path}`} storageId={storageId!} file={file.path} />
                         <Button size="xs" variant="default" onClick={() => lock.mutate(file)}>
                           {file.locked ? 'Unlock' : 'Lock'}
                         </Button>

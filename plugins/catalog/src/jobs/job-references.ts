@@ -66,13 +66,20 @@ export async function checkDestinations(em: EntityManager, registry: AdapterRegi
   }
 }
 
-/** A test restore target: its scratch server is a database configuration; its schedule a valid cron. */
+/**
+ * A test restore target: its scratch server is a database configuration (a Redis one for a Redis target); its
+ * schedule a valid cron.
+ */
 export async function checkTestRestore(em: EntityManager, testRestore: TestRestoreInput | null | undefined): Promise<void> {
   if (!testRestore) return;
   if (testRestore.schedule) assertCron(testRestore.schedule, 'body.testRestore.schedule');
-  const sourceId = testRestore.target.type === 'database' ? testRestore.target.sourceId : null;
+  const { target } = testRestore;
+  const sourceId = target.type === 'database' || target.type === 'redis' ? target.sourceId : null;
   if (!sourceId) return;
   const source = await em.findOne(AdapterConfigEntity, { id: sourceId });
   if (!source) throw new NotFoundError(`Source ${sourceId} not found`);
   if (source.type !== 'database') throw invalid('body.testRestore.target.sourceId', `must be a database configuration, "${source.name}" is ${source.type}`);
+  if (target.type === 'redis' && source.adapterId !== 'redis') {
+    throw invalid('body.testRestore.target.sourceId', `must be a Redis source configuration, "${source.name}" is ${source.adapterId}`);
+  }
 }

@@ -27,9 +27,18 @@ export const testRestoreInput = z
         type: z.literal('directory'),
         path: lineText({ min: 2, max: 4096 }).regex(/^\//, 'must be an absolute path').describe('Folder below which a throwaway folder is created (directory sources)'),
       }),
+      z.strictObject({
+        type: z.literal('redis'),
+        database: z.int().min(0).max(1023).describe('Database index reserved for test restores: it must be empty, and it is flushed after each test restore'),
+        sourceId: refId.nullable().optional().describe("Redis source configuration of the server holding that index; default: the job's source"),
+      }),
+      z.strictObject({
+        type: z.literal('sqlite'),
+        path: lineText({ min: 2, max: 4096 }).regex(/^\//, 'must be an absolute path').describe('Folder below which a throwaway folder with the restored database file is created (SQLite sources)'),
+      }),
     ]),
     schedule: z.string().min(1).max(255).nullable().optional().describe('5-part cron of scheduled test restores; null or absent: on demand only'),
-    rowCountTolerancePercent: z.number().min(0).max(100).optional().describe('Allowed difference of row counts against the backup-time figures, percent (default 0)'),
+    rowCountTolerancePercent: z.number().min(0).max(100).optional().describe('Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0)'),
   })
   .nullable();
 

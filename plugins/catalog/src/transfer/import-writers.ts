@@ -138,6 +138,6 @@ export async function writeRecord<K extends ImportKind>(
 /** A test restore target with its scratch server id mapped to the imported configuration's id. */
 function testRestoreWithIds<T extends { target: { type: string; sourceId?: string | null } }>(testRestore: T, mapSource: (id: string) => string | null | undefined): T {
   const sourceId = testRestore.target.sourceId;
-  if (testRestore.target.type !== 'database' || !sourceId) return testRestore;
+  if (!sourceId) return testRestore;
   return { ...testRestore, target: { ...testRestore.target, sourceId: mapSource(sourceId) ?? null } };
 }

@@ -12,6 +12,16 @@ import { raiseSystemError } from '../run/system-error.js';
 export const STORAGE_STATS_INTERVAL_MS = 60 * 60 * 1000;
 
 /**
+ * After-backup refreshes keep listing at most this share of the time: a refresh that took 300 ms is followed by the
+ * next after-backup one no sooner than 2.7 s later. Small destinations list in milliseconds and refresh at once;
+ * a destination with tens of thousands of objects under a steady stream of backups (scale-out) is not listed back
+ * to back by every process. The backups that ended meanwhile are counted by the deferred refresh.
+ */
+const AFTER_BACKUP_DUTY_CYCLE = 0.1;
+/** Longest deferral of an after-backup refresh, whatever a listing costs. */
+const MAX_AFTER_BACKUP_DEFERRAL_MS = 5 * 60_000;
+
+/**
  * `storage_snapshots` (SPEC "StorageSnapshot"): one row per destination per refresh, so the dashboard reads the
  * latest row per destination and usage over time stays queryable. Also adds the `ended_at` index the dashboard's
  * 24-hour and 30-day figures filter on.
@@ -55,6 +65,11 @@ export class StorageStats {
   private readonly unsubscribe: Array<() => void> = [];
   private readonly controller = new AbortController();
   private events: EventBus | undefined;
+  private lastEndedAt = 0;
+  private lastDurationMs = 0;
+  private deferred: NodeJS.Timeout | undefined;
+  /** A backup ended while a refresh ran: one more after-backup refresh is due once it ends. */
+  private isBackupPending = false;
 
   constructor(
     private readonly database: OrmDatabase,
@@ -70,7 +85,7 @@ export class StorageStats {
     this.timer = setInterval(() => void this.refresh(), intervalMs).unref();
     this.events = events;
     for (const name of ['backup_success', 'backup_partial', 'backup_failure'] as const) {
-      if (events) this.unsubscribe.push(events.on(name, () => void this.refresh()));
+      if (events) this.unsubscribe.push(events.on(name, () => this.refreshAfterBackup()));
     }
     // The REFRESH_STORAGE_STATS system task (observability plugin) asks for a refresh and waits for it.
     if (events) this.unsubscribe.push(events.on('storage_stats_refresh', () => this.refresh()));
@@ -79,9 +94,29 @@ export class StorageStats {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.deferred);
     for (const off of this.unsubscribe.splice(0)) off();
     this.controller.abort();
     await this.running;
+  }
+
+  /** A backup ended: refresh now, or once the duty cycle allows (one deferred refresh covers every backup meanwhile). */
+  private refreshAfterBackup(): void {
+    if (this.deferred || this.controller.signal.aborted) return;
+    if (this.running) {
+      this.isBackupPending = true;
+      return;
+    }
+    const gap = Math.min(MAX_AFTER_BACKUP_DEFERRAL_MS, (this.lastDurationMs * (1 - AFTER_BACKUP_DUTY_CYCLE)) / AFTER_BACKUP_DUTY_CYCLE);
+    const wait = this.lastEndedAt + gap - Date.now();
+    if (wait <= 0) {
+      void this.refresh();
+      return;
+    }
+    this.deferred = setTimeout(() => {
+      this.deferred = undefined;
+      void this.refresh();
+    }, wait).unref();
   }
 
   /** One refresh; a call while one runs queues exactly one more (the backup that just ended must be counted). */
@@ -93,13 +128,20 @@ export class StorageStats {
     this.running = (async () => {
       do {
         this.isQueued = false;
+        const startedAt = Date.now();
         await this.refreshAll().catch((error: unknown) => {
           this.deps.logger.error({ err: error }, 'storage statistics refresh failed');
           raiseSystemError(this.events, 'storage-statistics', 'Refreshing the storage statistics failed', error);
         });
+        this.lastEndedAt = Date.now();
+        this.lastDurationMs = this.lastEndedAt - startedAt;
       } while (this.isQueued && !this.controller.signal.aborted);
     })().finally(() => {
       this.running = undefined;
+      if (this.isBackupPending) {
+        this.isBackupPending = false;
+        this.refreshAfterBackup();
+      }
     });
     return this.running;
   }

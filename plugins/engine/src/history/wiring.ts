@@ -5,17 +5,23 @@ import { DashboardFigures } from '../dashboard/dashboard-figures.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { STORAGE_STATS_INTERVAL_MS, StorageStats } from '../dashboard/storage-stats.js';
 import type { AdapterFactory } from '../run/adapters.js';
-import { CatalogDirectory } from '../scheduler/job-directory.js';
+import { CachedJobDirectory, CatalogDirectory } from '../scheduler/job-directory.js';
 import { PostgresAdvisoryLock, SingleProcessLock } from '../scheduler/leader-lock.js';
 import { DEFAULT_SCHEDULER_OPTIONS, JobScheduler, type RunEnqueuer, type SchedulerOptions } from '../scheduler/scheduler.js';
+import { WALL_CLOCK, type SchedulerClock } from '../scheduler/scheduler-clock.js';
+import { DatabaseSlotState } from '../scheduler/slot-state.js';
 import { historyRoutes } from './history-routes.js';
 import { HistoryStore } from './history-store.js';
 
 /** Timings of the scheduler and the storage statistics cache. */
 export interface ReportingOptions extends SchedulerOptions {
   storageStatsIntervalMs: number;
-  /** False: no scheduler in this process at all (e.g. a CLI that only queues runs). */
+  /** False: no scheduler in this process at all (e.g. a CLI that only queues runs, or an `api` process). */
   isSchedulerEnabled: boolean;
+  /** False: no storage statistics refresh in this process (an `api` process: workers refresh them). */
+  isStorageStatsEnabled: boolean;
+  /** Scheduler time (compressed by benchmarks; default the wall clock). */
+  clock: SchedulerClock;
 }
 
 /** History, dashboard and scheduler of one engine. */
@@ -39,20 +45,27 @@ export function createReporting(
   const settings = () => container.resolve(TOKENS.Settings);
   const catalog = () => container.resolve(TOKENS.JobCatalog);
   const jobs = new CatalogDirectory(catalog);
+  // History and dashboard read every job per request; they share a list at most 5 s old. The scheduler reads fresh.
+  const readerJobs = new CachedJobDirectory(jobs);
   const events = container.isRegistered(TOKENS.EventBus, true) ? container.resolve(TOKENS.EventBus) : undefined;
   const access = (): AccessPolicy | undefined => (container.isRegistered(TOKENS.AccessPolicy, true) ? container.resolve(TOKENS.AccessPolicy) : undefined);
   const storage = new StorageStats(database, { jobs: () => jobs, catalog, adapters, logger });
   const lock = database.dialect === 'postgresql' ? new PostgresAdvisoryLock(database) : new SingleProcessLock();
-  const scheduler = new JobScheduler({ database, jobs: () => jobs, settings, enqueue: enqueuer, lock, logger, events }, { ...DEFAULT_SCHEDULER_OPTIONS, ...options });
+  // Catch-up after a scheduler hand-over only exists where there can be a hand-over: several processes on PostgreSQL.
+  const state = database.dialect === 'postgresql' ? new DatabaseSlotState(database) : undefined;
+  const scheduler = new JobScheduler(
+    { database, jobs: () => jobs, settings, enqueue: enqueuer, lock, logger, events, clock: options.clock ?? WALL_CLOCK, state },
+    { ...DEFAULT_SCHEDULER_OPTIONS, ...options },
+  );
   return {
     scheduler,
     storage,
     routes: () => [
-      ...historyRoutes({ store: new HistoryStore(database), jobs: () => jobs, catalog, settings, access }),
-      ...dashboardRoutes({ figures: new DashboardFigures(database), storage, jobs: () => jobs, settings }),
+      ...historyRoutes({ store: new HistoryStore(database), jobs: () => readerJobs, catalog, settings, access }),
+      ...dashboardRoutes({ figures: new DashboardFigures(database), storage, jobs: () => readerJobs, settings }),
     ],
     async start() {
-      storage.start(options.storageStatsIntervalMs ?? STORAGE_STATS_INTERVAL_MS, events);
+      if (options.isStorageStatsEnabled !== false) storage.start(options.storageStatsIntervalMs ?? STORAGE_STATS_INTERVAL_MS, events);
       if (options.isSchedulerEnabled !== false) await scheduler.start();
     },
     async stop() {

@@ -1,5 +1,9 @@
+import { processRoleFrom, type ProcessRole } from './process-role.js';
+
 /** Timing of the queue; production defaults, shortened by tests. */
 export interface EngineOptions {
+  /** `api` processes queue runs but never claim one (see {@link ProcessRole}). */
+  role: ProcessRole;
   /** How often the queue is checked for triggers made by other processes (ms). */
   pollIntervalMs: number;
   /** How often this process refreshes the heartbeat of its runs and checks cancel requests and stuck runs (ms). */
@@ -12,6 +16,7 @@ export interface EngineOptions {
 
 /** SPEC "Limits" shutdown grace and conservative timings. */
 export const DEFAULT_ENGINE_OPTIONS: EngineOptions = {
+  role: 'all',
   pollIntervalMs: 2_000,
   heartbeatMs: 5_000,
   staleAfterMs: 30_000,
@@ -26,9 +31,13 @@ function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
   return value;
 }
 
-/** Options from `HOLDFAST_ENGINE_POLL_MS`, `_HEARTBEAT_MS`, `_STALE_MS`, `_SHUTDOWN_GRACE_MS`, then `overrides`. */
+/**
+ * Options from `HOLDFAST_ROLE`, `HOLDFAST_ENGINE_POLL_MS`, `_HEARTBEAT_MS`, `_STALE_MS`, `_SHUTDOWN_GRACE_MS`, then
+ * `overrides`.
+ */
 export function engineOptionsFrom(env: NodeJS.ProcessEnv, overrides: Partial<EngineOptions> = {}): EngineOptions {
   const fromEnv: Partial<EngineOptions> = {
+    role: env.HOLDFAST_ROLE === undefined ? undefined : processRoleFrom(env),
     pollIntervalMs: positive(env, 'HOLDFAST_ENGINE_POLL_MS'),
     heartbeatMs: positive(env, 'HOLDFAST_ENGINE_HEARTBEAT_MS'),
     staleAfterMs: positive(env, 'HOLDFAST_ENGINE_STALE_MS'),

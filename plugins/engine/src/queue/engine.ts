@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError, type KernelLogger } from '@holdfast/kernel';
 import type { Execution, ExecutionStatus, TriggerType } from '../store/entities.js';
-import type { ExecutionStore } from '../store/execution-store.js';
+import type { ExecutionStore, ScheduledOutcome } from '../store/execution-store.js';
 import { parseMetadata } from '../store/metadata.js';
 import { RunLog } from '../store/run-log.js';
 import { runBackup } from '../run/backup-run.js';
@@ -15,6 +15,9 @@ import { integrityScope, type IntegrityRequest, type VerificationRequest } from 
 import { runIntegrity } from '../verify/integrity-run.js';
 import type { EngineOptions } from './engine-options.js';
 import { reapOrphans } from './orphans.js';
+import { runsJobs } from './process-role.js';
+import { ProcessRegistry } from './process-registry.js';
+import { QueueWakeups } from './wakeups.js';
 
 /** Who asked for a run. */
 export interface RunTrigger {
@@ -40,7 +43,10 @@ const CANCEL_MESSAGES: Record<CancelCause, string> = {
 
 /**
  * The queue and its runner. Executions are rows; this process claims the oldest Pending one while fewer than
- * `maxConcurrentJobs` run anywhere, runs it, and looks again when a run ends and on a short poll interval.
+ * `maxConcurrentJobs` run anywhere, runs it, and looks again when a run ends and on a short poll interval. On
+ * PostgreSQL several processes share the queue: each registers itself (`engine_processes`), takes at most its share
+ * of the slots (`maxConcurrentJobs` over the live workers, rounded up), and wakes the others through `NOTIFY` when it
+ * queues a run or frees a slot. An `api` process queues and cancels but never claims.
  */
 export class Engine {
   readonly processId = randomUUID();
@@ -51,21 +57,47 @@ export class Engine {
   private kickAgain = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  private readonly registry: ProcessRegistry | undefined;
+  private readonly wakeups: QueueWakeups | undefined;
+  private liveWorkers: number | undefined;
 
   constructor(
     private readonly store: ExecutionStore,
     private readonly services: RunServices,
     private readonly options: EngineOptions,
     private readonly logger: KernelLogger,
-  ) {}
+  ) {
+    if (store.dialect === 'postgresql' && store.database) {
+      this.registry = new ProcessRegistry(store.database, this.processId, options.role);
+      this.wakeups = new QueueWakeups(store.database, () => void this.kick(), logger);
+    }
+  }
 
-  /** Closes runs a crash left Running, then starts claiming. */
+  /** True when this process claims and runs executions (every role but `api`). */
+  get isWorker(): boolean {
+    return runsJobs(this.options.role);
+  }
+
+  /** Closes runs a crash left Running, then starts claiming (an `api` process only registers itself). */
   async start(): Promise<void> {
-    await reapOrphans(this.store, this.services, null, this.logger, this.options);
-    this.isStarted = true;
-    this.pollTimer = setInterval(() => void this.kick(), this.options.pollIntervalMs).unref();
+    this.logger.info({ processId: this.processId, role: this.options.role, pid: process.pid }, 'engine started');
+    await this.registry?.beat(this.options.staleAfterMs);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs).unref();
+    if (!this.isWorker) return;
+    await reapOrphans(this.store, this.services, null, this.logger, this.options);
+    await this.wakeups?.ensure();
+    this.isStarted = true;
+    this.pollTimer = setInterval(() => {
+      void this.wakeups?.ensure();
+      void this.kick();
+    }, this.options.pollIntervalMs).unref();
     void this.kick();
+  }
+
+  /** Wakes this process and, on PostgreSQL, every other one: the queue changed. */
+  private queueChanged(): void {
+    void this.kick();
+    void this.wakeups?.announce();
   }
 
   /** Queues a backup of `jobId`; throws `NotFoundError('Job not found')` for an unknown job. */
@@ -73,14 +105,27 @@ export class Engine {
     const names = await this.services.catalog.jobNames([jobId]);
     if (!names.has(jobId)) throw new NotFoundError('Job not found');
     const execution = await this.store.create({ type: 'Backup', jobId, trigger, lock: options.lock });
-    void this.kick();
+    this.queueChanged();
     return execution;
+  }
+
+  /**
+   * Queues the scheduled backups of one cron slot (`slot` null: a tick outside any slot, tests). Jobs that do not
+   * exist any more are skipped (`unknown`); see {@link ExecutionStore.createScheduled} for the others.
+   */
+  async enqueueScheduledRuns(jobIds: string[], trigger: RunTrigger, slot: Date | null): Promise<Map<string, ScheduledOutcome | { skipped: 'unknown'; executionId?: undefined }>> {
+    const names = await this.services.catalog.jobNames(jobIds);
+    const known = jobIds.filter((jobId) => names.has(jobId));
+    const outcomes: Map<string, ScheduledOutcome | { skipped: 'unknown'; executionId?: undefined }> = await this.store.createScheduled(known, slot, trigger);
+    for (const jobId of jobIds) if (!names.has(jobId)) outcomes.set(jobId, { skipped: 'unknown' });
+    if ([...outcomes.values()].some((outcome) => outcome.skipped === undefined)) this.queueChanged();
+    return outcomes;
   }
 
   /** Queues a restore. */
   async enqueueRestore(request: RestoreRequest, trigger: RunTrigger): Promise<Execution> {
     const execution = await this.store.create({ type: 'Restore', jobId: null, trigger, request, metadata: { label: `Restore of ${request.file}` } });
-    void this.kick();
+    this.queueChanged();
     return execution;
   }
 
@@ -92,7 +137,7 @@ export class Engine {
     if (request.jobId) await this.services.catalog.resolveRunPlan(request.jobId);
     if (request.storageId) await this.requireStorage(request.storageId);
     const execution = await this.store.create({ type: 'IntegrityCheck', jobId: request.jobId ?? null, trigger, request, metadata: { label: `Integrity check of ${integrityScope(request)}` } });
-    void this.kick();
+    this.queueChanged();
     return execution;
   }
 
@@ -100,7 +145,7 @@ export class Engine {
   async enqueueVerification(request: VerificationRequest, trigger: RunTrigger): Promise<Execution> {
     await this.requireStorage(request.storageId);
     const execution = await this.store.create({ type: 'Verification', jobId: null, trigger, request, metadata: { label: `Verification of ${request.file}` } });
-    void this.kick();
+    this.queueChanged();
     return execution;
   }
 
@@ -109,7 +154,7 @@ export class Engine {
     const plan = await this.services.catalog.resolveRunPlan(jobId);
     if (!plan.job.testRestore) throw new ValidationError(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
     const execution = await this.store.create({ type: 'Restore', jobId, trigger, request: { testRestore: true, jobId }, metadata: { label: `Test restore of ${plan.job.name}` } });
-    void this.kick();
+    this.queueChanged();
     return execution;
   }
 
@@ -150,9 +195,12 @@ export class Engine {
         this.kickAgain = false;
         try {
           const max = await settingOr(this.services.settings, 'maxConcurrentJobs', 1);
+          const share = await this.shareOf(max);
           for (;;) {
             if (this.isStopping) return;
-            const claimed = await this.store.claimNext(this.processId, max);
+            // Already holding its share (every finished run anywhere wakes every worker): no claim transaction.
+            if (share !== undefined && this.active.size >= share) break;
+            const claimed = await this.store.claimNext(this.processId, max, share);
             if (!claimed) break;
             this.launch(claimed);
           }
@@ -165,6 +213,20 @@ export class Engine {
       this.kicking = undefined;
     });
     return this.kicking;
+  }
+
+  /**
+   * PostgreSQL: this process's share of `max` among the live workers (rounded up, so the slots are all usable). The
+   * worker count is re-read on each heartbeat, not on each claim: every finished run wakes every worker.
+   */
+  private async shareOf(max: number): Promise<number | undefined> {
+    if (!this.registry) return undefined;
+    this.liveWorkers ??= await this.countLiveWorkers();
+    return Math.ceil(max / Math.max(1, this.liveWorkers));
+  }
+
+  private async countLiveWorkers(): Promise<number> {
+    return (await this.registry!.live(this.options.staleAfterMs)).filter((row) => runsJobs(row.role)).length;
   }
 
   private launch(execution: Execution): void {
@@ -180,7 +242,8 @@ export class Engine {
       })
       .finally(() => {
         this.active.delete(execution.id);
-        void this.kick();
+        // A slot came free: this process looks again, and so do the others (they may hold a smaller share).
+        this.queueChanged();
       });
   }
 
@@ -311,6 +374,9 @@ export class Engine {
   /** Heartbeat, cancel requests from other processes, Stuck Job Timeout, and orphans of dead processes. */
   private async heartbeat(): Promise<void> {
     try {
+      await this.registry?.beat(this.options.staleAfterMs);
+      if (!this.isWorker) return;
+      if (this.registry) this.liveWorkers = await this.countLiveWorkers();
       const asked = await this.store.heartbeat(this.processId, [...this.active.keys()]);
       for (const id of asked) {
         const active = this.active.get(id);
@@ -335,12 +401,14 @@ export class Engine {
   async stop(): Promise<void> {
     this.isStopping = true;
     clearInterval(this.pollTimer);
+    await this.wakeups?.stop();
     await this.kicking;
     // The heartbeat keeps going through the grace period, or another process would take our runs for orphans.
     try {
       await this.drain();
     } finally {
       clearInterval(this.heartbeatTimer);
+      await this.registry?.remove().catch((error: unknown) => this.logger.warn({ err: error }, 'engine: could not remove this process from engine_processes'));
     }
   }
 

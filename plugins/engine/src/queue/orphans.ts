@@ -10,7 +10,17 @@ import type { EngineOptions } from './engine-options.js';
 export const INTERRUPTED_MESSAGE = 'interrupted: the server stopped while this run was in progress';
 
 /**
- * Closes executions left Running by a process that is gone, as Failed with {@link INTERRUPTED_MESSAGE}, then removes
+ * PostgreSQL: the log line (and `error`) of a run whose process stopped sending heartbeats (it crashed, was killed
+ * or lost the database), closed by whichever process noticed first. Starts like {@link INTERRUPTED_MESSAGE}.
+ */
+export function abandonedMessage(claimedBy: string | null | undefined, staleAfterMs: number): string {
+  const owner = claimedBy ? `server process ${claimedBy}` : 'server process running it';
+  return `interrupted: the ${owner} stopped (no heartbeat for more than ${Math.round(staleAfterMs / 1000)} s); another server process closed this run`;
+}
+
+/**
+ * Closes executions left Running by a process that is gone, as Failed with {@link INTERRUPTED_MESSAGE} (PostgreSQL:
+ * {@link abandonedMessage}, naming the process), then removes
  * an unfinished object their upload may have left on each destination (see {@link removeTarget}; the puts are
  * atomic, so this only matters when the crash came between a put and its sidecar). `staleBefore` null means "every
  * Running row" (libsql at boot: one process); on PostgreSQL, rows whose heartbeat is older than it.
@@ -25,11 +35,12 @@ export async function reapOrphans(
   const orphans = await store.findOrphans(store.dialect === 'postgresql' ? (staleBefore ?? new Date(Date.now() - options.staleAfterMs)) : staleBefore);
   let closed = 0;
   for (const row of orphans) {
-    if (!(await store.failOrphan(row, INTERRUPTED_MESSAGE))) continue;
+    const message = store.dialect === 'postgresql' ? abandonedMessage(row.claimedBy, options.staleAfterMs) : INTERRUPTED_MESSAGE;
+    if (!(await store.failOrphan(row, message))) continue;
     closed++;
     const seq = (await store.lastLogSeq(row.id)) + 1;
-    await store.appendLogs([{ executionId: row.id, seq, time: new Date().toISOString(), level: 'error', stage: parseMetadata(row.metadata).stage ?? 'unknown', message: INTERRUPTED_MESSAGE }]);
-    logger.warn({ executionId: row.id }, INTERRUPTED_MESSAGE);
+    await store.appendLogs([{ executionId: row.id, seq, time: new Date().toISOString(), level: 'error', stage: parseMetadata(row.metadata).stage ?? 'unknown', message }]);
+    logger.warn({ executionId: row.id, claimedBy: row.claimedBy }, message);
     await removeTarget(services, parseMetadata(row.metadata).target, logger);
   }
   return closed;

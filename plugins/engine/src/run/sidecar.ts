@@ -31,7 +31,7 @@ export interface BackupSidecar {
 
 /** What a backup contained, recorded at backup time for test restores. */
 export interface BackupFigures {
-  /** Per database: `schema.table` -> row count. */
+  /** Per database: table (`schema.table` on PostgreSQL) -> row count; Redis: index -> `{ keys, expires }`. */
   databases?: Record<string, Record<string, number>>;
   /** Directory archives: regular files and their total bytes. */
   files?: { count: number; bytes: number };

@@ -1,12 +1,23 @@
 import { CronTime, validateCronExpression } from 'cron';
 
+/** Answers of {@link isValidSchedule} by expression: thousands of jobs share a few dozen schedules. */
+const validity = new Map<string, boolean>();
+/** Bound of the memo (cleared when reached), so arbitrary expressions cannot grow it without limit. */
+const MAX_MEMO = 10_000;
+
 /**
  * True for a 5-part cron expression (minute hour day-of-month month day-of-week). The `cron` package also takes a
- * leading seconds field; job schedules are minute-granular, so exactly five fields are required.
+ * leading seconds field; job schedules are minute-granular, so exactly five fields are required. Memoised: parsing
+ * an expression costs tens of microseconds, and the scheduler and the dashboard check every job's schedule.
  */
 export function isValidSchedule(expression: string): boolean {
+  const known = validity.get(expression);
+  if (known !== undefined) return known;
   const fields = expression.trim().split(/\s+/);
-  return fields.length === 5 && fields[0] !== '' && validateCronExpression(fields.join(' ')).valid;
+  const isValid = fields.length === 5 && fields[0] !== '' && validateCronExpression(fields.join(' ')).valid;
+  if (validity.size >= MAX_MEMO) validity.clear();
+  validity.set(expression, isValid);
+  return isValid;
 }
 
 /** The next instant `expression` fires in `zone`, or null when it never does or cannot be parsed. */

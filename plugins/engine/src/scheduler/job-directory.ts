@@ -51,3 +51,57 @@ export class CatalogDirectory implements JobDirectory {
     return this.catalog().listStorageDestinations();
   }
 }
+
+/** How old the job list behind the dashboard and the history search may be, once it is large. */
+export const JOB_LIST_MAX_AGE_MS = 5_000;
+/** Below this many jobs the list is read fresh on every request (cheap, and exact right after a change). */
+export const JOB_LIST_CACHE_FROM = 1_000;
+
+/**
+ * A {@link JobDirectory} whose job list, once it holds {@link JOB_LIST_CACHE_FROM} jobs or more, is reused for
+ * {@link JOB_LIST_MAX_AGE_MS}: the dashboard's job counts and the history's name search read every job, which costs
+ * hundreds of milliseconds at 10,000 jobs. Concurrent readers share one load. The scheduler keeps the uncached
+ * directory: it must see job changes on its own reload.
+ */
+export class CachedJobDirectory implements JobDirectory {
+  private cached: { at: number; jobs: Promise<ScheduledJob[]>; isSettled: boolean } | undefined;
+  private lastCount = 0;
+
+  constructor(
+    private readonly inner: JobDirectory,
+    private readonly maxAgeMs = JOB_LIST_MAX_AGE_MS,
+    private readonly cacheFrom = JOB_LIST_CACHE_FROM,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  scheduledJobs(): Promise<ScheduledJob[]> {
+    const isLarge = this.lastCount >= this.cacheFrom;
+    if (this.cached && (isLarge || !this.cached.isSettled) && this.now() - this.cached.at < this.maxAgeMs) return this.cached.jobs;
+    const jobs = this.inner.scheduledJobs();
+    const entry = { at: this.now(), jobs, isSettled: false };
+    this.cached = entry;
+    jobs.then(
+      (list) => {
+        entry.isSettled = true;
+        this.lastCount = list.length;
+      },
+      // A failed load is not kept: the next reader tries again.
+      () => {
+        if (this.cached === entry) this.cached = undefined;
+      },
+    );
+    return jobs;
+  }
+
+  async jobIdsNamed(text: string, limit: number): Promise<string[]> {
+    const wanted = text.toLowerCase();
+    return (await this.scheduledJobs())
+      .filter((job) => job.name.toLowerCase().includes(wanted))
+      .slice(0, limit)
+      .map((job) => job.jobId);
+  }
+
+  storageDestinations(): Promise<Array<{ configId: string; name: string; adapterId: string }>> {
+    return this.inner.storageDestinations();
+  }
+}

@@ -11,6 +11,8 @@ export interface LeaderLock {
   /** Checks the lock is still held (its connection may have died); false means leadership was lost. */
   isHeld(): Promise<boolean>;
   release(): Promise<void>;
+  /** Why the last {@link isHeld} answered false after holding (for the log). */
+  readonly lostBecause?: string;
 }
 
 /** libsql is one process: it is always the scheduler. */
@@ -47,6 +49,7 @@ interface KnexClient {
  */
 export class PostgresAdvisoryLock implements LeaderLock {
   private connection: PgConnection | undefined;
+  lostBecause: string | undefined;
 
   constructor(
     private readonly database: OrmDatabase,
@@ -83,8 +86,10 @@ export class PostgresAdvisoryLock implements LeaderLock {
         ['advisory', this.key],
       );
       if (result.rows[0]?.n === 1) return true;
-    } catch {
+      this.lostBecause = 'the lock is no longer held by this session';
+    } catch (error) {
       // The session is gone, and the lock with it.
+      this.lostBecause = `the lock's connection failed: ${error instanceof Error ? error.message : String(error)}`;
     }
     this.connection = undefined;
     await this.client().releaseConnection(connection).catch(() => undefined);

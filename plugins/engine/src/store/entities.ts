@@ -52,6 +52,8 @@ export const ExecutionEntity = defineEntity({
     request: p.text().nullable(),
     /** Last error-level log message, kept on the row so polling and history need no log scan. */
     error: p.text().nullable(),
+    /** Scheduled runs: the cron slot they were queued for (unique per job: a slot is queued once across processes). */
+    scheduledFor: p.datetime().nullable(),
   },
 });
 

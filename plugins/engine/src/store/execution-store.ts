@@ -38,6 +38,12 @@ function nextQueueOrder(): number {
   return Date.now() * 1000 + orderCounter;
 }
 
+/** Jobs queued per statement by {@link ExecutionStore.createScheduled} (keeps bind parameters well under limits). */
+const SCHEDULED_BATCH = 500;
+
+/** What became of one job of a scheduled slot. */
+export type ScheduledOutcome = { executionId: string; skipped?: undefined } | { skipped: 'pending'; executionId: string } | { skipped: 'queued'; executionId?: undefined };
+
 const PG_CLAIM_LOCK = 0x486f6c64; // "Hold": the advisory lock that serialises claims across processes
 const PG_KEY_LOCK = 0x4e616d65; // "Name": the advisory lock that serialises backup name picks across processes
 
@@ -51,7 +57,7 @@ export class ExecutionStore {
   private readonly claimMutex = new Mutex();
   private readonly keyMutex = new Mutex();
 
-  constructor(private readonly database: OrmDatabase) {}
+  constructor(readonly database: OrmDatabase) {}
 
   em(): EntityManager {
     return this.database.em();
@@ -83,6 +89,47 @@ export class ExecutionStore {
     return row;
   }
 
+  /**
+   * Queues scheduled backups of `jobIds` for one cron `slot` in a few statements whatever their number: a job that
+   * still has a Pending scheduled run is skipped (`pending`), and a slot already queued for a job (by this process or
+   * another that held the scheduler a moment ago) is skipped by the unique (job, slot) index (`queued`). Answers the
+   * new execution id, or the reason, per job.
+   */
+  async createScheduled(jobIds: string[], slot: Date | null, trigger: { type: TriggerType; label: string | null }): Promise<Map<string, ScheduledOutcome>> {
+    const knex = this.em().getKnex();
+    const outcomes = new Map<string, ScheduledOutcome>();
+    const toDb = (date: Date) => this.em().getPlatform().processDateProperty(date) as Knex.Value;
+    for (let start = 0; start < jobIds.length; start += SCHEDULED_BATCH) {
+      const batch = jobIds.slice(start, start + SCHEDULED_BATCH);
+      const pending: Array<{ job_id: string; id: string }> = await knex('executions').select('job_id', 'id').whereIn('job_id', batch).andWhere({ status: 'Pending', trigger_type: 'Scheduler' });
+      for (const row of pending) outcomes.set(row.job_id, { skipped: 'pending', executionId: row.id });
+      const now = new Date();
+      const rows = batch
+        .filter((jobId) => !outcomes.has(jobId))
+        .map((jobId) => ({
+          id: randomUUID(),
+          job_id: jobId,
+          type: 'Backup',
+          status: 'Pending',
+          started_at: toDb(now),
+          created_at: toDb(now),
+          queue_order: nextQueueOrder(),
+          trigger_type: trigger.type,
+          trigger_label: trigger.label,
+          lock_backup: false,
+          cancel_requested: false,
+          metadata: JSON.stringify({ stage: 'queued', progress: 0 }),
+          scheduled_for: slot ? toDb(slot) : null,
+        }));
+      if (rows.length === 0) continue;
+      await knex('executions').insert(rows).onConflict(['job_id', 'scheduled_for']).ignore();
+      const stored: Array<{ id: string }> = await knex('executions').select('id').whereIn('id', rows.map((row) => row.id));
+      const inserted = new Set(stored.map((row) => row.id));
+      for (const row of rows) outcomes.set(row.job_id, inserted.has(row.id) ? { executionId: row.id } : { skipped: 'queued' });
+    }
+    return outcomes;
+  }
+
   async get(id: string): Promise<Execution | null> {
     return this.em().findOne(ExecutionEntity, { id });
   }
@@ -91,18 +138,26 @@ export class ExecutionStore {
     return this.em().count(ExecutionEntity, { status: 'Running' });
   }
 
-  /** Claims the oldest Pending execution when fewer than `maxRunning` run; null when none may start now. */
-  async claimNext(processId: string, maxRunning: number): Promise<Execution | null> {
-    const claimed = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
+  /**
+   * Claims the oldest Pending execution when fewer than `maxRunning` run; null when none may start now. On
+   * PostgreSQL, `share` (when given) also caps the runs this process holds, so several workers split the slots
+   * instead of the first one to wake taking them all.
+   */
+  async claimNext(processId: string, maxRunning: number, share?: number): Promise<Execution | null> {
+    const claimed = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning, share) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
     return claimed ? this.get(claimed) : null;
   }
 
-  private async claimOnPostgres(processId: string, maxRunning: number): Promise<string | null> {
+  private async claimOnPostgres(processId: string, maxRunning: number, share: number | undefined): Promise<string | null> {
     const knex = this.em().getKnex();
     return knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(?)', [PG_CLAIM_LOCK]);
-      const running = await trx('executions').where({ status: 'Running' }).count<{ count: string }[]>({ count: '*' });
-      if (Number(running[0]?.count ?? 0) >= maxRunning) return null;
+      const [counts] = await trx('executions')
+        .where({ status: 'Running' })
+        .select(trx.raw('count(*)::int AS total'), trx.raw('count(*) FILTER (WHERE claimed_by = ?)::int AS mine', [processId]));
+      const { total, mine } = (counts ?? { total: 0, mine: 0 }) as { total: number; mine: number };
+      if (total >= maxRunning) return null;
+      if (share !== undefined && mine >= share) return null;
       const next = await trx('executions').select('id').where({ status: 'Pending' }).orderBy([{ column: 'queue_order' }, { column: 'id' }]).limit(1).forUpdate().skipLocked();
       const id = next[0]?.id as string | undefined;
       if (!id) return null;

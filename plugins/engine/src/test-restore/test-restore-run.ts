@@ -1,7 +1,5 @@
-import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { abortablePipeline, type ResolvedAdapterConfig, type RestoreTarget, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
+import { abortablePipeline, type ResolvedAdapterConfig, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { ChecksumGate } from '../restore/restore-run.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
@@ -11,9 +9,13 @@ import type { RunServices } from '../run/services.js';
 import { ExecutionEntity, FINAL_STATUSES, type ExecutionStatus } from '../store/entities.js';
 import type { ExecutionStore } from '../store/execution-store.js';
 import type { TestRestoreMetadata } from '../store/metadata.js';
-import { countFiles } from './archive-figures.js';
+import { checkStoredObject } from '../verify/stored-object.js';
 import { findLatestBackup, type FoundBackup } from './latest-backup.js';
-import { scratchDriverFor, type ScratchDatabaseDriver } from './scratch-driver.js';
+import { scratchDriverFor } from './scratch-driver.js';
+import { createScratch, sweepLeftovers, type Scratch } from './scratch-targets.js';
+
+/** How long a failed restore may take to stop writing into its scratch before the cleanup goes ahead anyway. */
+const RESTORE_SETTLE_MS = 30_000;
 
 /** The request stored on a test restore execution (type `Restore`, with the job id). */
 export interface TestRestoreRequest {
@@ -26,21 +28,10 @@ export function isTestRestoreRequest(request: unknown): request is TestRestoreRe
   return typeof request === 'object' && request !== null && (request as { testRestore?: unknown }).testRestore === true;
 }
 
-/** Where a test restore went, and how to take it away again. */
-interface Scratch {
-  label: string;
-  target: RestoreTarget;
-  /** Original database name -> scratch database name (database targets). */
-  databases: Map<string, string>;
-  directory?: string;
-  drop(): Promise<boolean>;
-}
-
-type Check = TestRestoreMetadata['checks'][number];
-
 /**
- * A test restore: the job's newest backup is restored into its scratch target (a throwaway database or folder),
- * checked against the figures recorded at backup time, and the scratch is dropped whatever happened. The time from
+ * A test restore: the job's newest backup is restored into its scratch target (a throwaway database, folder or
+ * SQLite file, or a Redis index reserved for it), checked against the figures recorded at backup time, and the
+ * scratch is dropped whatever happened. The time from
  * the first byte read to the last check is the job's measured restore time (RTO). Any failed check fails the run.
  */
 export async function runTestRestore(ctx: RunContext, services: RunServices, store: ExecutionStore): Promise<RunOutcome> {
@@ -54,13 +45,22 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const plan = await services.catalog.resolveRunPlan(request.jobId);
     const config = plan.job.testRestore;
     if (!config) throw new Error(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
+    // A target that cannot work is reported before any destination is listed.
+    const targetConfig = await targetSourceOf(services, plan.source, config);
     storages.push(...plan.destinations.map((destination) => services.adapters.storage(destination)));
     found = await findLatestBackup(storages, plan.job.id, ctx.signal, (message) => ctx.log.warn(message));
     if (!found) throw new Error(`no backup of job "${plan.job.name}" was found on its destinations`);
-    const targetConfig = await targetSourceOf(services, plan.source, config);
     source = services.adapters.source(targetConfig);
-    await sweepLeftovers(ctx, store, config, targetConfig);
-    scratch = await createScratch(config, targetConfig, found, scratchTag(ctx.execution.id));
+    await sweep(ctx, store, config, targetConfig);
+    scratch = await createScratch({
+      config,
+      target: targetConfig,
+      jobSource: plan.source,
+      found,
+      executionId: ctx.execution.id,
+      executionEnded: (id) => executionEnded(store, id),
+      log: (message) => ctx.log.warn(message),
+    });
     const record: TestRestoreMetadata = { file: found.key, storageId: found.storage.configId, target: scratch.label, checks: [] };
     ctx.metadata.testRestore = record;
     ctx.log.info(`test restore of ${found.key} (created ${found.sidecar.createdAt}) from ${found.storage.name} into ${scratch.label}`);
@@ -77,11 +77,19 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, new ChecksumGate(found.sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
-    const [result] = await Promise.all([source.restore(input, { target: scratch.target, signal: ctx.signal }), piping]);
+    const restoring = source.restore(input, { target: scratch.target, signal: ctx.signal });
+    const backup = found;
+    const [result] = await Promise.all([restoring, piping]).catch(async (error: unknown) => {
+      // Stop both sides and let the restore settle before anything else: a restore still writing would recreate
+      // the scratch after the cleanup removed it. Bounded, so an adapter that ignores the broken stream cannot hang us.
+      input.destroy(error instanceof Error ? error : new Error(String(error)));
+      await Promise.race([Promise.allSettled([restoring, piping]), new Promise((resolve) => setTimeout(resolve, RESTORE_SETTLE_MS).unref())]);
+      return explainFailure(ctx, backup, key, error);
+    });
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
 
     await ctx.enter('04-checks', 80);
-    record.checks = await runChecks(targetConfig, scratch, found, config);
+    record.checks = await scratch.check();
     record.durationMs = Date.now() - started;
     for (const check of record.checks) (check.ok ? ctx.log.info : ctx.log.error).call(ctx.log, `check ${check.name}: ${check.ok ? 'ok' : 'FAILED'} (${check.detail})`);
     const failed = record.checks.filter((check) => !check.ok);
@@ -99,127 +107,65 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
   }
 }
 
+/**
+ * A restore fed a corrupted backup may stop on whatever the bad bytes break first (a decompressor, the database's
+ * own format check) before the SHA-256 gate at the end of the stream can speak. So when the restore fails for any
+ * reason other than the gate or chunk authentication, the stored file is re-read and hashed: a corrupted backup is
+ * then named as such, with the restore's own error kept for context. Always throws.
+ */
+async function explainFailure(ctx: RunContext, found: FoundBackup, key: Buffer | null, error: unknown): Promise<never> {
+  const message = messageOf(error);
+  if (ctx.signal.aborted || /checksum mismatch|failed authentication/.test(message)) throw error;
+  const check = await checkStoredObject(found.storage, found.key, { expectedSha256: found.sidecar.sha256, encryptionKey: key, signal: ctx.signal });
+  if (check.ok) throw error;
+  throw new Error(`the backup file is corrupted: ${check.problem} (the restore stopped with: ${message})`);
+}
+
 async function targetSourceOf(services: RunServices, jobSource: ResolvedAdapterConfig, config: TestRestoreConfig): Promise<ResolvedAdapterConfig> {
-  if (config.target.type === 'directory') {
+  const { target } = config;
+  if (target.type === 'directory') {
     if (!services.adapters.isFileArchive(jobSource.adapterId)) throw new Error(`a directory scratch target needs a directory source; the job's source is ${jobSource.adapterId}`);
     return jobSource;
   }
-  const target = config.target.sourceId ? await services.catalog.resolveAdapterConfig(config.target.sourceId) : jobSource;
-  if (!scratchDriverFor(target)) {
-    throw new Error(`test restores into ${target.adapterId} sources${target.config.ssh ? ' reached over SSH' : ''} are not supported yet (PostgreSQL and MySQL/MariaDB without SSH, and directories, are)`);
+  if (target.type === 'sqlite') {
+    // The restore runs through the job's own SQLite source (its sqlite3 CLI) into a scratch file; the source's file is untouched.
+    if (jobSource.adapterId !== 'sqlite') throw new Error(`a sqlite scratch target needs a SQLite source; the job's source is ${jobSource.adapterId}`);
+    if (jobSource.config.ssh) throw new Error('test restores of SQLite sources reached over SSH are not supported yet (the scratch file and the checks run on the Holdfast host)');
+    return jobSource;
+  }
+  const server = target.sourceId ? await services.catalog.resolveAdapterConfig(target.sourceId) : jobSource;
+  if (target.type === 'redis') {
+    if (jobSource.adapterId !== 'redis') throw new Error(`a redis scratch target needs a Redis source; the job's source is ${jobSource.adapterId}`);
+    if (server.adapterId !== 'redis') throw new Error(`the scratch server "${server.name}" is a ${server.adapterId} source, not Redis`);
+    if (server.config.ssh) throw new Error('test restores into Redis servers reached over SSH are not supported yet (the engine connects to the scratch index directly)');
+    if (jobSource.config.mode === 'rdb') throw new Error('the job backs Redis up in rdb mode: an RDB snapshot cannot be restored into a running server, so it cannot be test-restored (use the logical mode)');
+  } else if (!scratchDriverFor(server)) {
+    throw new Error(`test restores into ${server.adapterId} sources${server.config.ssh ? ' reached over SSH' : ''} are not supported by a database target (it takes PostgreSQL and MySQL/MariaDB servers without SSH; Redis and SQLite have the target types redis and sqlite)`);
   }
   // SPEC: excluded sources are never restore targets, not even for a throwaway database.
-  if (target.excludeFromRestore) throw new Error(`source "${target.name}" is excluded from restores; name another server as the scratch target (testRestore.target.sourceId)`);
-  return target;
+  if (server.excludeFromRestore) throw new Error(`source "${server.name}" is excluded from restores; name another server as the scratch target (testRestore.target.sourceId)`);
+  return server;
 }
 
-/** Scratch names carry the first 12 hex digits of the execution id, so leftovers can be told from scratches in use. */
-function scratchTag(executionId: string): string {
-  return executionId.replace(/-/g, '').slice(0, 12).toLowerCase();
+/** True when an execution of this installation whose id starts with `tag` (12 hex digits) exists and has ended. */
+async function tagEnded(store: ExecutionStore, tag: string): Promise<boolean> {
+  const rows = await store.em().find(ExecutionEntity, { id: { $like: `${tag.slice(0, 8)}-${tag.slice(8, 12)}%` } }, { fields: ['id', 'status'] });
+  return rows.length > 0 && rows.every((row) => FINAL_STATUSES.includes(row.status as ExecutionStatus));
 }
 
-const SCRATCH_DATABASE = /^hf_test_restore_([0-9a-f]{12})_\d+$/;
-const SCRATCH_FOLDER = /^holdfast-test-restore-([0-9a-f]{12})-/;
+async function executionEnded(store: ExecutionStore, id: string): Promise<boolean> {
+  const row = await store.get(id);
+  return row !== null && FINAL_STATUSES.includes(row.status as ExecutionStatus);
+}
 
-/**
- * Removes scratch databases and folders that a test restore interrupted by a crash left on this target. Only scratch
- * whose execution is in this installation's table and has ended is removed: a scratch in use, or one of another
- * installation sharing the server, is never touched. A failure here is logged and never fails the test restore.
- */
-async function sweepLeftovers(ctx: RunContext, store: ExecutionStore, config: TestRestoreConfig, target: ResolvedAdapterConfig): Promise<void> {
-  const ended = async (tag: string): Promise<boolean> => {
-    const rows = await store.em().find(ExecutionEntity, { id: { $like: `${tag.slice(0, 8)}-${tag.slice(8, 12)}%` } }, { fields: ['id', 'status'] });
-    return rows.length > 0 && rows.every((row) => FINAL_STATUSES.includes(row.status as ExecutionStatus));
-  };
+/** Scratch left by crashed test restores is removed first; a failure here is logged and never fails the test restore. */
+async function sweep(ctx: RunContext, store: ExecutionStore, config: TestRestoreConfig, target: ResolvedAdapterConfig): Promise<void> {
   try {
-    if (config.target.type === 'directory') {
-      const entries = await readdir(config.target.path).catch(() => [] as string[]);
-      for (const name of entries) {
-        const tag = SCRATCH_FOLDER.exec(name)?.[1];
-        if (!tag || !(await ended(tag))) continue;
-        await rm(join(config.target.path, name), { recursive: true, force: true });
-        ctx.log.warn(`removed folder ${join(config.target.path, name)} left by an interrupted test restore`);
-      }
-      return;
-    }
-    const driver = scratchDriverFor(target)!;
-    for (const name of await driver.listDatabases(target, 'hf_test_restore_')) {
-      const tag = SCRATCH_DATABASE.exec(name)?.[1];
-      if (!tag || !(await ended(tag))) continue;
-      await driver.dropDatabase(target, name);
-      ctx.log.warn(`dropped database ${name} on ${target.name} left by an interrupted test restore`);
-    }
+    for (const message of await sweepLeftovers(config, target, (tag) => tagEnded(store, tag))) ctx.log.warn(message);
   } catch (error) {
     if (ctx.signal.aborted) throw error;
     ctx.log.warn(`could not look for scratch left by interrupted test restores: ${messageOf(error)}`);
   }
-}
-
-async function createScratch(config: TestRestoreConfig, target: ResolvedAdapterConfig, found: FoundBackup, suffix: string): Promise<Scratch> {
-  if (config.target.type === 'directory') {
-    await mkdir(config.target.path, { recursive: true });
-    const directory = await mkdtemp(join(config.target.path, `holdfast-test-restore-${suffix}-`));
-    return {
-      label: `folder ${directory}`,
-      target: { path: directory },
-      databases: new Map(),
-      directory,
-      drop: async () => {
-        await rm(directory, { recursive: true, force: true });
-        return access(directory).then(
-          () => false,
-          () => true,
-        );
-      },
-    };
-  }
-  const originals = (found.sidecar.databases ?? []).length > 0 ? found.sidecar.databases! : ['restored'];
-  const databases = new Map(originals.map((name, index) => [name, `hf_test_restore_${suffix}_${index}`]));
-  const names = [...databases.values()];
-  const driver = scratchDriverFor(target)!;
-  return {
-    label: `database${names.length > 1 ? 's' : ''} ${names.join(', ')} on ${target.name}`,
-    target: originals.length === 1 ? { database: names[0], databaseMapping: Object.fromEntries(databases) } : { databaseMapping: Object.fromEntries(databases) },
-    databases,
-    drop: async () => {
-      for (const name of names) await driver.dropDatabase(target, name);
-      for (const name of names) if (await driver.databaseExists(target, name)) return false;
-      return true;
-    },
-  };
-}
-
-async function runChecks(target: ResolvedAdapterConfig, scratch: Scratch, found: FoundBackup, config: TestRestoreConfig): Promise<Check[]> {
-  const figures = found.sidecar.figures;
-  if (scratch.directory) {
-    const actual = await countFiles(scratch.directory);
-    const expected = figures?.files;
-    if (!expected) return [{ name: 'files present', ok: actual.count > 0, detail: `${actual.count} files, ${actual.bytes} bytes restored; no figures were recorded at backup time` }];
-    return [
-      { name: 'file count', ok: actual.count === expected.count, detail: `${actual.count} restored, ${expected.count} recorded at backup time` },
-      { name: 'total size', ok: actual.bytes === expected.bytes, detail: `${actual.bytes} bytes restored, ${expected.bytes} recorded at backup time` },
-    ];
-  }
-  const driver: ScratchDatabaseDriver = scratchDriverFor(target)!;
-  const tolerance = Math.max(0, config.rowCountTolerancePercent ?? 0);
-  const checks: Check[] = [];
-  for (const [original, restored] of scratch.databases) {
-    const actual = await driver.tableRowCounts(target, restored);
-    const expected = figures?.databases?.[original];
-    if (!expected) {
-      checks.push({ name: `${original}: tables present`, ok: Object.keys(actual).length > 0, detail: `${Object.keys(actual).length} tables restored; no figures were recorded at backup time` });
-      continue;
-    }
-    const missing = Object.keys(expected).filter((table) => !(table in actual));
-    checks.push({ name: `${original}: tables present`, ok: missing.length === 0, detail: missing.length ? `missing: ${missing.join(', ')}` : `${Object.keys(expected).length} tables` });
-    const off = Object.entries(expected)
-      .filter(([table]) => table in actual)
-      .filter(([table, rows]) => Math.abs(actual[table]! - rows) > (rows * tolerance) / 100)
-      .map(([table, rows]) => `${table} ${actual[table]} vs ${rows}`);
-    const total = Object.values(expected).reduce((sum, rows) => sum + rows, 0);
-    checks.push({ name: `${original}: row counts`, ok: off.length === 0, detail: off.length ? `differ: ${off.join(', ')}` : `${total} rows in ${Object.keys(expected).length} tables match` });
-  }
-  return checks;
 }
 
 async function cleanUp(ctx: RunContext, scratch: Scratch): Promise<void> {

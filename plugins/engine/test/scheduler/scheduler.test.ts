@@ -4,6 +4,8 @@ import { ENGINE } from '../../src/index.js';
 import { CatalogDirectory, type JobDirectory } from '../../src/scheduler/job-directory.js';
 import { PostgresAdvisoryLock, SingleProcessLock, type LeaderLock } from '../../src/scheduler/leader-lock.js';
 import { JobScheduler, type RunEnqueuer } from '../../src/scheduler/scheduler.js';
+import { compressedClock, schedulerClockFrom } from '../../src/scheduler/scheduler-clock.js';
+import { DatabaseSlotState } from '../../src/scheduler/slot-state.js';
 import { createSite, startEngineServer, type EngineServer, type Site } from '../history/harness.js';
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -20,7 +22,7 @@ async function serverOn(dialect: 'sqlite' | 'postgresql', existing?: Site): Prom
   return { site, server };
 }
 
-function schedulerOf(server: EngineServer, lock: LeaderLock = new SingleProcessLock(), timings = { reloadIntervalMs: 60_000, leaderRetryMs: 60_000 }): JobScheduler {
+function schedulerOf(server: EngineServer, lock: LeaderLock = new SingleProcessLock(), timings = { reloadIntervalMs: 60_000, leaderRetryMs: 60_000 }, withState = false): JobScheduler {
   const scheduler = new JobScheduler(
     {
       database: server.db,
@@ -29,6 +31,7 @@ function schedulerOf(server: EngineServer, lock: LeaderLock = new SingleProcessL
       enqueue: () => server.container.resolve(ENGINE) as RunEnqueuer,
       lock,
       logger: silentLogger,
+      state: withState ? new DatabaseSlotState(server.db) : undefined,
     },
     timings,
   );
@@ -97,22 +100,25 @@ describe('job scheduler', () => {
     // No database under fake timers (its pool waits on timers): jobs come from an in-memory directory and the
     // ticks are recorded; queueing on tick is covered by the test above.
     const jobs = { scheduledJobs: async () => [{ jobId: 'job-1', name: 'minutely', schedule: '* * * * *', enabled: true, scheduleFrom: 'job' as const }] };
+    const fired: string[] = [];
     const scheduler = new JobScheduler({
       database: undefined as never,
       jobs: () => jobs as unknown as JobDirectory,
       settings: () => ({ get: async <T>() => 'UTC' as T }),
-      enqueue: () => ({ enqueueRun: async () => ({ id: 'unused' }) }),
+      enqueue: () => ({
+        enqueueRun: async () => ({ id: 'unused' }),
+        enqueueScheduledRuns: async (jobIds: string[]) => {
+          for (const jobId of jobIds) fired.push(`${jobId}@${new Date().toISOString()}`);
+          return new Map();
+        },
+      }),
       lock: new SingleProcessLock(),
       logger: silentLogger,
     });
     cleanup.push(() => scheduler.stop());
-    const fired: string[] = [];
-    scheduler.tick = async (jobId) => {
-      fired.push(`${jobId}@${new Date().toISOString()}`);
-      return null;
-    };
     vi.useFakeTimers({ toFake: ['Date', 'setTimeout', 'clearTimeout'], now: new Date('2030-05-06T07:08:30.000Z') });
-    await scheduler.reload();
+    // One cycle takes the (single-process) lock and plans: only the leader arms the timer.
+    await scheduler.runCycle();
     expect(scheduler.plan()[0]!.nextRun!.toISOString()).toBe('2030-05-06T07:09:00.000Z');
     await vi.advanceTimersByTimeAsync(29_000);
     expect(fired).toEqual([]);
@@ -161,5 +167,91 @@ describe('scheduler leadership on PostgreSQL', () => {
     expect(second.isLeader).toBe(false);
     await first.stop();
     await vi.waitFor(() => expect(second.isLeader).toBe(true), { timeout: 5000, interval: 50 });
+  });
+});
+
+describe('scheduler slots across processes (issue 18)', () => {
+  const slotRows = (server: EngineServer, jobId: string) =>
+    server.knex()('executions').select('status', 'scheduled_for').where({ job_id: jobId, trigger_type: 'Scheduler' }).orderBy('scheduled_for');
+
+  it('queues a slot of a job once, even when a second scheduler fires it after the first run ended', async () => {
+    const { site, server: one } = await serverOn('postgresql');
+    const { server: two } = await serverOn('postgresql', site);
+    const job = await one.addJob({ name: 'minutely', schedule: '* * * * *' });
+    const slot = new Date('2030-01-01T00:05:00.000Z');
+    const firstId = await schedulerOf(one).tick(job, slot);
+    expect(firstId).toEqual(expect.any(String));
+    await one.knex()('executions').where({ id: firstId }).update({ status: 'Success' });
+    expect(await schedulerOf(two).tick(job, slot)).toBeNull();
+    expect(await schedulerOf(two).tick(job, new Date('2030-01-01T00:06:00.000Z'))).toEqual(expect.any(String));
+    expect((await slotRows(one, job)).map((row) => new Date(row.scheduled_for).toISOString())).toEqual(['2030-01-01T00:05:00.000Z', '2030-01-01T00:06:00.000Z']);
+  });
+
+  it('a process that takes the scheduler over queues the slots missed since the last record, within the catch-up window', async () => {
+    const { server } = await serverOn('postgresql');
+    const job = await server.addJob({ name: 'minutely', schedule: '* * * * *' });
+    const state = new DatabaseSlotState(server.db);
+    // The previous scheduler last fired 2.5 minutes ago: two or three minute slots fell due since.
+    const through = Date.now() - 150_000;
+    await state.write(through, 'gone');
+    const scheduler = schedulerOf(server, new PostgresAdvisoryLock(server.db), { reloadIntervalMs: 60_000, leaderRetryMs: 60_000 }, true);
+    await scheduler.start();
+    const rows = await slotRows(server, job);
+    // The first missed slot is queued; the later ones meet its Pending run and are skipped (the Pending rule).
+    expect(rows).toHaveLength(1);
+    expect(new Date(rows[0].scheduled_for).getTime()).toBe(Math.ceil((through + 1) / 60_000) * 60_000);
+    expect(await state.read()).toBeGreaterThan(Date.now() - 61_000);
+  });
+
+  it('does not catch up slots older than the window', async () => {
+    const { server } = await serverOn('postgresql');
+    const job = await server.addJob({ name: 'minutely', schedule: '* * * * *' });
+    const state = new DatabaseSlotState(server.db);
+    await state.write(Date.now() - 11 * 60_000, 'gone');
+    await schedulerOf(server, new PostgresAdvisoryLock(server.db), { reloadIntervalMs: 60_000, leaderRetryMs: 60_000 }, true).start();
+    expect(await slotRows(server, job)).toEqual([]);
+  });
+
+  it('fires every slot of a compressed clock in order (600x: a minute every 100 ms)', async () => {
+    const fired: Array<{ jobIds: string[]; slot: number; at: number }> = [];
+    const origin = Date.now();
+    const scheduler = new JobScheduler({
+      database: undefined as never,
+      jobs: () => ({ scheduledJobs: async () => ['a', 'b'].map((jobId) => ({ jobId, name: jobId, schedule: '* * * * *', enabled: true, scheduleFrom: 'job' as const })) }) as unknown as JobDirectory,
+      settings: () => ({ get: async <T>() => 'UTC' as T }),
+      enqueue: () => ({
+        enqueueRun: async () => ({ id: 'unused' }),
+        enqueueScheduledRuns: async (jobIds: string[], _trigger: unknown, slot: Date | null) => {
+          fired.push({ jobIds, slot: slot!.getTime(), at: Date.now() });
+          return new Map();
+        },
+      }),
+      lock: new SingleProcessLock(),
+      logger: silentLogger,
+      clock: compressedClock(600, origin),
+    });
+    cleanup.push(() => scheduler.stop());
+    await scheduler.start();
+    await new Promise((resolve) => setTimeout(resolve, 1_050));
+    await scheduler.stop();
+    expect(fired.length).toBeGreaterThanOrEqual(8);
+    for (const [i, entry] of fired.entries()) {
+      // One statement per slot for both jobs, each slot a whole minute, one minute after the previous one.
+      expect(entry.jobIds.sort()).toEqual(['a', 'b']);
+      expect(entry.slot % 60_000).toBe(0);
+      if (i > 0) expect(entry.slot - fired[i - 1]!.slot).toBe(60_000);
+      // Fired when the compressed clock reached the slot (within the timer's resolution).
+      expect(entry.at - (origin + (entry.slot - origin) / 600)).toBeGreaterThanOrEqual(-2);
+      expect(entry.at - (origin + (entry.slot - origin) / 600)).toBeLessThan(60);
+    }
+  });
+
+  it('reads the compressed clock from the environment and refuses it without a shared origin', () => {
+    expect(schedulerClockFrom({}).scale).toBe(1);
+    expect(() => schedulerClockFrom({ HOLDFAST_SCHEDULER_TIME_SCALE: '60' })).toThrow(/HOLDFAST_SCHEDULER_TIME_ORIGIN is required/);
+    expect(() => schedulerClockFrom({ HOLDFAST_SCHEDULER_TIME_SCALE: 'fast', HOLDFAST_SCHEDULER_TIME_ORIGIN: '0' })).toThrow(/HOLDFAST_SCHEDULER_TIME_SCALE must be a number/);
+    const clock = schedulerClockFrom({ HOLDFAST_SCHEDULER_TIME_SCALE: '60', HOLDFAST_SCHEDULER_TIME_ORIGIN: new Date(Date.now() - 1_000).toISOString() });
+    expect(clock.now() - Date.now()).toBeGreaterThan(58_000);
+    expect(clock.realDelayMs(60_000)).toBe(1_000);
   });
 });

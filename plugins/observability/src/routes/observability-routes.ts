@@ -18,6 +18,7 @@ import type { HoldfastMetrics } from '../metrics/metrics.js';
 import {
   configBackupSettingsSchema,
   healthSettingsSchema,
+  integrityCheckSettingsSchema,
   storageAlertSettingsSchema,
   tokenHash,
   type ObservabilitySettings,
@@ -52,6 +53,7 @@ const settingsView = z.object({
   storageAlerts: storageAlertSettingsSchema,
   configBackup: configBackupSettingsSchema,
   metrics: z.object({ bearerTokenSet: z.boolean() }),
+  integrityCheck: integrityCheckSettingsSchema,
 });
 
 const settingsPatch = z.strictObject({
@@ -59,6 +61,7 @@ const settingsPatch = z.strictObject({
   storageAlerts: storageAlertSettingsSchema.optional(),
   configBackup: configBackupSettingsSchema.optional(),
   metrics: z.strictObject({ bearerToken: z.string().min(16).max(512).regex(/^[\x21-\x7e]+$/, { message: 'printable ASCII without spaces' }).nullable() }).optional(),
+  integrityCheck: integrityCheckSettingsSchema.optional(),
 });
 
 const idParams = z.object({ id: z.string().min(1).max(64) });
@@ -95,7 +98,13 @@ async function readableAdapter(deps: ObservabilityRouteDeps, auth: AuthContext |
 }
 
 function view(values: ObservabilitySettingsValues): z.output<typeof settingsView> {
-  return { health: values.health, storageAlerts: values.storageAlerts, configBackup: values.configBackup, metrics: { bearerTokenSet: values.metrics.bearerTokenSha256 !== null } };
+  return {
+    health: values.health,
+    storageAlerts: values.storageAlerts,
+    configBackup: values.configBackup,
+    metrics: { bearerTokenSet: values.metrics.bearerTokenSha256 !== null },
+    integrityCheck: values.integrityCheck,
+  };
 }
 
 /** The routes of the observability plugin. */
@@ -104,7 +113,7 @@ export function observabilityRoutes(deps: ObservabilityRouteDeps): RouteDefiniti
     defineRoute({
       method: 'POST',
       path: '/api/settings/system-tasks/:task/run',
-      summary: 'Run a system task now (HEALTH_CHECK, CLEAN_OLD_LOGS, UPDATE_DB_VERSIONS, REFRESH_STORAGE_STATS, CONFIG_BACKUP)',
+      summary: 'Run a system task now (HEALTH_CHECK, CLEAN_OLD_LOGS, UPDATE_DB_VERSIONS, REFRESH_STORAGE_STATS, CONFIG_BACKUP, INTEGRITY_CHECK)',
       tags: ['settings'],
       access: { permission: 'settings:write' },
       request: { params: z.object({ task: z.string().min(1).max(64) }) },
@@ -187,7 +196,7 @@ export function observabilityRoutes(deps: ObservabilityRouteDeps): RouteDefiniti
     defineRoute({
       method: 'GET',
       path: '/api/settings/observability',
-      summary: 'Health thresholds, storage alerts, configuration self-backup and metrics settings',
+      summary: 'Health thresholds, storage alerts, configuration self-backup, metrics and scheduled integrity check settings',
       tags: ['settings'],
       access: { permission: 'settings:read' },
       responses: { 200: { description: 'Settings', schema: settingsView }, ...errors(401, 403) },

@@ -7,7 +7,7 @@ import { TaskLease } from './lease.js';
 import type { TaskRunStore, TaskRunView } from './run-store.js';
 
 /** What a task does; resolves a short message for the run record, throws on failure. */
-export type TaskHandler = (signal: AbortSignal) => Promise<string>;
+export type TaskHandler = (signal: AbortSignal, run: { trigger: 'Scheduler' | 'Manual' }) => Promise<string>;
 
 /** A task's schedule as the runner sees it. */
 export interface TaskSchedule {
@@ -186,7 +186,7 @@ export class SystemTaskRunner {
       let status: 'Success' | 'Failed' = 'Success';
       let message: string;
       try {
-        message = await this.deps.handlers.get(task)!(this.controller.signal);
+        message = await this.deps.handlers.get(task)!(this.controller.signal, { trigger });
       } catch (error) {
         status = 'Failed';
         message = errorText(error);

@@ -1711,7 +1711,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Health thresholds, storage alerts, configuration self-backup and metrics settings
+         * Health thresholds, storage alerts, configuration self-backup, metrics and scheduled integrity check settings
          * @description Requires the permission `settings:read`.
          */
         get: operations["getSettingsObservability"];
@@ -1765,7 +1765,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Run a system task now (HEALTH_CHECK, CLEAN_OLD_LOGS, UPDATE_DB_VERSIONS, REFRESH_STORAGE_STATS, CONFIG_BACKUP)
+         * Run a system task now (HEALTH_CHECK, CLEAN_OLD_LOGS, UPDATE_DB_VERSIONS, REFRESH_STORAGE_STATS, CONFIG_BACKUP, INTEGRITY_CHECK)
          * @description Requires the permission `settings:write`.
          */
         post: operations["postSettingsSystemTasksByTaskRun"];
@@ -8942,7 +8942,7 @@ export interface operations {
                         sourceId: string;
                         /** @description Scratch target of test restores; null: none */
                         testRestore: {
-                            /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                            /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                             rowCountTolerancePercent?: number;
                             /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                             schedule?: string | null;
@@ -8956,6 +8956,18 @@ export interface operations {
                                 path: string;
                                 /** @constant */
                                 type: "directory";
+                            } | {
+                                /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                                database: number;
+                                /** @description Redis source configuration of the server holding that index; default: the job's source */
+                                sourceId?: string | null;
+                                /** @constant */
+                                type: "redis";
+                            } | {
+                                /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                                path: string;
+                                /** @constant */
+                                type: "sqlite";
                             };
                         } | null;
                         /** @description ISO 8601 timestamp (UTC) */
@@ -9065,7 +9077,7 @@ export interface operations {
                     /** @description Adapter configuration of type database */
                     sourceId: string;
                     testRestore?: {
-                        /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                        /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                         rowCountTolerancePercent?: number;
                         /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                         schedule?: string | null;
@@ -9079,6 +9091,18 @@ export interface operations {
                             path: string;
                             /** @constant */
                             type: "directory";
+                        } | {
+                            /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                            database: number;
+                            /** @description Redis source configuration of the server holding that index; default: the job's source */
+                            sourceId?: string | null;
+                            /** @constant */
+                            type: "redis";
+                        } | {
+                            /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                            path: string;
+                            /** @constant */
+                            type: "sqlite";
                         };
                     } | null;
                 };
@@ -9138,7 +9162,7 @@ export interface operations {
                         sourceId: string;
                         /** @description Scratch target of test restores; null: none */
                         testRestore: {
-                            /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                            /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                             rowCountTolerancePercent?: number;
                             /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                             schedule?: string | null;
@@ -9152,6 +9176,18 @@ export interface operations {
                                 path: string;
                                 /** @constant */
                                 type: "directory";
+                            } | {
+                                /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                                database: number;
+                                /** @description Redis source configuration of the server holding that index; default: the job's source */
+                                sourceId?: string | null;
+                                /** @constant */
+                                type: "redis";
+                            } | {
+                                /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                                path: string;
+                                /** @constant */
+                                type: "sqlite";
                             };
                         } | null;
                         /** @description ISO 8601 timestamp (UTC) */
@@ -9318,7 +9354,7 @@ export interface operations {
                         sourceId: string;
                         /** @description Scratch target of test restores; null: none */
                         testRestore: {
-                            /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                            /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                             rowCountTolerancePercent?: number;
                             /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                             schedule?: string | null;
@@ -9332,6 +9368,18 @@ export interface operations {
                                 path: string;
                                 /** @constant */
                                 type: "directory";
+                            } | {
+                                /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                                database: number;
+                                /** @description Redis source configuration of the server holding that index; default: the job's source */
+                                sourceId?: string | null;
+                                /** @constant */
+                                type: "redis";
+                            } | {
+                                /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                                path: string;
+                                /** @constant */
+                                type: "sqlite";
                             };
                         } | null;
                         /** @description ISO 8601 timestamp (UTC) */
@@ -9456,7 +9504,7 @@ export interface operations {
                     /** @description Adapter configuration of type database */
                     sourceId?: string;
                     testRestore?: {
-                        /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                        /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                         rowCountTolerancePercent?: number;
                         /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                         schedule?: string | null;
@@ -9470,6 +9518,18 @@ export interface operations {
                             path: string;
                             /** @constant */
                             type: "directory";
+                        } | {
+                            /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                            database: number;
+                            /** @description Redis source configuration of the server holding that index; default: the job's source */
+                            sourceId?: string | null;
+                            /** @constant */
+                            type: "redis";
+                        } | {
+                            /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                            path: string;
+                            /** @constant */
+                            type: "sqlite";
                         };
                     } | null;
                 };
@@ -9529,7 +9589,7 @@ export interface operations {
                         sourceId: string;
                         /** @description Scratch target of test restores; null: none */
                         testRestore: {
-                            /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                            /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                             rowCountTolerancePercent?: number;
                             /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                             schedule?: string | null;
@@ -9543,6 +9603,18 @@ export interface operations {
                                 path: string;
                                 /** @constant */
                                 type: "directory";
+                            } | {
+                                /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                                database: number;
+                                /** @description Redis source configuration of the server holding that index; default: the job's source */
+                                sourceId?: string | null;
+                                /** @constant */
+                                type: "redis";
+                            } | {
+                                /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                                path: string;
+                                /** @constant */
+                                type: "sqlite";
                             };
                         } | null;
                         /** @description ISO 8601 timestamp (UTC) */
@@ -9806,7 +9878,7 @@ export interface operations {
                         sourceId: string;
                         /** @description Scratch target of test restores; null: none */
                         testRestore: {
-                            /** @description Allowed difference of row counts against the backup-time figures, percent (default 0) */
+                            /** @description Allowed difference of row (Redis: key) counts against the backup-time figures, percent (default 0) */
                             rowCountTolerancePercent?: number;
                             /** @description 5-part cron of scheduled test restores; null or absent: on demand only */
                             schedule?: string | null;
@@ -9820,6 +9892,18 @@ export interface operations {
                                 path: string;
                                 /** @constant */
                                 type: "directory";
+                            } | {
+                                /** @description Database index reserved for test restores: it must be empty, and it is flushed after each test restore */
+                                database: number;
+                                /** @description Redis source configuration of the server holding that index; default: the job's source */
+                                sourceId?: string | null;
+                                /** @constant */
+                                type: "redis";
+                            } | {
+                                /** @description Folder below which a throwaway folder with the restored database file is created (SQLite sources) */
+                                path: string;
+                                /** @constant */
+                                type: "sqlite";
                             };
                         } | null;
                         /** @description ISO 8601 timestamp (UTC) */
@@ -13136,6 +13220,11 @@ export interface operations {
                             logRetentionDays: number;
                             offlineAfter: number;
                         };
+                        integrityCheck: {
+                            byteBudget: number | null;
+                            enabled: boolean;
+                            schedule: string;
+                        };
                         metrics: {
                             bearerTokenSet: boolean;
                         };
@@ -13214,6 +13303,11 @@ export interface operations {
                         logRetentionDays: number;
                         offlineAfter: number;
                     };
+                    integrityCheck?: {
+                        byteBudget: number | null;
+                        enabled: boolean;
+                        schedule: string;
+                    };
                     metrics?: {
                         bearerToken: string | null;
                     };
@@ -13247,6 +13341,11 @@ export interface operations {
                             degradedAfter: number;
                             logRetentionDays: number;
                             offlineAfter: number;
+                        };
+                        integrityCheck: {
+                            byteBudget: number | null;
+                            enabled: boolean;
+                            schedule: string;
                         };
                         metrics: {
                             bearerTokenSet: boolean;

@@ -1,0 +1,86 @@
+// Issue 18 (scale-out): several engines on one PostgreSQL split maxConcurrentJobs between the live workers, wake each
+// other through NOTIFY (the poll here is a minute, so only a notification can start a run quickly), an `api`
+// process queues but never claims, and every engine registers itself in engine_processes.
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InMemoryJobCatalog, MapSettings } from './support/doubles.js';
+import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
+
+describe('engines sharing one PostgreSQL', () => {
+  let target: TestDatabaseTarget | undefined;
+  let dir: string | undefined;
+  const servers: EngineServer[] = [];
+
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+    await target?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('split 4 slots 2 + 2 between two workers, start runs queued through an api process at once, and never run one there', async () => {
+    target = await createTarget('postgresql');
+    dir = await mkdtemp(join(tmpdir(), 'hf-share-'));
+    const catalog = new InMemoryJobCatalog();
+    const settings = new MapSettings();
+    settings.values.set('maxConcurrentJobs', 4);
+    catalog.addConfig({ configId: 'slow', name: 'Slow source', kind: 'source', adapterId: 'generated', config: { lines: 1500, linesPerChunk: 100, delayMsPerChunk: 20 } });
+    catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: dir } });
+    catalog.addJob({ id: 'job', name: 'queued', namingPattern: '{job_name}_yyyy-MM-dd_HH-mm-ss' }, 'slow', [{ configId: 'disk' }]);
+    const timings = { pollIntervalMs: 60_000 };
+    for (const role of ['all', 'worker', 'api'] as const) servers.push(await startEngineServer(target, { catalog, settings, timings: { ...timings, role } }));
+    const [all, worker, api] = servers as [EngineServer, EngineServer, EngineServer];
+    const knex = all.handle.container.resolve(ORM_DATABASE).em().getKnex();
+
+    const registered: Array<{ id: string; role: string }> = await knex('engine_processes').select('id', 'role').orderBy('role');
+    expect(registered).toEqual([
+      { id: all.engine().processId, role: 'all' },
+      { id: api.engine().processId, role: 'api' },
+      { id: worker.engine().processId, role: 'worker' },
+    ]);
+
+    let sampling = true;
+    const perProcess: Array<Record<string, number>> = [];
+    const sampler = (async () => {
+      while (sampling) {
+        const rows: Array<{ claimed_by: string; n: number }> = await knex('executions').select('claimed_by').count<{ claimed_by: string; n: number }[]>({ n: '*' }).where({ status: 'Running' }).groupBy('claimed_by');
+        perProcess.push(Object.fromEntries(rows.map((row) => [row.claimed_by, Number(row.n)])));
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+    })();
+    const key = await api.apiKey('ci', ['jobs:execute', 'history:read']);
+    const queuedAt = Date.now();
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) ids.push((await call(api.url, 'POST', '/api/jobs/job/run', { key })).body.executionId);
+    const ended = [];
+    for (const id of ids) ended.push(await waitForEnd(api.url, key, id));
+    sampling = false;
+    await sampler;
+
+    expect(ended.map((e) => e.status)).toEqual(Array(8).fill('Success'));
+    // Claimed within a second of being queued (the poll is a minute away): the NOTIFY woke a worker.
+    expect(Date.parse(ended[0].startedAt) - queuedAt).toBeLessThan(1_000);
+    const rows: Array<{ claimed_by: string }> = await knex('executions').select('claimed_by').whereIn('id', ids);
+    expect(new Set(rows.map((row) => row.claimed_by))).toEqual(new Set([all.engine().processId, worker.engine().processId]));
+    const peak = (id: string) => Math.max(...perProcess.map((sample) => sample[id] ?? 0));
+    expect([peak(all.engine().processId), peak(worker.engine().processId), peak(api.engine().processId)]).toEqual([2, 2, 0]);
+    expect(Math.max(...perProcess.map((sample) => Object.values(sample).reduce((sum, n) => sum + n, 0)))).toBe(4);
+
+    // A stopped engine removes its row.
+    await servers.pop()!.close();
+    expect((await knex('engine_processes').select('role').orderBy('role')).map((row: { role: string }) => row.role)).toEqual(['all', 'worker']);
+  });
+});
+
+describe('HOLDFAST_ROLE', () => {
+  it('defaults to all, takes api and worker, and names the variable for anything else', async () => {
+    const { processRoleFrom, runsJobs, engineOptionsFrom } = await import('../src/index.js');
+    expect(processRoleFrom({})).toBe('all');
+    expect(processRoleFrom({ HOLDFAST_ROLE: ' Worker ' })).toBe('worker');
+    expect(engineOptionsFrom({ HOLDFAST_ROLE: 'api' }).role).toBe('api');
+    expect([runsJobs('all'), runsJobs('worker'), runsJobs('api')]).toEqual([true, true, false]);
+    expect(() => processRoleFrom({ HOLDFAST_ROLE: 'boss' })).toThrow('HOLDFAST_ROLE must be one of all, api, worker (got "boss")');
+  });
+});
