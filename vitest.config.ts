@@ -6,7 +6,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: ['kernel', 'sdk/*', 'plugins/*', 'adapters/*', 'apps/*', 'tooling'],
-    reporters: ['default', './tooling/vitest/summary-reporter.mjs'],
+    reporters: ['default', './tooling/vitest/summary-reporter.mjs', './tooling/vitest/hang-watch-reporter.mjs'],
     maxWorkers: Number(process.env.HOLDFAST_TEST_WORKERS ?? 3),
   },
 });

@@ -30,3 +30,4 @@ export * from './naming-suffix.js';
 export * from './sidecar.js';
 export * from './local-paths.js';
 export * from './text-rules.js';
+export * from './compression.js';

@@ -41,7 +41,9 @@ async function compare(kind, target, sourceBytes, baselineScript, work) {
   const tmp = join(work, `${kind}-tmp`);
   await Promise.all([destination, dataDir, tmp].map((dir) => mkdir(dir, { recursive: true })));
   log(`${kind}: Holdfast backup (GZIP, local destination)`);
-  const holdfast = await measureNode(join(here, 'holdfast-backup.mjs'), [kind, target, destination, dataDir], tmp);
+  // The job as `npm run bench` always measured it: GZIP, one local destination, verification (re-read) on.
+  const spec = { mode: 'backup', kind, target, destinations: [destination], dataDir, compression: 'GZIP', skipVerification: false };
+  const holdfast = await measureNode(join(here, 'holdfast-run.mjs'), [JSON.stringify(spec)], tmp);
   if (holdfast.status !== 'Success') throw new Error(`${kind}: Holdfast backup ended ${holdfast.status}: ${holdfast.errors.join('; ')}`);
   const baselineMiBs = mib(sourceBytes) / baselineSeconds;
   const holdfastMiBs = mib(sourceBytes) / holdfast.seconds;

@@ -4,6 +4,7 @@ import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type SourceAdapter } from '@holdfast/sdk';
 import definition from '../src/index.js';
+import { compressionArgs } from '../src/internal/dump.js';
 import { checksums, childCommands, createDatabase, dropDatabase, seed, server, sql } from './helpers.js';
 
 const created: string[] = [];
@@ -156,6 +157,30 @@ describe('source-postgres against the local PostgreSQL', () => {
     expect(outcome[0].status).toBe('rejected');
     expect(outcome[1].status).toBe('rejected');
     expect(String((outcome[0] as PromiseRejectedResult).reason)).toMatch(/pg_dump of ".*" failed/);
+  });
+
+  it('with pgCompression empty, turns pg_dump compression off for ZSTD jobs only; the -Z0 dump restores the same rows', async () => {
+    expect(compressionArgs('', 'ZSTD')).toEqual(['--compress', '0']);
+    expect(compressionArgs(undefined, 'ZSTD')).toEqual(['--compress', '0']);
+    for (const codec of ['NONE', 'GZIP', 'BROTLI', undefined]) expect(compressionArgs('', codec)).toEqual([]);
+    // An explicit level always wins, whatever the job's codec.
+    expect(compressionArgs('6', 'ZSTD')).toEqual(['--compress', '6']);
+    const adapter = source();
+    const dumpWith = async (engineOptions: Record<string, unknown>) => {
+      const dump = await adapter.dump({ databases: [seeded], signal: new AbortController().signal, engineOptions });
+      const bytes = await collect(dump.stream);
+      await dump.done;
+      return bytes;
+    };
+    const zstdJob = await dumpWith({ pgCompression: '', engineCompression: 'ZSTD' });
+    const gzipJob = await dumpWith({ pgCompression: '', engineCompression: 'GZIP' });
+    expect(zstdJob.subarray(0, 5).toString('latin1')).toBe('PGDMP');
+    // pg_dump's zlib shrinks the seeded rows: the uncompressed dump is clearly larger.
+    expect(zstdJob.length).toBeGreaterThan(gzipJob.length * 1.5);
+    const target = `${seeded}_z0`;
+    created.push(target);
+    await adapter.restore(Readable.from([zstdJob]), { target: { database: target }, signal: new AbortController().signal });
+    expect(await checksums(target)).toEqual(expected);
   });
 
   it('rejects a pgCompression that is not a level', async () => {

@@ -176,7 +176,7 @@ describe('source-sqlite', () => {
         }
         return false;
       };
-      for (let i = 0; i < 100 && !(await backupRunning()); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 500 && !(await backupRunning()); i++) await new Promise((r) => setTimeout(r, 20));
       expect(await backupRunning()).toBe(true);
       controller.abort();
       const error = await pending.catch((e: unknown) => e);

@@ -176,8 +176,8 @@ describe('source-sqlite in SSH mode (real sshd on 127.0.0.1:2222)', () => {
       const controller = new AbortController();
       const pending = sshSource({ path: file, busyTimeoutSeconds: 60 }).dump({ databases: [], signal: controller.signal });
       pending.catch(() => undefined);
-      expect(await waitFor(() => remoteUsers(staging).some((line) => line.includes('.backup')), 20_000)).toBe(true);
-      expect(readdirSync(staging)).toHaveLength(1);
+      // The remote sqlite3 shows in ps a moment before it has created its staging copy; wait for both.
+      expect(await waitFor(() => remoteUsers(staging).some((line) => line.includes('.backup')) && readdirSync(staging).length === 1, 20_000)).toBe(true);
       controller.abort();
       const error = await pending.catch((e: unknown) => e);
       expect(isAdapterError(error) && error.code).toBe('ABORTED');

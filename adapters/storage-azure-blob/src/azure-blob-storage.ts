@@ -41,8 +41,8 @@ export class AzureBlobStorage implements StorageAdapter {
     return this.login;
   }
 
-  private container(): ContainerClient {
-    this.client ??= containerClient(this.credentials(), this.config.container, this.config.maxTries);
+  private async container(): Promise<ContainerClient> {
+    this.client ??= await containerClient(this.credentials(), this.config.container, this.config.maxTries);
     return this.client;
   }
 
@@ -57,7 +57,7 @@ export class AzureBlobStorage implements StorageAdapter {
       const login = this.credentials();
       where = describeTarget(login, this.config.container);
       // One try only: a connection test should answer in seconds, not after the retry policy's back-off.
-      await probeContainer(containerClient(login, this.config.container, 1), this.root);
+      await probeContainer(await containerClient(login, this.config.container, 1), this.root);
       const below = this.root ? ` below "${this.root}"` : '';
       return { ok: true, message: `${where} is readable and writable${below}`, latencyMs: Date.now() - started };
     } catch (error) {
@@ -67,7 +67,7 @@ export class AzureBlobStorage implements StorageAdapter {
 
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     try {
-      const blob = this.container().getBlockBlobClient(blobNameOf(this.root, key));
+      const blob = (await this.container()).getBlockBlobClient(blobNameOf(this.root, key));
       const size = await uploadBlockBlob(blob, body, {
         blockSizeMiB: this.config.blockSizeMiB,
         concurrency: this.config.concurrency,
@@ -86,7 +86,7 @@ export class AzureBlobStorage implements StorageAdapter {
 
   async get(key: string, options: GetOptions = {}): Promise<Readable> {
     try {
-      return await openBlobRead(this.container().getBlobClient(blobNameOf(this.root, key)), key, options);
+      return await openBlobRead((await this.container()).getBlobClient(blobNameOf(this.root, key)), key, options);
     } catch (error) {
       const failure = this.fail(error, `cannot read "${key}"`);
       throw failure.code === 'NOT_FOUND' && !isContainerMissing(failure) ? notFound(key) : failure;
@@ -95,7 +95,7 @@ export class AzureBlobStorage implements StorageAdapter {
 
   async *list(prefix: string, options: { signal?: AbortSignal } = {}): AsyncIterable<StorageObjectInfo> {
     try {
-      yield* listBlobs(this.container(), this.root, listingPrefixOf(this.root, prefix), options.signal);
+      yield* listBlobs(await this.container(), this.root, listingPrefixOf(this.root, prefix), options.signal);
     } catch (error) {
       throw this.fail(error, `cannot list "${prefix}"`);
     }
@@ -103,7 +103,7 @@ export class AzureBlobStorage implements StorageAdapter {
 
   async stat(key: string): Promise<StorageObjectInfo> {
     try {
-      const properties = await this.container().getBlobClient(blobNameOf(this.root, key)).getProperties();
+      const properties = await (await this.container()).getBlobClient(blobNameOf(this.root, key)).getProperties();
       return { key, size: properties.contentLength ?? 0, modifiedAt: properties.lastModified ?? new Date(0) };
     } catch (error) {
       const failure = this.fail(error, `cannot stat "${key}"`);
@@ -114,7 +114,7 @@ export class AzureBlobStorage implements StorageAdapter {
   async delete(key: string): Promise<void> {
     try {
       // Idempotent: a missing blob is fine; a missing container is not (the destination is broken).
-      await this.container().getBlobClient(blobNameOf(this.root, key)).deleteIfExists({ deleteSnapshots: 'include' });
+      await (await this.container()).getBlobClient(blobNameOf(this.root, key)).deleteIfExists({ deleteSnapshots: 'include' });
     } catch (error) {
       throw this.fail(error, `cannot delete "${key}"`);
     }

@@ -21,9 +21,11 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createHttpPlugin(),
     createIdentityPlugin({ env }),
     createCatalogPlugin({ env }),
+    // Before the engine: a run reaped at the engine's start, or a first scheduler or statistics pass that fails, raises
+    // its event while the engine starts, and the engine's last outcome events come while it stops.
+    createNotificationsPlugin(),
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),
-    createNotificationsPlugin(),
     createObservabilityPlugin({ runsScheduledTasks: isWorker }),
   ];
 }

@@ -33,13 +33,16 @@ async function tableDigests(server: FullServer): Promise<Record<string, string>>
   const digests: Record<string, string> = {};
   // `rate_limits` is the limiter's own ledger: it counts every request, refused or not, which is its job.
   // `engine_processes` (heartbeats) and `scheduler_state` (the scheduler's last planned slot) move with the clock on
-  // PostgreSQL whatever the requests do: process bookkeeping, not data a request could change.
-  const clockDriven = new Set(['rate_limits', 'engine_processes', 'scheduler_state']);
+  // PostgreSQL whatever the requests do: process bookkeeping, not data a request could change. So do the system task
+  // runner's ledger (`system_task_runs`, `task_leases`) and the tasks' last/next run times: a task whose slot falls
+  // inside the fuzz's forty seconds (every quarter hour for some) records its run. No fuzzed route writes them (run now
+  // has no body), and the tasks' settings (`enabled`, `schedule`) are still compared.
+  const clockDriven = new Set(['rate_limits', 'engine_processes', 'scheduler_state', 'system_task_runs', 'task_leases']);
   for (const table of tables.filter((name) => !clockDriven.has(name)).sort()) {
     const rows = await connection.execute(`select * from "${table}"`);
     // Times the server itself moves on every request (a key's last use, a session's sliding expiry) are not content.
     const lines = rows
-      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).filter(([column]) => !/^(last_used_at|lastUsedAt|expires_at|expiresAt|updated_at|updatedAt)$/.test(column)).sort())))
+      .map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).filter(([column]) => !/^(last_used_at|lastUsedAt|expires_at|expiresAt|updated_at|updatedAt|last_run_at|next_run_at)$/.test(column)).sort())))
       .sort();
     digests[table] = `${rows.length}:${createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, 16)}`;
   }

@@ -133,6 +133,11 @@ describe.each(['sqlite', 'postgresql'] as const)('observability on the assembled
     await call('PUT', '/api/settings/observability', { health: { degradedAfter: 1, offlineAfter: 2, logRetentionDays: 30 } });
     const first = await runTask('HEALTH_CHECK');
     expect(first).toMatchObject({ status: 'Success', message: 'checked 3: 3 online, 0 degraded, 0 offline' });
+    // No connection test ran on the source before: its first version row comes from the health check.
+    const versions = await call('GET', `/api/adapters/${ids.pg}/versions`);
+    expect(versions.total).toBe(1);
+    expect(versions.entries[0]).toMatchObject({ previousVersion: null });
+    expect(versions.entries[0].newVersion).toMatch(/^\d+/);
     const local = folders[0]!;
     await rename(local, `${local}.away`);
     expect((await runTask('HEALTH_CHECK')).message).toBe('checked 3: 2 online, 1 degraded, 0 offline');

@@ -87,7 +87,9 @@ describe('a source that cannot dump fails the run before any upload, leaving no 
     for (const dir of [localDir, emptyBin, sqliteDir, sftpRoot]) if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  const ssh = () => ({ host: SSHD.host, port: SSHD.port, username: SSHD.user, hostKeySha256: SSHD.hostKeySha256, connectTimeoutSeconds: 3 });
+  // A generous handshake bound: the refused cases answer at once (wrong password, closed port), and on a loaded CI
+  // machine sshd's key exchange alone took more than 3 s.
+  const ssh = () => ({ host: SSHD.host, port: SSHD.port, username: SSHD.user, hostKeySha256: SSHD.hostKeySha256, connectTimeoutSeconds: 30 });
   const cases = (): Case[] => [
     // PostgreSQL trusts 127.0.0.1 here, so the refused login is a role that does not exist.
     { engine: 'PostgreSQL', cause: 'wrong password', adapterId: 'postgres', config: { host: '127.0.0.1', user: 'hf_no_such_role', password: 'Wrong-Pw-1' }, databases: ['postgres'], error: /cannot connect to 127\.0\.0\.1:5432 as hf_no_such_role: .*does not exist/ },

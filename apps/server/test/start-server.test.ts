@@ -93,7 +93,7 @@ describe.each(['sqlite', 'postgresql'] as const)('startServer on %s', (dialect) 
   it('refuses to start with one plugin left out, naming the plugin and the missing token, before opening the database', async () => {
     const withoutCatalog = featurePlugins({}).filter((plugin) => plugin.name !== 'catalog');
     await expect(start(withoutCatalog)).rejects.toThrow(
-      /Plugin "engine" requires token holdfast:job-catalog, which no plugin provides and the composition did not register/,
+      /Plugin "notifications" requires token holdfast:job-catalog, which no plugin provides and the composition did not register/,
     );
     // Nothing was opened: the embedded database file was never created.
     await expect(access(join(dataDir, 'holdfast.db'))).rejects.toThrow();

@@ -6,8 +6,6 @@
 // through the sign-in button and through OIDC_AUTO_REDIRECT; the password form hidden under DISABLE_EMAIL_LOGIN.
 // Screenshots and axe scans of the new pages, and the page rules of e2e.test.ts (typed client only, no secrets).
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,10 +15,9 @@ import { chromium, type Browser, type BrowserContext, type CDPSession, type Page
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenIdProvider, type TestOpenIdProvider } from '@holdfast/tooling/harness/oidc-provider';
 import { awayFromStepBoundary, stepAt, totpForStep } from '@holdfast/tooling/harness/rfc6238';
-import { CHROMIUM_ARGS, findChromium } from './support/browser.js';
-import { captureHere, recordTraffic, type AxeFinding, type SeenBody, type SeenRequest } from './support/pages.js';
+import { CHROMIUM_ARGS, ensureWebBuilt, findChromium, WEB_ROOT } from './support/browser.js';
+import { captureHere, describeViolations, recordTraffic, type AxeFinding, type SeenBody, type SeenRequest } from './support/pages.js';
 
-const WEB_ROOT = fileURLToPath(new URL('../dist', import.meta.url));
 const SHOTS = fileURLToPath(new URL('../test-results/screenshots', import.meta.url));
 const ADMIN = { email: 'root@example.test', password: `pw-${Date.now()}-battery staple` };
 const BOB = { sub: 'bob-0001', email: 'bob@example.test', emailVerified: true, name: 'Bob from Corp', groups: ['ops', 'staff'] };
@@ -51,10 +48,7 @@ suite(`sign-in methods in Chromium${'reason' in chromiumFound ? ` (skipped: ${ch
   const state = { totpSecret: '', confirmStep: 0, backupCodes: [] as string[], newBackupCodes: [] as string[], groupId: '' };
 
   beforeAll(async () => {
-    if (!existsSync(join(WEB_ROOT, 'index.html'))) {
-      const build = spawnSync('npx', ['vite', 'build'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
-      if (build.status !== 0) throw new Error('vite build of apps/web failed');
-    }
+    ensureWebBuilt();
     await mkdir(SHOTS, { recursive: true });
     dataDir = await mkdtemp(join(tmpdir(), 'holdfast-web-signin-'));
     server = await startServer({
@@ -429,10 +423,7 @@ suite(`sign-in methods in Chromium${'reason' in chromiumFound ? ` (skipped: ${ch
 
   it('met the page rules: axe finds nothing serious, only the typed client calls the API, no secret comes back', async () => {
     await Promise.all(pending);
-    const serious = findings.filter((entry) => entry.violations.length > 0);
-    expect(
-      serious.map((entry) => `${entry.page} (${entry.scheme}): ${entry.violations.map((v) => `${v.id} [${v.impact}] ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`).join('; ')}`),
-    ).toEqual([]);
+    expect(describeViolations(findings)).toEqual([]);
     expect(findings.length).toBeGreaterThanOrEqual(10 * 2);
     expect(cspErrors).toEqual([]);
 

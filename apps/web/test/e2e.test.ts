@@ -4,9 +4,8 @@
 // Along the way: screenshots of the main pages (desktop/phone, light/dark), an axe-core scan of each, and checks
 // that every API call goes through the typed client and that no typed secret comes back in any answer.
 import 'reflect-metadata';
-import { execFile, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +15,10 @@ import { gzipSync } from 'node:zlib';
 import { startServer, type ServerHandle } from '@holdfast/server';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium, seriousViolations, type AxeViolation } from './support/browser.js';
+import { type AxeViolation, CHROMIUM_ARGS, ensureWebBuilt, findChromium, seriousViolations, WEB_ROOT } from './support/browser.js';
+import { describeViolations } from './support/pages.js';
 
 const run = promisify(execFile);
-const WEB_ROOT = fileURLToPath(new URL('../dist', import.meta.url));
 const SHOTS = fileURLToPath(new URL('../test-results/screenshots', import.meta.url));
 const SSHD = JSON.parse(await readFile('/tmp/holdfast-test-services/sshd/sshd.json', 'utf8')) as { host: string; port: number; user: string; password: string; home: string };
 
@@ -66,11 +65,7 @@ suite(`admin web app in Chromium${'reason' in chromiumFound ? ` (skipped: ${chro
   let rawKey = '';
 
   beforeAll(async () => {
-    if (!existsSync(join(WEB_ROOT, 'index.html'))) {
-      // `npm test` builds every package first; a lone run of this file builds the app itself.
-      const build = spawnSync('npx', ['vite', 'build'], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: 'inherit' });
-      if (build.status !== 0) throw new Error('vite build of apps/web failed');
-    }
+    ensureWebBuilt();
     await psql('postgres', `CREATE DATABASE ${DATABASE}`);
     await psql(DATABASE, "CREATE TABLE items (id int primary key, note text); INSERT INTO items SELECT g, 'note ' || g FROM generate_series(1, 5000) g");
     dataDir = await mkdtemp(join(tmpdir(), 'holdfast-web-data-'));
@@ -265,6 +260,8 @@ suite(`admin web app in Chromium${'reason' in chromiumFound ? ` (skipped: ${chro
 
   it('creates a job, runs it and watches it reach Success live', async () => {
     await go('/jobs/new');
+    // New jobs start on ZSTD with worker threads: the fastest codec with an output no larger (docs/benchmarks.md).
+    expect(await field('job-compression').inputValue()).toBe('ZSTD');
     await field('job-name').fill('orders nightly');
     await choose('job-source', 'orders db');
     await field('job-databases').fill(DATABASE);
@@ -360,10 +357,7 @@ suite(`admin web app in Chromium${'reason' in chromiumFound ? ` (skipped: ${chro
 
   it('met the page rules: axe finds nothing serious, only the typed client calls the API, no secret comes back', async () => {
     await Promise.all(pending);
-    const serious = violations.filter((entry) => entry.violations.length > 0);
-    expect(
-      serious.map((entry) => `${entry.page} (${entry.scheme}): ${entry.violations.map((v) => `${v.id} [${v.impact}] ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`).join('; ')}`),
-    ).toEqual([]);
+    expect(describeViolations(violations)).toEqual([]);
     expect(violations.length).toBeGreaterThanOrEqual(14 * 2);
     expect(cspErrors).toEqual([]);
 

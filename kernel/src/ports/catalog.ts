@@ -3,6 +3,8 @@
  * matching TOKENS so identity, the engine, notifications and observability never import it.
  */
 
+import type { CompressionCodec } from '../compression.js';
+
 /** Reads typed system settings with their defaults (SPEC "SystemSetting"); changes apply without a restart. */
 export interface SettingsReader {
   /** The current value of `key`, parsed from its stored string, or the key's default. */
@@ -49,8 +51,12 @@ export interface RunPlan {
     id: string;
     name: string;
     databases: string[];
-    compression: 'NONE' | 'GZIP' | 'BROTLI' | 'ZSTD';
+    compression: CompressionCodec;
     pgCompression: string;
+    /** Level of the codec; null or absent: the codec's default (docs/formats/compression.md). */
+    compressionLevel?: number | null;
+    /** ZSTD worker threads; null or absent: the engine's default. */
+    compressionThreads?: number | null;
     skipVerification: boolean;
     namingPattern: string;
     notificationTemplateId: string | null;

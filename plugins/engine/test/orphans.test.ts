@@ -2,7 +2,7 @@
 // without its sidecar (the unfinished part) is removed, while object + sidecar (a complete backup) is kept.
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { silentLogger, type StorageAdapter } from '@holdfast/kernel';
+import { EventBus, silentLogger, type HoldfastEvents, type StorageAdapter } from '@holdfast/kernel';
 import { INTERRUPTED_MESSAGE, reapOrphans } from '../src/queue/orphans.js';
 import { engineOptionsFrom } from '../src/queue/engine-options.js';
 
@@ -55,5 +55,25 @@ describe('reapOrphans', () => {
     expect([...complete.objects].sort()).toEqual([key, `${key}.meta.json`]);
     expect(unfinished.deleted).toEqual([key]);
     expect([...unfinished.objects]).toEqual([]);
+  });
+
+  it('raises one system_error per pass that closed runs, naming them; a pass that closed nothing raises none', async () => {
+    const events = new EventBus();
+    const raised: Array<HoldfastEvents['system_error']> = [];
+    events.on('system_error', (payload) => void raised.push(payload));
+    let rows = [{ id: 'exec-1', metadata: '{}' }, { id: 'exec-2', metadata: '{}' }];
+    const store = {
+      dialect: 'sqlite',
+      findOrphans: async () => rows,
+      failOrphan: async () => true,
+      lastLogSeq: async () => 0,
+      appendLogs: async () => undefined,
+    };
+    const services = { events };
+    expect(await reapOrphans(store as never, services as never, null, silentLogger, engineOptionsFrom({}))).toBe(2);
+    rows = [];
+    expect(await reapOrphans(store as never, services as never, null, silentLogger, engineOptionsFrom({}))).toBe(0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(raised).toEqual([{ message: '2 executions crashed (exec-1, exec-2)', source: 'queue', error: INTERRUPTED_MESSAGE }]);
   });
 });

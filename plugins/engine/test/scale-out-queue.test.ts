@@ -5,7 +5,8 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ExecutionStore } from '../src/store/execution-store.js';
 import { InMemoryJobCatalog, MapSettings } from './support/doubles.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
@@ -71,6 +72,47 @@ describe('engines sharing one PostgreSQL', () => {
     // A stopped engine removes its row.
     await servers.pop()!.close();
     expect((await knex('engine_processes').select('role').orderBy('role')).map((row: { role: string }) => row.role)).toEqual(['all', 'worker']);
+  });
+});
+
+describe('claims on a shared PostgreSQL', () => {
+  let target: TestDatabaseTarget | undefined;
+  let dir: string | undefined;
+  const servers: EngineServer[] = [];
+
+  afterEach(async () => {
+    vi.restoreAllMocks();
+    for (const server of servers.splice(0)) await server.close();
+    await target?.drop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  // At 10,000 jobs every finished run woke every worker, and each opened a claim transaction (advisory lock, two reads,
+  // commit) to find the queue empty: five statements per worker per run for nothing (issue 18, docs/operations/scaling.md).
+  it('a run that ends with an empty queue wakes no claim anywhere, and a queued run costs at most one empty claim', async () => {
+    target = await createTarget('postgresql');
+    dir = await mkdtemp(join(tmpdir(), 'hf-claims-'));
+    const catalog = new InMemoryJobCatalog();
+    const settings = new MapSettings();
+    settings.values.set('maxConcurrentJobs', 4);
+    catalog.addConfig({ configId: 'tiny', name: 'Tiny source', kind: 'source', adapterId: 'generated', config: { lines: 10, linesPerChunk: 10, delayMsPerChunk: 0 } });
+    catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: dir } });
+    catalog.addJob({ id: 'job', name: 'tiny', namingPattern: '{job_name}_yyyy-MM-dd_HH-mm-ss' }, 'tiny', [{ configId: 'disk' }]);
+    for (const role of ['all', 'worker'] as const) servers.push(await startEngineServer(target, { catalog, settings, timings: { pollIntervalMs: 60_000, role } }));
+    const [all] = servers as [EngineServer, EngineServer];
+    const claims = vi.spyOn(ExecutionStore.prototype, 'claimNext');
+    const key = await all.apiKey('ci', ['jobs:execute', 'history:read']);
+
+    const { executionId } = (await call(all.url, 'POST', '/api/jobs/job/run', { key })).body;
+    expect((await waitForEnd(all.url, key, executionId)).status).toBe('Success');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const results = await Promise.all(claims.mock.results.map((result) => result.value as Promise<unknown>));
+    expect(results.filter((row) => row !== null)).toHaveLength(1);
+    // Both workers may see the one waiting run at the same moment; one of them then claims nothing.
+    expect(results.filter((row) => row === null).length).toBeLessThanOrEqual(1);
+    const afterEnd = claims.mock.calls.length;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(claims.mock.calls.length).toBe(afterEnd);
   });
 });
 

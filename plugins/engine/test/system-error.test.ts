@@ -60,6 +60,19 @@ describe('system_error from the engine loops', () => {
     expect(raised).toEqual([{ message: 'Refreshing the storage statistics failed', source: 'storage-statistics', error: 'database is locked' }]);
   });
 
+  it('each bus (one server) has its own window: one server raising does not silence another', async () => {
+    const first = new EventBus();
+    const second = new EventBus();
+    const raisedFirst = collect(first);
+    const raisedSecond = collect(second);
+    raiseSystemError(first, 'queue', 'The engine heartbeat failed', new Error('down'));
+    raiseSystemError(first, 'queue', 'The engine heartbeat failed', new Error('down'));
+    raiseSystemError(second, 'queue', 'The engine heartbeat failed', new Error('down'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(raisedFirst).toHaveLength(1);
+    expect(raisedSecond).toEqual([{ message: 'The engine heartbeat failed', source: 'queue', error: 'down' }]);
+  });
+
   it('without a bus nothing is raised and nothing throws', () => {
     expect(() => raiseSystemError(undefined, 'queue', 'x', new Error('y'))).not.toThrow();
   });

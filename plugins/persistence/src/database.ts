@@ -3,9 +3,7 @@ import type { OrmDatabase } from '@holdfast/orm-port';
 import { silentLogger } from '@holdfast/kernel';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
-import { LibSqlDriver } from '@mikro-orm/libsql';
 import { Migrator } from '@mikro-orm/migrations';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { describeTarget, prepareTarget, resolveConnectionTarget, type ConnectionTarget } from './connection.js';
 import { createPrivateDatabaseFile, securePrivateFiles, tightenNewFiles } from './file-modes.js';
 import { collectMigrations, toMigrationsList } from './migrations.js';
@@ -37,10 +35,11 @@ export interface HoldfastDatabase extends OrmDatabase {
   close(): Promise<void>;
 }
 
-function driverOptions(target: ConnectionTarget): Pick<Options, 'driver' | 'dbName' | 'clientUrl'> {
-  return target.dialect === 'sqlite'
-    ? { driver: LibSqlDriver, dbName: target.file }
-    : { driver: PostgreSqlDriver, clientUrl: target.url };
+// Only the chosen dialect's driver is loaded: each one (with knex's dialect and the client library) holds about 20
+// MiB of memory for the life of the process, and an installation uses one.
+async function driverOptions(target: ConnectionTarget): Promise<Pick<Options, 'driver' | 'dbName' | 'clientUrl'>> {
+  if (target.dialect === 'sqlite') return { driver: (await import('@mikro-orm/libsql')).LibSqlDriver, dbName: target.file };
+  return { driver: (await import('@mikro-orm/postgresql')).PostgreSqlDriver, clientUrl: target.url };
 }
 
 /** Opens the database chosen by `databaseUrl`/`dataDir` with every plugin's entities and migrations. */
@@ -56,7 +55,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Holdfa
   }
   const entities = options.plugins.flatMap((plugin) => [...(plugin.entities ?? [])]) as Options['entities'];
   const orm = await MikroORM.init({
-    ...driverOptions(target),
+    ...(await driverOptions(target)),
     entities,
     extensions: [Migrator],
     // Schema comes from migrations only; MikroORM must not compare or alter it on its own.

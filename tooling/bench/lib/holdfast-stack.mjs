@@ -15,8 +15,11 @@ import { container as rootContainer } from 'tsyringe';
 const ADAPTERS = ['@holdfast/source-postgres', '@holdfast/source-directory', '@holdfast/storage-local', '@holdfast/naming-template', '@holdfast/retention-gfs'];
 const TOKEN = randomBytes(16).toString('hex');
 
-/** Starts the stack on `dataDir` (libsql) or `databaseUrl` (PostgreSQL); answers `call()` and `close()`. */
-export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true }) {
+/**
+ * Starts the stack on `dataDir` (libsql) or `databaseUrl` (PostgreSQL); answers `call()` and `close()`. `systemKey`
+ * (64 hex): the system encryption key, random when not given.
+ */
+export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true, systemKey }) {
   const container = rootContainer.createChildContainer();
   const logger = pino({ level: process.env.HOLDFAST_BENCH_LOG ?? 'warn' }, pino.destination(2));
   const registry = new AdapterRegistry();
@@ -35,7 +38,8 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true 
   });
   container.register(TOKENS.AuditWriter, { useValue: { write: async () => undefined } });
   container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
-  const env = { HOLDFAST_ENCRYPTION_KEY: randomBytes(32).toString('hex') };
+  // A second process on the same data directory (a restore after a backup) must bring the same system key.
+  const env = { HOLDFAST_ENCRYPTION_KEY: systemKey ?? randomBytes(32).toString('hex') };
   const plugins = [createPersistencePlugin(), createCatalogPlugin({ env }), createEnginePlugin({ reporting: { isSchedulerEnabled: false } }), createHttpPlugin()];
   const stack = await composeHoldfast({
     plugins,

@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type nodemailer from 'nodemailer';
 import type { EmailConfig } from '../config.js';
 import type { RenderedEmail } from './render.js';
 
@@ -25,7 +25,9 @@ export async function sendEmail(config: EmailConfig, to: string, email: Rendered
   let transport: ReturnType<typeof nodemailer.createTransport> | undefined;
   let deadline: NodeJS.Timeout | undefined;
   try {
-    transport = nodemailer.createTransport({
+    // Loaded by the first send, so a server without an email channel does not carry nodemailer.
+    const { default: mailer } = await import('nodemailer');
+    transport = mailer.createTransport({
       host: config.host,
       port: config.port,
       secure: config.secure === 'ssl',

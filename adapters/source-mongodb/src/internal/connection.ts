@@ -1,4 +1,5 @@
-import { MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
+import { loadDriver } from './driver.js';
 import type { SshTarget } from '@holdfast/sdk';
 import type { MongoSourceConfig } from '../config.js';
 import { fromDriverError } from './errors.js';
@@ -33,8 +34,9 @@ export interface Connection {
  */
 export async function connect(config: MongoSourceConfig, ssh?: SshTarget): Promise<Connection> {
   const timeout = config.connectTimeoutSeconds * 1000;
+  const { MongoClient: DriverClient } = await loadDriver();
   const proxy = ssh ? await openSshProxy(ssh, timeout) : undefined;
-  const client = new MongoClient(uriWithCredentials(config), {
+  const client = new DriverClient(uriWithCredentials(config), {
     connectTimeoutMS: timeout,
     serverSelectionTimeoutMS: timeout,
     appName: 'holdfast',

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
-import { BSON, type Document, type MongoClient } from 'mongodb';
+import type { Document, MongoClient } from 'mongodb';
+import { loadedBson } from './driver.js';
 import type { RestoreResult } from '@holdfast/sdk';
 import { aborted, mongoError } from './errors.js';
 import { FrameReader, type Frame } from './format.js';
@@ -48,7 +49,7 @@ export async function driverImport(client: MongoClient, input: Readable, plan: I
     if (isEnded) throw mongoError('CONFIG', 'corrupt export stream: data after the end frame');
     if (frame.type === 'D') {
       if (!collection) throw mongoError('CONFIG', 'corrupt export stream: a document before any collection');
-      batch.push(BSON.deserialize(frame.bson, EXACT));
+      batch.push(loadedBson().deserialize(frame.bson, EXACT));
       if (batch.length >= plan.batchSize) await flushBatch();
       return;
     }

@@ -12,7 +12,7 @@
  *
  * A stream without 'Z' is truncated and its restore fails.
  */
-import { BSON } from 'mongodb';
+import { loadedBson } from './driver.js';
 
 export const MAGIC = Buffer.from('HFMONGO\n', 'latin1');
 export const FORMAT_VERSION = 1;
@@ -40,7 +40,7 @@ export function encodeJson(type: JsonFrameType, value: Record<string, unknown>):
 
 /** Collection and user frames keep BSON types (dates, longs, binary) through canonical Extended JSON. */
 export function encodeEjson(type: EjsonFrameType, value: Record<string, unknown>): Buffer {
-  return frame(type, Buffer.from(BSON.EJSON.stringify(value, { relaxed: false }), 'utf8'));
+  return frame(type, Buffer.from(loadedBson().EJSON.stringify(value, { relaxed: false }), 'utf8'));
 }
 
 export function encodeDocument(bson: Buffer): Buffer {
@@ -54,7 +54,7 @@ export function isExportStream(head: Buffer): boolean {
 function decodeFrame(type: string, payload: Buffer): Frame {
   if (type === 'D') return { type, bson: payload };
   if (type === 'H' || type === 'B' || type === 'Z') return { type, json: JSON.parse(payload.toString('utf8')) as Record<string, unknown> };
-  if (type === 'C' || type === 'U') return { type, json: BSON.EJSON.parse(payload.toString('utf8'), { relaxed: false }) as Record<string, unknown> };
+  if (type === 'C' || type === 'U') return { type, json: loadedBson().EJSON.parse(payload.toString('utf8'), { relaxed: false }) as Record<string, unknown> };
   throw new Error(`corrupt export stream: unknown frame type 0x${Buffer.from(type, 'latin1').toString('hex')}`);
 }
 

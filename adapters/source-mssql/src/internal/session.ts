@@ -1,4 +1,4 @@
-import sql, { type ConnectionPool } from 'mssql';
+import type { ConnectionPool } from 'mssql';
 import { AdapterError, type AdapterErrorCode } from '@holdfast/sdk';
 import type { MssqlSourceConfig } from '../config.js';
 import { ORIGIN } from './origin.js';
@@ -26,6 +26,9 @@ export class MssqlSession {
   /** Connects and logs in; a wrong password is AUTH, an unreachable host TRANSIENT, both naming the cause. */
   static async open(config: MssqlSourceConfig, signal?: AbortSignal): Promise<MssqlSession> {
     const where = `${config.host}:${config.port}`;
+    // The driver (mssql with tedious, about 20 MiB in memory) is loaded by the first connection, so a server that never
+    // backs up SQL Server does not carry it.
+    const { default: sql } = await import('mssql');
     const pool = new sql.ConnectionPool({
       server: config.host,
       port: config.port,

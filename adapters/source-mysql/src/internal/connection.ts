@@ -1,4 +1,4 @@
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { AdapterError } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
 
@@ -33,7 +33,9 @@ function sslOption(config: MysqlSourceConfig): mysql.ConnectionOptions['ssl'] {
 export async function withConnection<T>(config: MysqlSourceConfig, work: (connection: mysql.Connection) => Promise<T>): Promise<T> {
   let connection: mysql.Connection;
   try {
-    connection = await mysql.createConnection({
+    // The driver is loaded by the first connection, so a server that never backs up this engine does not carry it.
+    const { default: driver } = await import('mysql2/promise');
+    connection = await driver.createConnection({
       host: config.host,
       port: config.port,
       user: config.user,

@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { AdapterError } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 
@@ -48,7 +48,9 @@ export async function withClient<T>(
   database: string,
   work: (client: pg.Client) => Promise<T>,
 ): Promise<T> {
-  const client = new pg.Client({
+  // The driver is loaded by the first connection, so a server that never backs up this engine does not carry it.
+  const { default: driver } = await import('pg');
+  const client = new driver.Client({
     host: config.host,
     port: config.port,
     user: config.user,

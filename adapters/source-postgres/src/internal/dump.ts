@@ -5,9 +5,17 @@ import { ORIGIN, connectionArgs, scrub } from './connection.js';
 import { MAX_CHUNK, MULTI_VERSION, MULTI_VERSION_GLOBALS, encodeFrame, encodePreamble } from './multi-dump-format.js';
 import { startTool, type PgTool } from './tool-process.js';
 
-/** pg_dump's `-Z` level from the job's `pgCompression` ('' keeps pg_dump's default). */
-export function compressionArgs(pgCompression: unknown): string[] {
-  if (pgCompression === undefined || pgCompression === null || pgCompression === '') return [];
+/**
+ * pg_dump's `--compress` from the job: `pgCompression` `0`-`9` is passed as it is. Empty (every job's default) lets
+ * the adapter choose from the job's engine compression (`engineCompression`): with ZSTD, pg_dump's own zlib is
+ * turned off (`-Z0`), because the engine's multi-threaded zstd is both faster than pg_dump's single-threaded zlib
+ * and smaller than zlib-then-zstd; with any other codec (or none) pg_dump keeps its default, as before, so such jobs
+ * write the same dumps they always did. Measurements: docs/benchmarks.md.
+ */
+export function compressionArgs(pgCompression: unknown, engineCompression?: unknown): string[] {
+  if (pgCompression === undefined || pgCompression === null || pgCompression === '') {
+    return engineCompression === 'ZSTD' ? ['--compress', '0'] : [];
+  }
   const level = String(pgCompression);
   if (!/^[0-9]$/.test(level)) {
     throw new AdapterError(ORIGIN, 'CONFIG', `pgCompression must be a level from 0 to 9, got "${level}"`);
@@ -129,7 +137,7 @@ export async function startDump(
   signal: AbortSignal,
   engineVersion: string,
 ): Promise<DumpHandle> {
-  const extraArgs = compressionArgs(engineOptions?.pgCompression);
+  const extraArgs = compressionArgs(engineOptions?.pgCompression, engineOptions?.engineCompression);
   const isSingle = databases.length === 1 && !config.includeGlobals;
   const source = isSingle
     ? pgDumpOutput(config, ssh, databases[0]!, extraArgs, signal)

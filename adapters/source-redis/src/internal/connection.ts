@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { AdapterError, type SshTarget } from '@holdfast/sdk';
 import type { RedisSourceConfig } from '../config.js';
 import { openTunnel } from './ssh-tunnel.js';
@@ -29,8 +29,10 @@ export function connectionError(error: unknown, config: RedisSourceConfig, datab
  * In SSH mode the client connects to a port forward over `ssh` (see ssh-tunnel.ts), closed with the client.
  */
 export async function openClient(config: RedisSourceConfig, db: number, ssh?: SshTarget): Promise<Redis> {
+  // The driver is loaded by the first connection, so a server that never backs up this engine does not carry it.
+  const { Redis: RedisClient } = await import('ioredis');
   const tunnel = ssh ? await openTunnel(ssh, config.host, config.port) : undefined;
-  const client = new Redis({
+  const client = new RedisClient({
     host: tunnel ? '127.0.0.1' : config.host,
     port: tunnel?.port ?? config.port,
     username: config.username,

@@ -1,4 +1,4 @@
-import { BlobServiceClient, StorageSharedKeyCredential, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import type { BlobServiceClient, ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { AdapterError, type AdapterContext } from '@holdfast/sdk';
 import type { AzureBlobStorageConfig } from '../config.js';
 import { AZURE_ORIGIN, redact } from './errors.js';
@@ -45,8 +45,12 @@ export function describeTarget(login: AzureLogin, container: string): string {
   return `container "${container}" at ${endpoint ?? (account ? `account ${account}` : 'the connection string endpoint')}`;
 }
 
-/** A container client; `maxTries` 1 for connection tests, so an unreachable host answers at once. */
-export function containerClient(login: AzureLogin, container: string, maxTries: number): ContainerClient {
+/**
+ * A container client; `maxTries` 1 for connection tests, so an unreachable host answers at once. The Azure SDK (about
+ * 17 MiB in memory) is loaded by the first client, so a server without an Azure destination does not carry it.
+ */
+export async function containerClient(login: AzureLogin, container: string, maxTries: number): Promise<ContainerClient> {
+  const { BlobServiceClient, StorageSharedKeyCredential } = await import('@azure/storage-blob');
   const options: StoragePipelineOptions = {
     retryOptions: { maxTries },
     userAgentOptions: { userAgentPrefix: 'holdfast' },

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AdapterError, type AdapterContext } from '@holdfast/sdk';
-import { Client, type ClientChannel } from 'ssh2';
+import type { Client, ClientChannel } from 'ssh2';
 import type { RsyncStorageConfig } from '../config.js';
 import { resolveLogin } from './credentials.js';
 import { RSYNC_ORIGIN, toAdapterError } from './errors.js';
@@ -50,8 +50,9 @@ export class SshConnection {
     const login = resolveLogin(this.config, this.context);
     const pinned = this.config.hostKeySha256 ? fingerprintBody(this.config.hostKeySha256) : undefined;
     let presented: string | undefined;
-    const opening = new Promise<Client>((resolve, reject) => {
-      const client = new Client();
+    // ssh2 is loaded by the first connection: its import allocates a 16 MiB WebAssembly memory.
+    const opening = import('ssh2').then(({ Client: SshClient }) => new Promise<Client>((resolve, reject) => {
+      const client = new SshClient();
       let settled = false;
       const fail = (error: unknown) => {
         if (settled) return;
@@ -92,7 +93,7 @@ export class SshConnection {
           return same;
         },
       });
-    });
+    }));
     return opening;
   }
 }

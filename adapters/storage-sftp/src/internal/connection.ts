@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AdapterError, type AdapterContext } from '@holdfast/sdk';
-import { Client, type SFTPWrapper } from 'ssh2';
+import type { Client, SFTPWrapper } from 'ssh2';
 import type { SftpStorageConfig } from '../config.js';
 import { resolveLogin } from './credentials.js';
 import { SFTP_ORIGIN, toAdapterError } from './errors.js';
@@ -52,8 +52,9 @@ export class SftpConnection {
     const pinned = this.config.hostKeySha256 ? fingerprintBody(this.config.hostKeySha256) : undefined;
     const where = `${this.config.host}:${this.config.port}`;
     let presentedKey: string | undefined;
-    const opening = new Promise<{ client: Client; sftp: SFTPWrapper }>((resolve, reject) => {
-      const client = new Client();
+    // ssh2 is loaded by the first connection: its import allocates a 16 MiB WebAssembly memory.
+    const opening = import('ssh2').then(({ Client: SshClient }) => new Promise<{ client: Client; sftp: SFTPWrapper }>((resolve, reject) => {
+      const client = new SshClient();
       let settled = false;
       const fail = (error: unknown) => {
         if (settled) return;
@@ -107,7 +108,7 @@ export class SftpConnection {
           return same;
         },
       });
-    });
+    }));
     return opening;
   }
 }

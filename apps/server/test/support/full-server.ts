@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createThrowawayPostgres, type ThrowawayDatabase } from '@holdfast/tooling/harness/test-site';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { startServer, type ServerHandle } from '../../src/start-server.js';
 
 export const ADMIN = { email: 'admin@example.test', password: 'correct horse battery staple' };
@@ -26,14 +26,25 @@ export interface FullServer {
   url: string;
   handle: ServerHandle;
   dataDir: string;
+  /** PostgreSQL: the throwaway database the server uses. */
+  databaseUrl?: string;
   call(method: string, path: string, caller?: Caller, body?: unknown): Promise<Answer>;
   signIn(email: string, password: string): Promise<Caller>;
   close(): Promise<void>;
 }
 
-export async function startFullServer(dialect: 'sqlite' | 'postgresql'): Promise<FullServer> {
+/** Extras for one suite: more environment (engine timings), and a step on the throwaway database before the start. */
+export interface FullServerOptions {
+  env?: Record<string, string>;
+  /** Where the server logs (default: nowhere). */
+  logger?: Logger;
+  prepareDatabase?: (databaseUrl: string, databaseName: string) => Promise<void>;
+}
+
+export async function startFullServer(dialect: 'sqlite' | 'postgresql', options: FullServerOptions = {}): Promise<FullServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-full-'));
   const postgres: ThrowawayDatabase | undefined = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
+  if (postgres) await options.prepareDatabase?.(postgres.url, postgres.name);
   const handle = await startServer({
     env: {
       PORT: '0',
@@ -41,8 +52,9 @@ export async function startFullServer(dialect: 'sqlite' | 'postgresql'): Promise
       DATABASE_URL: postgres?.url ?? '',
       // Tests keep their destinations in temp folders; the data dir (also there) stays refused by the rule itself.
       HOLDFAST_LOCAL_ROOTS: tmpdir(),
+      ...options.env,
     },
-    logger: pino({ level: 'silent' }),
+    logger: options.logger ?? pino({ level: 'silent' }),
     host: '127.0.0.1',
   });
   const url = handle.url;
@@ -84,6 +96,7 @@ export async function startFullServer(dialect: 'sqlite' | 'postgresql'): Promise
     url,
     handle,
     dataDir,
+    databaseUrl: postgres?.url,
     call,
     signIn,
     async close() {

@@ -5,19 +5,60 @@ import { Link, Outlet, useLocation, useNavigate } from 'react-router';
 import { api, errorMessage, unwrap } from '../api/client';
 import { useAuth } from '../auth/AuthProvider';
 
-const NAV: Array<{ to: string; label: string; permission?: string }> = [
-  { to: '/', label: 'Dashboard' },
-  { to: '/jobs', label: 'Jobs' },
-  { to: '/history', label: 'History' },
-  { to: '/storage', label: 'Storage' },
-  { to: '/sources', label: 'Sources' },
-  { to: '/destinations', label: 'Destinations' },
-  { to: '/channels', label: 'Channels' },
-  { to: '/api-keys', label: 'API keys' },
-  { to: '/users', label: 'Users & groups' },
-  { to: '/settings', label: 'Settings' },
-  { to: '/settings/sso', label: 'Single sign-on', permission: 'settings:read' },
-  { to: '/audit', label: 'Audit log' },
+interface NavItem {
+  to: string;
+  label: string;
+  permission?: string;
+}
+
+/** The navigation in sections: daily work first, then what jobs are built from, then notifications and admin. */
+const NAV: Array<{ section: string; items: NavItem[] }> = [
+  {
+    section: 'Backups',
+    items: [
+      { to: '/', label: 'Dashboard' },
+      { to: '/jobs', label: 'Jobs' },
+      { to: '/history', label: 'History' },
+      { to: '/storage', label: 'Storage' },
+    ],
+  },
+  {
+    section: 'Connections',
+    items: [
+      { to: '/sources', label: 'Sources' },
+      { to: '/destinations', label: 'Destinations' },
+      { to: '/credentials', label: 'Credential profiles', permission: 'credentials:read' },
+      { to: '/encryption', label: 'Encryption profiles', permission: 'vault:read' },
+    ],
+  },
+  {
+    section: 'Job building blocks',
+    items: [
+      { to: '/retention-policies', label: 'Retention policies', permission: 'templates:read' },
+      { to: '/naming-templates', label: 'Naming templates', permission: 'templates:read' },
+      { to: '/schedule-presets', label: 'Schedule presets', permission: 'templates:read' },
+    ],
+  },
+  {
+    section: 'Notifications',
+    items: [
+      { to: '/channels', label: 'Channels' },
+      { to: '/notification-templates', label: 'Notification templates', permission: 'notifications:read' },
+      { to: '/settings/notifications', label: 'System notifications', permission: 'settings:read' },
+      { to: '/notifications/log', label: 'Notification log', permission: 'notifications:read' },
+    ],
+  },
+  {
+    section: 'Administration',
+    items: [
+      { to: '/users', label: 'Users' },
+      { to: '/groups', label: 'Groups & permissions' },
+      { to: '/api-keys', label: 'API keys' },
+      { to: '/settings', label: 'Settings' },
+      { to: '/settings/sso', label: 'Single sign-on', permission: 'settings:read' },
+      { to: '/audit', label: 'Audit log' },
+    ],
+  },
 ];
 
 function ColorSchemeToggle() {
@@ -39,7 +80,8 @@ export function Shell() {
   const location = useLocation();
   const navigate = useNavigate();
   const auth = useAuth();
-  const items = NAV.filter((item) => !item.permission || auth.can(item.permission));
+  const sections = NAV.map((entry) => ({ ...entry, items: entry.items.filter((item) => !item.permission || auth.can(item.permission)) })).filter((entry) => entry.items.length > 0);
+  const items = sections.flatMap((entry) => entry.items);
   // The most specific entry is the active one (/settings/sso is not also /settings).
   const active = items
     .filter((item) => (item.to === '/' ? location.pathname === '/' : location.pathname === item.to || location.pathname.startsWith(`${item.to}/`)))
@@ -78,18 +120,19 @@ export function Shell() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Main navigation">
-        <ScrollArea>
-            {items.map((item) => (
-              <NavLink
-                key={item.to}
-                component={Link}
-                to={item.to}
-                label={item.label}
-                onClick={close}
-                active={item.to === active}
-              />
-            ))}
-        </ScrollArea>
+        {/* The section takes the navbar's height and scrolls: the list is taller than a laptop screen. */}
+        <AppShell.Section grow component={ScrollArea} type="auto">
+          {sections.map((entry) => (
+            <div key={entry.section} role="group" aria-label={entry.section}>
+              <Text size="xs" fw={700} tt="uppercase" px="sm" pt="sm" pb={4}>
+                {entry.section}
+              </Text>
+              {entry.items.map((item) => (
+                <NavLink key={item.to} component={Link} to={item.to} label={item.label} onClick={close} active={item.to === active} />
+              ))}
+            </div>
+          ))}
+        </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
         <Outlet />

@@ -1,6 +1,7 @@
-import { Button, Group, Paper, PasswordInput, Select, SimpleGrid, Stack, Table, TextInput, Title } from '@mantine/core';
+import { Anchor, Button, Group, Paper, PasswordInput, Select, SimpleGrid, Stack, Table, Text, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { z } from 'zod';
 import { api, unwrap } from '../api/client';
 import { ErrorAlert, QueryState } from '../components/PageState';
@@ -13,7 +14,7 @@ const userSchema = z.object({
   groupId: z.string().nullable(),
 });
 
-/** Users with their group, and the groups with their permissions. */
+/** Users with their group (assigned here); the groups themselves are edited on /groups. */
 export default function UsersPage() {
   const queryClient = useQueryClient();
   const users = useQuery({ queryKey: ['users'], queryFn: () => unwrap(api.GET('/api/users')) });
@@ -27,10 +28,18 @@ export default function UsersPage() {
       await queryClient.invalidateQueries({ queryKey: ['users'] });
     },
   });
-  const groupName = (id: string | null) => groups.data?.groups.find((group) => group.id === id)?.name ?? '—';
+  const assign = useMutation({
+    mutationFn: ({ id, groupId }: { id: string; groupId: string | null }) => unwrap(api.PUT('/api/users/{id}', { params: { path: { id } }, body: { groupId } })),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['users'] }),
+  });
+  const groupChoices = (groups.data?.groups ?? []).map((group) => ({ value: group.id, label: group.name }));
   return (
     <Stack>
-      <Title order={2}>Users and groups</Title>
+      <Title order={2}>Users</Title>
+      <Text size="sm">
+        What members of a group may do is set on the <Anchor component={Link} to="/groups" underline="always">groups and permissions</Anchor> page.
+      </Text>
+      {assign.error && <ErrorAlert error={assign.error} title="Could not change the group" />}
       <QueryState isPending={users.isPending} error={users.error}>
         <Table.ScrollContainer minWidth={520}>
           <Table striped>
@@ -47,7 +56,18 @@ export default function UsersPage() {
                 <Table.Tr key={user.id}>
                   <Table.Td>{user.name}</Table.Td>
                   <Table.Td>{user.email}</Table.Td>
-                  <Table.Td>{groupName(user.groupId)}</Table.Td>
+                  <Table.Td>
+                    <Select
+                      aria-label={`Group of ${user.name}`}
+                      size="xs"
+                      data={groupChoices}
+                      value={user.groupId}
+                      clearable
+                      placeholder="No group"
+                      onChange={(groupId) => assign.mutate({ id: user.id, groupId })}
+                      data-testid="user-group"
+                    />
+                  </Table.Td>
                   <Table.Td>{user.isSuperAdmin ? <ToneBadge color="blue">administrator</ToneBadge> : 'member'}</Table.Td>
                 </Table.Tr>
               ))}
@@ -86,29 +106,6 @@ export default function UsersPage() {
           </Group>
         </form>
       </Paper>
-      <Title order={3} size="h4">
-        Groups
-      </Title>
-      <QueryState isPending={groups.isPending} error={groups.error} isEmpty={groups.data?.groups.length === 0} empty="No groups yet.">
-        <Table.ScrollContainer minWidth={520}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Group</Table.Th>
-                <Table.Th>Permissions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {groups.data?.groups.map((group) => (
-                <Table.Tr key={group.id}>
-                  <Table.Td>{group.name}</Table.Td>
-                  <Table.Td>{group.permissions.join(', ') || '—'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      </QueryState>
     </Stack>
   );
 }

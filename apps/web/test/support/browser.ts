@@ -1,9 +1,22 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** The built app the server under test serves (`HOLDFAST_WEB_DIR`). */
+export const WEB_ROOT = fileURLToPath(new URL('../../dist', import.meta.url));
+
+/** `npm test` builds every package first; a lone run of an e2e file builds the app itself. */
+export function ensureWebBuilt(): void {
+  if (existsSync(join(WEB_ROOT, 'index.html'))) return;
+  const build = spawnSync('npx', ['vite', 'build'], { cwd: fileURLToPath(new URL('../..', import.meta.url)), stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('vite build of apps/web failed');
+}
 
 /** The launch flags of TESTING.md: headless, no sandbox (root in a container), nothing phoning home. */
 export const CHROMIUM_ARGS = [

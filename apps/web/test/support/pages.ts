@@ -59,3 +59,10 @@ export async function captureHere(page: Page, shots: string, name: string, findi
   await page.emulateMedia({ colorScheme: 'light' });
   await page.setViewportSize({ width: 1440, height: 900 });
 }
+
+/** One line per page and scheme with a serious or critical axe violation (empty when there is none), for an assertion. */
+export function describeViolations(findings: AxeFinding[]): string[] {
+  return findings
+    .filter((entry) => entry.violations.length > 0)
+    .map((entry) => `${entry.page} (${entry.scheme}): ${entry.violations.map((v) => `${v.id} [${v.impact}] ${v.help} at ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`).join('; ')}`);
+}

@@ -1,4 +1,3 @@
-import ssh2 from 'ssh2';
 
 /** Key algorithms an SSH profile can generate. */
 export type SshKeyAlgorithm = 'ed25519' | 'rsa' | 'ecdsa';
@@ -18,7 +17,9 @@ const BITS: Record<SshKeyAlgorithm, number | undefined> = { ed25519: undefined, 
  * three algorithms; with a passphrase it is encrypted with AES-256-CTR and a bcrypt KDF, as `ssh-keygen` does.
  * (Node's own export writes Ed25519 keys only as PKCS#8, which ssh2 cannot load.)
  */
-export function generateSshKey(algorithm: SshKeyAlgorithm, passphrase: string | undefined, comment: string): Promise<GeneratedSshKey> {
+export async function generateSshKey(algorithm: SshKeyAlgorithm, passphrase: string | undefined, comment: string): Promise<GeneratedSshKey> {
+  // Loaded here, not at start-up: importing ssh2 allocates a 16 MiB WebAssembly memory.
+  const { default: ssh2 } = await import('ssh2');
   const options = {
     ...(BITS[algorithm] ? { bits: BITS[algorithm] } : {}),
     comment: comment.replace(/\s+/g, '_'),

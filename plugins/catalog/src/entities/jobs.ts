@@ -12,6 +12,10 @@ export const JobEntity = defineEntity({
     databases: p.text(),
     compression: p.string().default('NONE'),
     pgCompression: p.string().default(''),
+    /** Null: the codec's default level. */
+    compressionLevel: p.integer().nullable(),
+    /** ZSTD worker threads; null: the engine's default. */
+    compressionThreads: p.integer().nullable(),
     notificationEvents: p.string().default('ALWAYS'),
     skipVerification: p.boolean().default(false),
     sourceId: p.string().length(36).index('jobs_source_id_index'),

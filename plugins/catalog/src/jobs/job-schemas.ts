@@ -1,9 +1,9 @@
-import { lineText } from '@holdfast/kernel';
+import { COMPRESSION_CODECS, lineText } from '@holdfast/kernel';
 import { z } from 'zod';
 import { nameField, refId, timestamp } from '../shared/schemas.js';
 
 /** Compression codecs a job may use (ZSTD where the engine has it). */
-export const COMPRESSIONS = ['NONE', 'GZIP', 'BROTLI', 'ZSTD'] as const;
+export const COMPRESSIONS = COMPRESSION_CODECS;
 /** Legacy per-job notification setting (SPEC), replaced by notification templates. */
 export const NOTIFICATION_EVENTS = ['ALWAYS', 'FAILURE_ONLY', 'SUCCESS_ONLY'] as const;
 
@@ -49,6 +49,8 @@ const jobFields = {
   databases: z.array(z.string().min(1).max(255)).max(1000),
   compression: z.enum(COMPRESSIONS),
   pgCompression: z.string().max(64),
+  compressionLevel: z.int().nullable().describe("Level of the job's codec (GZIP 1-9, BROTLI 0-11, ZSTD 1-19); null: the codec's default"),
+  compressionThreads: z.int().nullable().describe('ZSTD only: worker threads compressing at once (1-16); null: the number of cores, at most 4'),
   notificationEvents: z.enum(NOTIFICATION_EVENTS),
   skipVerification: z.boolean(),
   sourceId: refId.describe('Adapter configuration of type database'),
@@ -68,6 +70,8 @@ export const createJobBody = z.strictObject({
   databases: jobFields.databases.default([]),
   compression: jobFields.compression.default('NONE'),
   pgCompression: jobFields.pgCompression.default(''),
+  compressionLevel: jobFields.compressionLevel.default(null),
+  compressionThreads: jobFields.compressionThreads.default(null),
   notificationEvents: jobFields.notificationEvents.default('ALWAYS'),
   skipVerification: jobFields.skipVerification.default(false),
   encryptionProfileId: jobFields.encryptionProfileId.optional(),
@@ -85,6 +89,8 @@ export const updateJobBody = z.strictObject({
   databases: jobFields.databases.optional(),
   compression: jobFields.compression.optional(),
   pgCompression: jobFields.pgCompression.optional(),
+  compressionLevel: jobFields.compressionLevel.optional(),
+  compressionThreads: jobFields.compressionThreads.optional(),
   notificationEvents: jobFields.notificationEvents.optional(),
   skipVerification: jobFields.skipVerification.optional(),
   sourceId: jobFields.sourceId.optional(),
@@ -131,6 +137,8 @@ export const jobSchema = z.object({
   databases: z.array(z.string()),
   compression: z.enum(COMPRESSIONS),
   pgCompression: z.string(),
+  compressionLevel: z.number().int().nullable(),
+  compressionThreads: z.number().int().nullable(),
   notificationEvents: z.enum(NOTIFICATION_EVENTS),
   skipVerification: z.boolean(),
   sourceId: z.string(),

@@ -7,6 +7,7 @@ import { iso, newId, parseJsonColumn, type Actor, type CatalogDeps } from '../sh
 import { assertCron } from '../templates/schedule-presets.js';
 import { checkDestinations, checkJobReferences, checkTestRestore } from './job-references.js';
 import { linkedNotifications } from './job-notifications.js';
+import { checkCompressionOptions } from './compression-options.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
 /** CRUD and clone of jobs with their ordered destinations. */
@@ -25,6 +26,8 @@ export class JobService {
       databases: parseJsonColumn<string[]>(row.databases, []),
       compression: row.compression as JobView['compression'],
       pgCompression: row.pgCompression,
+      compressionLevel: row.compressionLevel ?? null,
+      compressionThreads: row.compressionThreads ?? null,
       notificationEvents: row.notificationEvents as JobView['notificationEvents'],
       skipVerification: row.skipVerification,
       sourceId: row.sourceId,
@@ -67,6 +70,7 @@ export class JobService {
 
   async create(input: CreateJobInput, actor: Actor, auditDetails: Record<string, unknown> = {}): Promise<JobView> {
     const em = this.deps.em();
+    checkCompressionOptions(input);
     await checkJobReferences(em, input);
     await checkTestRestore(em, input.testRestore);
     await checkDestinations(em, this.deps.registry(), input.destinations);
@@ -84,6 +88,8 @@ export class JobService {
           databases: JSON.stringify(input.databases),
           compression: input.compression,
           pgCompression: input.pgCompression,
+          compressionLevel: input.compressionLevel,
+          compressionThreads: input.compressionThreads,
           notificationEvents: input.notificationEvents,
           skipVerification: input.skipVerification,
           sourceId: input.sourceId,
@@ -113,6 +119,12 @@ export class JobService {
       schedulePresetId: pick('schedulePresetId'),
       notificationTemplateId: pick('notificationTemplateId'),
     };
+    const compressionFields = {
+      compression: input.compression ?? row.compression,
+      compressionLevel: input.compressionLevel === undefined ? (row.compressionLevel ?? null) : input.compressionLevel,
+      compressionThreads: input.compressionThreads === undefined ? (row.compressionThreads ?? null) : input.compressionThreads,
+    };
+    checkCompressionOptions(compressionFields);
     await checkJobReferences(em, refs);
     await checkTestRestore(em, input.testRestore);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
@@ -130,7 +142,7 @@ export class JobService {
           schedule,
           enabled: input.enabled ?? row.enabled,
           databases: input.databases ? JSON.stringify(input.databases) : row.databases,
-          compression: input.compression ?? row.compression,
+          ...compressionFields,
           pgCompression: input.pgCompression ?? row.pgCompression,
           notificationEvents: input.notificationEvents ?? row.notificationEvents,
           skipVerification: input.skipVerification ?? row.skipVerification,

@@ -33,6 +33,8 @@ export class CatalogJobResolver implements JobCatalog {
         databases: parseJsonColumn<string[]>(job.databases, []),
         compression: job.compression as RunPlan['job']['compression'],
         pgCompression: job.pgCompression,
+        compressionLevel: job.compressionLevel ?? null,
+        compressionThreads: job.compressionThreads ?? null,
         skipVerification: job.skipVerification,
         namingPattern: await this.namingPatternOf(job.namingTemplateId ?? null),
         notificationTemplateId: job.notificationTemplateId ?? null,

@@ -2,6 +2,7 @@ import type { PluginMigration } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import { versionHistoryMigration } from './002-version-history.js';
 import { jobTestRestoreMigration } from './003-job-test-restore.js';
+import { jobCompressionOptionsMigration } from './004-job-compression-options.js';
 
 type Table = Knex.CreateTableBuilder;
 
@@ -145,4 +146,4 @@ export const catalogSchemaMigration: PluginMigration = {
 };
 
 /** The catalog's migrations in the order they apply. */
-export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration];
+export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration, jobCompressionOptionsMigration];

@@ -94,6 +94,9 @@ export async function exportCatalog(catalog: Catalog, profileId?: string): Promi
       databases: parseJsonColumn<string[]>(row.databases, []),
       compression: row.compression,
       pgCompression: row.pgCompression,
+      // Only when set, so exports of jobs on the codec defaults stay as they were.
+      ...(row.compressionLevel != null ? { compressionLevel: row.compressionLevel } : {}),
+      ...(row.compressionThreads != null ? { compressionThreads: row.compressionThreads } : {}),
       notificationEvents: row.notificationEvents,
       skipVerification: row.skipVerification,
       sourceId: row.sourceId,

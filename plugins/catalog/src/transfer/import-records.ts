@@ -38,6 +38,8 @@ export const importRecordSchemas = {
     databases: z.array(z.string().max(255)).max(1000),
     compression: z.enum(COMPRESSIONS),
     pgCompression: z.string().max(64),
+    compressionLevel: z.int().nullable().optional(),
+    compressionThreads: z.int().nullable().optional(),
     notificationEvents: z.enum(NOTIFICATION_EVENTS),
     skipVerification: z.boolean(),
     sourceId: id,

@@ -104,6 +104,8 @@ export async function writeRecord<K extends ImportKind>(
         databases: JSON.stringify(r.databases),
         compression: r.compression,
         pgCompression: r.pgCompression,
+        compressionLevel: r.compressionLevel ?? null,
+        compressionThreads: r.compressionThreads ?? null,
         notificationEvents: r.notificationEvents,
         skipVerification: r.skipVerification,
         sourceId: mapRef(ids, 'adapters', r.sourceId, owner)!,

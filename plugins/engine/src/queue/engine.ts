@@ -100,6 +100,15 @@ export class Engine {
     void this.wakeups?.announce();
   }
 
+  private async announceIfPending(): Promise<void> {
+    if (!this.wakeups) return;
+    try {
+      if (await this.store.hasPending()) await this.wakeups.announce();
+    } catch (error) {
+      this.logger.warn({ err: error }, 'queue: could not check for waiting executions; the others look on their next poll');
+    }
+  }
+
   /** Queues a backup of `jobId`; throws `NotFoundError('Job not found')` for an unknown job. */
   async enqueueRun(jobId: string, trigger: RunTrigger, options: { lock?: boolean } = {}): Promise<Execution> {
     const names = await this.services.catalog.jobNames([jobId]);
@@ -200,6 +209,7 @@ export class Engine {
             if (this.isStopping) return;
             // Already holding its share (every finished run anywhere wakes every worker): no claim transaction.
             if (share !== undefined && this.active.size >= share) break;
+            if (!(await this.store.hasPending())) break;
             const claimed = await this.store.claimNext(this.processId, max, share);
             if (!claimed) break;
             this.launch(claimed);
@@ -242,8 +252,10 @@ export class Engine {
       })
       .finally(() => {
         this.active.delete(execution.id);
-        // A slot came free: this process looks again, and so do the others (they may hold a smaller share).
-        this.queueChanged();
+        // A slot came free: this process looks again, and so do the others (they may hold a smaller share) when
+        // anything waits. An empty queue wakes nobody: whoever queues next announces it.
+        void this.kick();
+        void this.announceIfPending();
       });
   }
 

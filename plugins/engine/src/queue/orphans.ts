@@ -3,6 +3,7 @@ import type { ExecutionStore } from '../store/execution-store.js';
 import { parseMetadata } from '../store/metadata.js';
 import { messageOf } from '../run/outcome.js';
 import type { RunServices } from '../run/services.js';
+import { raiseSystemError } from '../run/system-error.js';
 import { SIDECAR_EXTENSION } from '../run/sidecar.js';
 import type { EngineOptions } from './engine-options.js';
 
@@ -23,7 +24,9 @@ export function abandonedMessage(claimedBy: string | null | undefined, staleAfte
  * {@link abandonedMessage}, naming the process), then removes
  * an unfinished object their upload may have left on each destination (see {@link removeTarget}; the puts are
  * atomic, so this only matters when the crash came between a put and its sidecar). `staleBefore` null means "every
- * Running row" (libsql at boot: one process); on PostgreSQL, rows whose heartbeat is older than it.
+ * Running row" (libsql at boot: one process); on PostgreSQL, rows whose heartbeat is older than it. A pass that
+ * closed runs raises one `system_error` (source `queue`): a run cut off by a dead process is an unexpected failure
+ * of the queue, and without it nobody hears of it (the run's own outcome event died with its process).
  */
 export async function reapOrphans(
   store: ExecutionStore,
@@ -33,17 +36,23 @@ export async function reapOrphans(
   options: EngineOptions,
 ): Promise<number> {
   const orphans = await store.findOrphans(store.dialect === 'postgresql' ? (staleBefore ?? new Date(Date.now() - options.staleAfterMs)) : staleBefore);
-  let closed = 0;
+  const closedIds: string[] = [];
+  let firstMessage = '';
   for (const row of orphans) {
     const message = store.dialect === 'postgresql' ? abandonedMessage(row.claimedBy, options.staleAfterMs) : INTERRUPTED_MESSAGE;
     if (!(await store.failOrphan(row, message))) continue;
-    closed++;
+    closedIds.push(row.id);
+    firstMessage ||= message;
     const seq = (await store.lastLogSeq(row.id)) + 1;
     await store.appendLogs([{ executionId: row.id, seq, time: new Date().toISOString(), level: 'error', stage: parseMetadata(row.metadata).stage ?? 'unknown', message }]);
     logger.warn({ executionId: row.id, claimedBy: row.claimedBy }, message);
     await removeTarget(services, parseMetadata(row.metadata).target, logger);
   }
-  return closed;
+  if (closedIds.length > 0) {
+    const what = closedIds.length === 1 ? `Execution ${closedIds[0]} crashed` : `${closedIds.length} executions crashed (${closedIds.join(', ')})`;
+    raiseSystemError(services.events, 'queue', what, firstMessage);
+  }
+  return closedIds.length;
 }
 
 /**

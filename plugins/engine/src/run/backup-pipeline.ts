@@ -1,6 +1,6 @@
 import { createByteCounter, createHashingPassThrough, abortablePipeline, type StreamDigests } from '@holdfast/kernel';
 import type { Readable, Transform } from 'node:stream';
-import { createCompressStream, createEncryptStream, type CompressionCodec, type EncryptionSidecarInfo } from '../codec/index.js';
+import { createCompressStream, createEncryptStream, type CompressionCodec, type CompressionOptions, type EncryptionSidecarInfo } from '../codec/index.js';
 import type { StorageInstance } from './adapters.js';
 import { FanOut, startBranch, type FanOutBranch } from './fan-out.js';
 
@@ -23,6 +23,8 @@ export interface StreamedBackup {
 export interface StreamBackupOptions {
   dump: Readable;
   codec: CompressionCodec;
+  /** Level and ZSTD threads; absent: the codec's defaults. */
+  compression?: CompressionOptions;
   encryptionKey: Buffer | null;
   /** In ascending priority: puts are started in this order. */
   storages: StorageInstance[];
@@ -71,7 +73,7 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
       branches.push(startBranch(storage.name, (body) => storage.adapter.put(options.key, body, { signal: controllers[index]!.signal })));
     });
     const counter = createByteCounter((bytes) => options.onBytes(bytes), undefined, 250);
-    const compress = createCompressStream(options.codec);
+    const compress = createCompressStream(options.codec, options.compression);
     const encrypt = options.encryptionKey ? createEncryptStream({ key: options.encryptionKey }) : undefined;
     const hasher = createHashingPassThrough();
     const stages: Array<Readable | Transform> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];

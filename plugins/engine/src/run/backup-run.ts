@@ -1,5 +1,5 @@
 import type { DumpHandle, RunPlan, SourceAdapter } from '@holdfast/kernel';
-import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec } from '../codec/index.js';
+import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec, type CompressionOptions } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from './adapters.js';
 import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
 import { backupExtension, pickBackupKey, renderStem } from './file-name.js';
@@ -52,6 +52,8 @@ async function initialize(ctx: RunContext, services: RunServices): Promise<Prepa
   if (plan.destinations.length === 0) throw new Error('the job has no destination');
   const codec = plan.job.compression as CompressionCodec;
   if (!isCodecAvailable(codec)) throw new Error(`compression ${codec} is not available in this process`);
+  // A level or thread count outside the codec's range fails the run here, before the dump starts.
+  compressionSidecarInfo(codec, compressionOptionsOf(plan));
   const timezone = await settingOr(services.settings, 'systemTimezone', 'UTC');
   const recordActor = await settingOr(services.settings, 'privacy.recordTriggerActor', true);
   const source = services.adapters.source(plan.source);
@@ -69,7 +71,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   ctx.log.info(`dumping ${databases.length ? databases.join(', ') : 'all databases'}`);
   let dump: DumpHandle;
   try {
-    dump = await prepared.source.dump({ databases, signal: ctx.signal, engineOptions: { pgCompression: plan.job.pgCompression } });
+    dump = await prepared.source.dump({ databases, signal: ctx.signal, engineOptions: { pgCompression: plan.job.pgCompression, engineCompression: plan.job.compression } });
   } catch (error) {
     throw new Error(`the dump could not start: ${messageOf(error)}`, { cause: error });
   }
@@ -90,6 +92,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       streamed = await streamBackup({
         dump: archive ? tapFigures(dump.stream, archive) : dump.stream,
         codec,
+        compression: compressionOptionsOf(plan),
         encryptionKey: plan.encryption?.key ?? null,
         storages,
         key,
@@ -109,7 +112,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     }
     const figures = await recordFigures(ctx, plan, stats.databases, archive);
     if (figures) ctx.metadata.figures = figures;
-    const compression = compressionSidecarInfo(codec);
+    const compression = compressionSidecarInfo(codec, compressionOptionsOf(plan));
     const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;
     const sidecar: BackupSidecar = {
       formatVersion: SIDECAR_FORMAT_VERSION,
@@ -222,4 +225,9 @@ export async function removeEverywhere(ctx: RunContext, storages: StorageInstanc
       await storage.adapter.delete(target).catch((error: unknown) => ctx.log.warn(`could not remove ${target} from ${storage.name}: ${messageOf(error)}`));
     }
   }
+}
+
+/** The job's codec tuning (null fields: the codec's defaults). */
+function compressionOptionsOf(plan: RunPlan): CompressionOptions {
+  return { level: plan.job.compressionLevel ?? null, threads: plan.job.compressionThreads ?? null };
 }

@@ -134,6 +134,15 @@ export class ExecutionStore {
     return this.em().findOne(ExecutionEntity, { id });
   }
 
+  /**
+   * True when any execution waits in the queue: one indexed read, so a worker woken by a finished run elsewhere does
+   * not open a claim transaction (advisory lock, two reads) only to find the queue empty.
+   */
+  async hasPending(): Promise<boolean> {
+    const row = await this.em().getKnex()('executions').select('id').where({ status: 'Pending' }).first();
+    return row !== undefined;
+  }
+
   async countRunning(): Promise<number> {
     return this.em().count(ExecutionEntity, { status: 'Running' });
   }

@@ -1,5 +1,5 @@
 import type { ResolvedAdapterConfig } from '@holdfast/kernel';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import type { ScratchDatabaseDriver } from './scratch-driver.js';
 
 function connectionOptions(config: ResolvedAdapterConfig): mysql.ConnectionOptions {
@@ -18,7 +18,9 @@ function connectionOptions(config: ResolvedAdapterConfig): mysql.ConnectionOptio
 }
 
 async function withConnection<T>(config: ResolvedAdapterConfig, work: (connection: mysql.Connection) => Promise<T>): Promise<T> {
-  const connection = await mysql.createConnection(connectionOptions(config));
+  // Loaded on first use: test restores are rare, and the driver would otherwise sit in every process's memory.
+  const { default: driver } = await import('mysql2/promise');
+  const connection = await driver.createConnection(connectionOptions(config));
   // An idle connection that drops emits 'error'; without a listener that would crash the process.
   connection.on('error', () => undefined);
   try {

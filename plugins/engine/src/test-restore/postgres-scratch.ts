@@ -1,5 +1,5 @@
 import type { ResolvedAdapterConfig } from '@holdfast/kernel';
-import pg from 'pg';
+import type pg from 'pg';
 import type { ScratchDatabaseDriver } from './scratch-driver.js';
 
 /** Schemas a PostgreSQL test restore never counts. */
@@ -20,7 +20,9 @@ function clientConfig(config: ResolvedAdapterConfig, database: string): pg.Clien
 }
 
 async function withClient<T>(config: ResolvedAdapterConfig, database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client(clientConfig(config, database));
+  // Loaded on first use: test restores are rare, and the driver would otherwise sit in every process's memory.
+  const { default: driver } = await import('pg');
+  const client = new driver.Client(clientConfig(config, database));
   await client.connect();
   try {
     return await work(client);

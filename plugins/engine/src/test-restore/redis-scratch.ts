@@ -1,5 +1,5 @@
 import type { ResolvedAdapterConfig } from '@holdfast/kernel';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
 /**
  * Written into a scratch index before a test restore, holding the execution id. It tells a scratch index a crashed
@@ -34,7 +34,9 @@ export function redisServerOf(config: ResolvedAdapterConfig): string {
 
 /** Runs `work` on a client connected to database `db`; a missing index or a refused login rejects with its reason. */
 export async function withRedis<T>(config: ResolvedAdapterConfig, db: number, work: (client: Redis) => Promise<T>): Promise<T> {
-  const client = new Redis({
+  // Loaded on first use: test restores are rare, and the client would otherwise sit in every process's memory.
+  const { Redis: RedisClient } = await import('ioredis');
+  const client = new RedisClient({
     ...settingsOf(config),
     lazyConnect: true,
     // A test restore must fail, not wait: no reconnect loop, no offline queue (as the source adapter).

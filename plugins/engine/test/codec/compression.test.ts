@@ -6,8 +6,10 @@ import {
   CODEC_LEVELS,
   COMPRESSION_CODECS,
   compressionSidecarInfo,
+  defaultZstdThreads,
   parseCompressionCodec,
   resolveCompressionLevel,
+  ZSTD_FRAME_BYTES,
   type CompressionCodec,
 } from '../../src/codec/compression/codecs.js';
 import { createCompressStream, createDecompressStream, isCodecAvailable } from '../../src/codec/compression/streams.js';
@@ -76,7 +78,8 @@ describe('compression settings', () => {
     expect(resolveCompressionLevel('ZSTD')).toBe(3);
     expect(resolveCompressionLevel('NONE')).toBeUndefined();
     expect(CODEC_EXTENSIONS).toEqual({ NONE: '', GZIP: '.gz', BROTLI: '.br', ZSTD: '.zst' });
-    expect(compressionSidecarInfo('ZSTD', 7)).toEqual({ codec: 'ZSTD', level: 7, extension: '.zst' });
+    expect(compressionSidecarInfo('ZSTD', 7)).toEqual({ codec: 'ZSTD', level: 7, extension: '.zst', threads: defaultZstdThreads(), frameBytes: ZSTD_FRAME_BYTES });
+    expect(compressionSidecarInfo('GZIP', 7)).toEqual({ codec: 'GZIP', level: 7, extension: '.gz' });
     expect(compressionSidecarInfo('NONE')).toEqual({ codec: 'NONE', extension: '' });
   });
 

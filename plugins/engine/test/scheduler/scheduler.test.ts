@@ -144,7 +144,10 @@ describe('scheduler leadership on PostgreSQL', () => {
 
     // The holder's session dies (a crashed process): PostgreSQL frees the lock and the other process takes over.
     await one.knex().raw(
-      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted AND pid <> pg_backend_pid()`,
+      // Only this test's database: pg_locks lists every database's advisory locks, and other suites' servers (running at
+      // the same time on the shared PostgreSQL) hold the same scheduler lock key in theirs.
+      `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted AND pid <> pg_backend_pid()
+         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
       [0x48665363],
     );
     // Leadership flips before the new leader's plan is loaded, so wait for the plan itself.
@@ -152,7 +155,7 @@ describe('scheduler leadership on PostgreSQL', () => {
     await vi.waitFor(() => expect(first.plan()).toEqual([]), { timeout: 5000, interval: 50 });
     expect([first.isLeader, second.isLeader]).toEqual([false, true]);
 
-    const locks = await one.knex().raw(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted`, [0x48665363]);
+    const locks = await one.knex().raw(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objid = ? AND granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`, [0x48665363]);
     expect(locks.rows[0].n).toBe(1);
   });
 

@@ -1,21 +1,21 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { ConflictError, HttpError, NotFoundError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { newId } from '../crypto/tokens.js';
 import { PasskeyEntity, type Passkey } from '../entities/second-factor.js';
 import { UserEntity, type User } from '../entities/user.js';
 import type { OneTimeValues } from '../two-factor/one-time-values.js';
 import type { RelyingParty } from './relying-party.js';
+
+// The WebAuthn library (with its CBOR and certificate parsers, about 11 MiB in memory) is loaded by the first ceremony,
+// not by every server that never sees a passkey.
+const webauthn = () => import('@simplewebauthn/server');
 
 /** How long a ceremony may take between options and answer. */
 const CHALLENGE_TTL_MS = 5 * 60 * 1000;
@@ -76,7 +76,7 @@ export class PasskeyService {
 
   async registrationOptions(user: User, rp: RelyingParty): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.list(user.id);
-    const options = await generateRegistrationOptions({
+    const options = await (await webauthn()).generateRegistrationOptions({
       rpName: rp.name,
       rpID: rp.rpID,
       userName: user.email,
@@ -97,7 +97,7 @@ export class PasskeyService {
     if (!issued) throw new HttpError(400, 'The registration challenge is unknown, used or expired; request new options');
     let verification;
     try {
-      verification = await verifyRegistrationResponse({
+      verification = await (await webauthn()).verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: rp.origin,
@@ -154,7 +154,7 @@ export class PasskeyService {
   async authenticationOptions(rp: RelyingParty, forUserId: string | null): Promise<PublicKeyCredentialRequestOptionsJSON> {
     const allow = forUserId ? await this.list(forUserId) : [];
     if (forUserId && allow.length === 0) throw new ConflictError('This account has no passkey');
-    const options = await generateAuthenticationOptions({
+    const options = await (await webauthn()).generateAuthenticationOptions({
       rpID: rp.rpID,
       allowCredentials: allow.map((passkey) => ({ id: passkey.credentialId, transports: parseTransports(passkey.transports) })),
       userVerification: forUserId ? 'preferred' : 'required',
@@ -183,7 +183,7 @@ export class PasskeyService {
     }
     let verification;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await (await webauthn()).verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: rp.origin,

@@ -1,5 +1,5 @@
 import { HttpError, routeResult, type RouteRequest } from '@holdfast/kernel';
-import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from '@node-saml/node-saml';
+import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import type { IdentityServices } from '../services.js';
 import { completeSsoSignIn } from './complete-sign-in.js';
 import { PENDING_SIGN_IN_TTL_MS, type PendingSignIns } from './pending-sign-ins.js';
@@ -68,7 +68,9 @@ export class SamlFlow {
     private readonly config: SsoConfig,
   ) {}
 
-  private samlFor(request: RouteRequest, provider: ResolvedSsoProvider): SAML {
+  private async samlFor(request: RouteRequest, provider: ResolvedSsoProvider): Promise<SAML> {
+    // Loaded by the first SAML request (XML signature and parser libraries), not by every server.
+    const { SAML, ValidateInResponseTo } = await import('@node-saml/node-saml');
     const { row } = provider;
     const base = publicBaseUrl(request, this.config, this.identity.config.trustProxy);
     return new SAML({
@@ -92,14 +94,14 @@ export class SamlFlow {
   /** The SP metadata XML for the IdP administrator (entity id, ACS URL). */
   async metadata(request: RouteRequest, providerId: string) {
     const provider = await this.providers.resolveForSignIn(providerId, 'saml', { allowDisabled: true });
-    const saml = this.samlFor(request, provider);
+    const saml = await this.samlFor(request, provider);
     return routeResult({ status: 200, headers: { 'Content-Type': 'application/samlmetadata+xml; charset=utf-8' }, body: saml.generateServiceProviderMetadata(null, null) });
   }
 
   /** Starts a sign-in: an AuthnRequest through the HTTP-Redirect binding; RelayState carries the landing path. */
   async start(request: RouteRequest, providerId: string, redirectTo: string | undefined) {
     const provider = await this.providers.resolveForSignIn(providerId, 'saml');
-    const url = await this.samlFor(request, provider).getAuthorizeUrlAsync(safeRedirectTarget(redirectTo), undefined, {});
+    const url = await (await this.samlFor(request, provider)).getAuthorizeUrlAsync(safeRedirectTarget(redirectTo), undefined, {});
     return redirectResult(302, url);
   }
 
@@ -108,7 +110,7 @@ export class SamlFlow {
     const provider = await this.providers.resolveForSignIn(providerId, 'saml');
     let profile: Profile | null;
     try {
-      ({ profile } = await this.samlFor(request, provider).validatePostResponseAsync({ SAMLResponse: form.SAMLResponse, RelayState: form.RelayState ?? '' }));
+      ({ profile } = await (await this.samlFor(request, provider)).validatePostResponseAsync({ SAMLResponse: form.SAMLResponse, RelayState: form.RelayState ?? '' }));
     } catch (error) {
       this.identity.logger.warn({ err: error, providerId }, 'SAML response rejected');
       const reason = explain(error instanceof Error ? error.message : 'invalid response');

@@ -147,11 +147,33 @@ export class HealthChecker {
         timeoutMs,
         () => ({ ok: false, message: `Timed out after ${timeoutMs / 1000} seconds` }),
       );
+      if (health.ok && kind === 'source') await this.recordVersion(row, instance as SourceAdapter, timeoutMs);
       return { ok: health.ok, message: health.message, ...(health.latencyMs !== undefined ? { latencyMs: health.latencyMs } : {}) };
     } catch (error) {
       return { ok: false, message: error instanceof Error ? error.message : String(error) };
     } finally {
       await instance?.dispose?.().catch(() => undefined);
+    }
+  }
+
+  /**
+   * A source that answered its check also records its engine version (issue 13: every connection test, health check
+   * and backup does), so a server upgraded between backups is noticed at the next check. A failure here is logged and
+   * does not turn a healthy check into a failed one: the source did answer.
+   */
+  private async recordVersion(row: ConfigRow, source: SourceAdapter, timeoutMs: number): Promise<void> {
+    const catalog = this.deps.catalog();
+    if (!catalog.recordSourceVersion) return;
+    try {
+      const detected = await withTimeout<{ version?: string; edition?: string } | null>(
+        Promise.resolve().then(() => source.detectVersion()),
+        timeoutMs,
+        () => null,
+      );
+      if (!detected) throw new Error(`version detection timed out after ${timeoutMs / 1000} seconds`);
+      if (detected.version) await catalog.recordSourceVersion(row.id, detected.version, detected.edition);
+    } catch (error) {
+      this.deps.logger.warn(`health check of ${row.name}: version not recorded: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 

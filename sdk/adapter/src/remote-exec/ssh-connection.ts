@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { Client } from 'ssh2';
 import type { SshClient } from './ssh-client.js';
 
 /** Where and how to log in; the host key is always pinned. */
@@ -28,14 +27,21 @@ export class SshConnectError extends Error {
 
 const body = (fingerprint: string) => fingerprint.replace(/^SHA256:/, '').replace(/=+$/, '');
 
+/**
+ * ssh2, loaded by the first connection: its import allocates a 16 MiB WebAssembly memory (poly1305) and would
+ * otherwise sit in every Holdfast process, SSH in use or not.
+ */
+const loadSsh2 = () => import('ssh2');
+
 /** The OpenSSH SHA256 fingerprint of a raw host key blob. */
 export function hostKeyFingerprint(key: Buffer): string {
   return `SHA256:${body(createHash('sha256').update(key).digest('base64'))}`;
 }
 
 /** Opens an SSH connection whose host key must match the pinned fingerprint; the secret never reaches a message. */
-export function connectSsh(target: SshTarget): Promise<SshClient> {
+export async function connectSsh(target: SshTarget): Promise<SshClient> {
   const where = `${target.host}:${target.port}`;
+  const { Client } = await loadSsh2();
   return new Promise((resolve, reject) => {
     const client = new Client();
     let presented: string | undefined;
@@ -79,7 +85,8 @@ export function connectSsh(target: SshTarget): Promise<SshClient> {
  * The first-use flow: connects only far enough to see the server's host key and answers its fingerprint, for the
  * admin to confirm and pin. No login is attempted.
  */
-export function fetchHostKeyFingerprint(host: string, port: number, timeoutMs = 10_000): Promise<string> {
+export async function fetchHostKeyFingerprint(host: string, port: number, timeoutMs = 10_000): Promise<string> {
+  const { Client } = await loadSsh2();
   return new Promise((resolve, reject) => {
     const client = new Client();
     let seen: string | undefined;

@@ -8898,6 +8898,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                        compressionLevel: number | null;
+                        compressionThreads: number | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         databases: string[];
@@ -9036,6 +9038,16 @@ export interface operations {
                      * @enum {string}
                      */
                     compression?: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                    /**
+                     * @description Level of the job's codec (GZIP 1-9, BROTLI 0-11, ZSTD 1-19); null: the codec's default
+                     * @default null
+                     */
+                    compressionLevel?: number | null;
+                    /**
+                     * @description ZSTD only: worker threads compressing at once (1-16); null: the number of cores, at most 4
+                     * @default null
+                     */
+                    compressionThreads?: number | null;
                     /** @default [] */
                     databases?: string[];
                     destinations: {
@@ -9118,6 +9130,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                        compressionLevel: number | null;
+                        compressionThreads: number | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         databases: string[];
@@ -9310,6 +9324,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                        compressionLevel: number | null;
+                        compressionThreads: number | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         databases: string[];
@@ -9470,6 +9486,10 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     compression?: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                    /** @description Level of the job's codec (GZIP 1-9, BROTLI 0-11, ZSTD 1-19); null: the codec's default */
+                    compressionLevel?: number | null;
+                    /** @description ZSTD only: worker threads compressing at once (1-16); null: the number of cores, at most 4 */
+                    compressionThreads?: number | null;
                     databases?: string[];
                     destinations?: {
                         /** @description Adapter configuration of type storage */
@@ -9545,6 +9565,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                        compressionLevel: number | null;
+                        compressionThreads: number | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         databases: string[];
@@ -9834,6 +9856,8 @@ export interface operations {
                     "application/json": {
                         /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
+                        compressionLevel: number | null;
+                        compressionThreads: number | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         databases: string[];

@@ -1,0 +1,21 @@
+// @holdfast/archive: the seekable archive format (docs/formats/archive.md). Pure streaming library, no kernel imports.
+export { createArchiveWriter, ArchiveWriter } from './writer/archive-writer.js';
+export type { ArchiveWriterOptions, ArchiveResult, EntryMeta, FileMeta, DatabaseDumpOptions } from './writer/archive-writer.js';
+export { readIndex, readTrailer } from './reader/read-index.js';
+export type { IndexSource, ReadIndexOptions, UnsealIndex } from './reader/read-index.js';
+export { openMember } from './reader/open-member.js';
+export type { RangeReader } from './reader/range.js';
+export { extractAll } from './extract/extract-all.js';
+export type { ExtractAllOptions, ExtractAllResult } from './extract/extract-all.js';
+export type { ExtractOptions, ExtractSummary } from './extract/extraction-target.js';
+export { resolveSnapshot } from './chain/resolve-snapshot.js';
+export type { Snapshot, ResolvedEntry } from './chain/resolve-snapshot.js';
+export { restoreSnapshot } from './chain/restore-snapshot.js';
+export type { RestoreSnapshotOptions } from './chain/restore-snapshot.js';
+export { addDirectoryTree } from './tree/add-directory-tree.js';
+export type { AddDirectoryTreeOptions, AddDirectoryTreeSummary } from './tree/add-directory-tree.js';
+export { databaseDumps, findDatabaseDump, selectDownloadDump } from './databases.js';
+export type { ArchiveIndex, ArchiveManifest, ChainInfo, Compression, EntryKind, IndexEntry } from './format/index-schema.js';
+export type { Trailer } from './format/trailer.js';
+export type { MtimeInput } from './format/times.js';
+export * from './errors.js';

@@ -1,0 +1,89 @@
+// Child process of the pipeline benchmark (pipeline.mjs): runs ONE Holdfast backup or ONE restore in-process and
+// prints a JSON line with its wall time, output size and this process's peak RSS (VmHWM) and how it splits
+// (V8 heap, external/array buffers), so backup and restore memory are measured separately. Usage:
+//   node holdfast-run.mjs '<json spec>'
+// spec: { mode: 'backup', kind: 'postgres'|'directory', target, destinations: [dir...], dataDir, compression,
+//         compressionLevel?, compressionThreads?, pgCompression?, encrypt?, skipVerification? (default true) }
+//       { mode: 'restore', dataDir, storageId, file, database? | targetPath? }   (a dataDir a backup child left)
+// Both take `systemKey` (64 hex): a restore child must start with the key its backup child used.
+import { readFile } from 'node:fs/promises';
+import { startHoldfast } from './lib/holdfast-stack.mjs';
+
+const spec = JSON.parse(process.argv[2] ?? '{}');
+if (!['backup', 'restore'].includes(spec.mode) || !spec.dataDir) {
+  console.error("usage: holdfast-run.mjs '{\"mode\":\"backup\"|\"restore\",\"dataDir\":...}'");
+  process.exit(2);
+}
+
+// V8 heap and buffers sampled while the run goes (the peak of each, not the end state).
+const memoryPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
+const sampler = setInterval(() => {
+  const usage = process.memoryUsage();
+  memoryPeak.heapUsed = Math.max(memoryPeak.heapUsed, usage.heapUsed);
+  memoryPeak.external = Math.max(memoryPeak.external, usage.external);
+  memoryPeak.arrayBuffers = Math.max(memoryPeak.arrayBuffers, usage.arrayBuffers);
+}, 100);
+
+const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey });
+const data = (answer) => answer?.data ?? answer;
+const baselineRssKiB = Number(/VmRSS:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0);
+// What the idle stack holds before the run (V8 heap, buffers), to tell the fixed cost from the pipeline's.
+const baselineMemory = process.memoryUsage();
+
+async function waitFor(executionId) {
+  for (;;) {
+    const execution = data(await holdfast.call('GET', `/api/executions/${executionId}?includeLogs=true`));
+    if (!['Pending', 'Running'].includes(execution.status)) return execution;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+try {
+  let started;
+  let execution;
+  let ids = {};
+  if (spec.mode === 'backup') {
+    const sourceConfig = spec.kind === 'postgres' ? { host: '127.0.0.1', port: 5432, user: process.env.PGUSER ?? 'root', sslMode: 'disable' } : { paths: [spec.target] };
+    const source = data(await holdfast.call('POST', '/api/adapters', { name: `bench ${spec.kind}`, type: 'database', adapterId: spec.kind, config: sourceConfig }));
+    const storages = [];
+    for (const [index, path] of spec.destinations.entries()) {
+      storages.push(data(await holdfast.call('POST', '/api/adapters', { name: `bench local ${index}`, type: 'storage', adapterId: 'local', config: { path } })));
+    }
+    const vault = spec.encrypt ? data(await holdfast.call('POST', '/api/vault', { name: 'bench key' })) : null;
+    const job = data(
+      await holdfast.call('POST', '/api/jobs', {
+        name: `bench ${spec.kind}`,
+        schedule: '0 0 1 1 *',
+        enabled: false,
+        sourceId: source.id,
+        databases: spec.kind === 'postgres' ? [spec.target] : [],
+        compression: spec.compression,
+        ...(spec.compressionLevel === undefined ? {} : { compressionLevel: spec.compressionLevel }),
+        ...(spec.compressionThreads === undefined ? {} : { compressionThreads: spec.compressionThreads }),
+        ...(spec.pgCompression === undefined ? {} : { pgCompression: spec.pgCompression }),
+        encryptionProfileId: vault?.id ?? null,
+        skipVerification: spec.skipVerification ?? true,
+        destinations: storages.map((storage, priority) => ({ configId: storage.id, priority })),
+      }),
+    );
+    ids = { storageId: storages[0].id, sourceId: source.id };
+    started = process.hrtime.bigint();
+    const run = data(await holdfast.call('POST', `/api/jobs/${job.id}/run`));
+    execution = await waitFor(run.executionId);
+  } else {
+    started = process.hrtime.bigint();
+    const body = { file: spec.file, ...(spec.database ? { database: spec.database } : {}), ...(spec.targetPath ? { targetPath: spec.targetPath } : {}) };
+    const run = data(await holdfast.call('POST', `/api/storage/${spec.storageId}/restore`, body));
+    execution = await waitFor(run.executionId);
+  }
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  clearInterval(sampler);
+  const status = await readFile('/proc/self/status', 'utf8');
+  const peakRssKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  const errors = (execution.logs ?? []).filter((entry) => entry.level === 'error').map((entry) => entry.message);
+  const result = { status: execution.status, seconds, size: execution.size, path: execution.path, peakRssKiB, baselineRssKiB, baselineMemory, memoryPeak, errors, ...ids };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+} finally {
+  clearInterval(sampler);
+  await holdfast.close();
+}
