@@ -63,8 +63,9 @@ describe('engines sharing one PostgreSQL', () => {
     await sampler;
 
     expect(ended.map((e) => e.status)).toEqual(Array(8).fill('Success'));
-    // Claimed within a second of being queued (the poll is a minute away): the NOTIFY woke a worker.
-    expect(Math.min(...ended.map((e) => Date.parse(e.startedAt))) - queuedAt).toBeLessThan(1_000);
+    // Claimed within seconds of being queued while the poll is a minute away: the NOTIFY woke a worker. (Typically
+    // well under a second; the bound leaves room for eight parallel requests on a loaded 2-core machine.)
+    expect(Math.min(...ended.map((e) => Date.parse(e.startedAt))) - queuedAt).toBeLessThan(10_000);
     const rows: Array<{ claimed_by: string }> = await knex('executions').select('claimed_by').whereIn('id', ids);
     expect(new Set(rows.map((row) => row.claimed_by))).toEqual(new Set([all.engine().processId, worker.engine().processId]));
     const peak = (id: string) => Math.max(...perProcess.map((sample) => sample[id] ?? 0));

@@ -1,5 +1,5 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { ZstdWorkerPool } from './zstd-worker-pool.js';
+import { sharedZstdPool, type ZstdWorkerPool } from './zstd-worker-pool.js';
 
 /** Options of {@link ParallelZstdCompressor}. */
 export interface ParallelZstdOptions {
@@ -8,6 +8,8 @@ export interface ParallelZstdOptions {
   threads: number;
   /** Uncompressed bytes per independent frame. */
   frameBytes: number;
+  /** The threads to use; the process's shared pool unless a test brings its own. */
+  pool?: ZstdWorkerPool;
 }
 
 /**
@@ -19,6 +21,9 @@ export interface ParallelZstdOptions {
  * Backpressure: at most `threads + 1` blocks are in the workers at once; the write callback is held while that many
  * are out, so a slow destination slows the source down instead of filling memory. The main thread only copies
  * bytes into blocks and hands them over (the block's memory is transferred, not copied).
+ *
+ * The threads belong to a pool shared by every stream of the process (see ZstdWorkerPool): a stream that ends or
+ * fails stops nothing, it only stops listening to its frames still out.
  */
 export class ParallelZstdCompressor extends Transform {
   private readonly pool: ZstdWorkerPool;
@@ -37,7 +42,7 @@ export class ParallelZstdCompressor extends Transform {
 
   constructor(private readonly options: ParallelZstdOptions) {
     super();
-    this.pool = new ZstdWorkerPool(options.threads);
+    this.pool = options.pool ?? sharedZstdPool();
     this.maxInFlight = options.threads + 1;
   }
 
@@ -57,16 +62,14 @@ export class ParallelZstdCompressor extends Transform {
   override _flush(callback: TransformCallback): void {
     // An empty input still gets one (empty) frame, so the file is a valid zstd stream that decodes to nothing.
     if (this.blockFill > 0 || this.blocksSent === 0) this.sendBlock();
-    if (this.inFlight === 0) this.finish(callback);
+    if (this.inFlight === 0) callback();
     else this.heldFlush = callback;
   }
 
   override _destroy(error: Error | null, callback: (error: Error | null) => void): void {
+    // Frames still out come back to a stream that ignores them; the shared threads go on serving other streams.
     this.failed = true;
-    this.pool.close().then(
-      () => callback(error),
-      () => callback(error),
-    );
+    callback(error);
   }
 
   private sendBlock(): void {
@@ -76,7 +79,7 @@ export class ParallelZstdCompressor extends Transform {
     this.blockFill = 0;
     const sequence = this.blocksSent++;
     this.inFlight++;
-    this.pool.compress(block, length, this.options.level, (error, frame, returned) => {
+    this.pool.compress(block, length, this.options.level, this.options.threads, (error, frame, returned) => {
       if (returned) this.freeBlocks.push(returned);
       this.onFrame(sequence, error, frame);
     });
@@ -105,14 +108,7 @@ export class ParallelZstdCompressor extends Transform {
     if (this.heldFlush && this.inFlight === 0) {
       const callback = this.heldFlush;
       this.heldFlush = null;
-      this.finish(callback);
+      callback();
     }
-  }
-
-  private finish(callback: TransformCallback): void {
-    this.pool.close().then(
-      () => callback(),
-      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
-    );
   }
 }
