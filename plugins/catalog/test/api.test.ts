@@ -89,9 +89,11 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) 
   it('validates and stores settings and system tasks', async () => {
     const defaults = (await server.call('GET', '/api/settings')).json;
     expect(defaults).toMatchObject({ maxConcurrentJobs: 1, maxConcurrentFiles: 4, stuckJobTimeoutMinutes: 360, apiPoints: 100, 'audit.retentionDays': 90 });
-    for (const patch of [{ maxConcurrentJobs: 0 }, { maxConcurrentFiles: 17 }, { systemTimezone: 'Mars/Base' }, { unknownKey: 1 }, { authPoints: 1.5 }]) {
+    for (const patch of [{ maxConcurrentJobs: 0 }, { maxConcurrentJobs: 257 }, { maxConcurrentFiles: 17 }, { systemTimezone: 'Mars/Base' }, { unknownKey: 1 }, { authPoints: 1.5 }]) {
       expect((await server.call('PUT', '/api/settings', patch)).status, JSON.stringify(patch)).toBe(400);
     }
+    // Up to 256 runs at once: thousands of small jobs due in the same minute start together (docs/operations/scaling.md).
+    expect((await server.call('PUT', '/api/settings', { maxConcurrentJobs: 256 })).status).toBe(200);
     const changed = await server.call('PUT', '/api/settings', { maxConcurrentJobs: 3, stuckJobTimeoutMinutes: null, systemTimezone: 'Europe/Berlin' });
     expect(changed.json).toMatchObject({ maxConcurrentJobs: 3, stuckJobTimeoutMinutes: null, systemTimezone: 'Europe/Berlin' });
     expect(await server.catalog.settings.get('maxConcurrentJobs')).toBe(3);

@@ -103,19 +103,71 @@ describe('claims on a shared PostgreSQL', () => {
     catalog.addJob({ id: 'job', name: 'tiny', namingPattern: '{job_name}_yyyy-MM-dd_HH-mm-ss' }, 'tiny', [{ configId: 'disk' }]);
     for (const role of ['all', 'worker'] as const) servers.push(await startEngineServer(target, { catalog, settings, timings: { pollIntervalMs: 60_000, role } }));
     const [all] = servers as [EngineServer, EngineServer];
-    const claims = vi.spyOn(ExecutionStore.prototype, 'claimNext');
+    const claims = vi.spyOn(ExecutionStore.prototype, 'claim');
     const key = await all.apiKey('ci', ['jobs:execute', 'history:read']);
 
     const { executionId } = (await call(all.url, 'POST', '/api/jobs/job/run', { key })).body;
     expect((await waitForEnd(all.url, key, executionId)).status).toBe('Success');
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const results = await Promise.all(claims.mock.results.map((result) => result.value as Promise<unknown>));
-    expect(results.filter((row) => row !== null)).toHaveLength(1);
+    const results = await Promise.all(claims.mock.results.map((result) => result.value as Promise<unknown[]>));
+    expect(results.filter((rows) => rows.length > 0)).toEqual([[expect.objectContaining({ id: executionId })]]);
     // Both workers may see the one waiting run at the same moment; one of them then claims nothing.
-    expect(results.filter((row) => row === null).length).toBeLessThanOrEqual(1);
+    expect(results.filter((rows) => rows.length === 0).length).toBeLessThanOrEqual(1);
     const afterEnd = claims.mock.calls.length;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect(claims.mock.calls.length).toBe(afterEnd);
+  });
+});
+
+describe('claiming a burst on PostgreSQL', () => {
+  let target: TestDatabaseTarget | undefined;
+  const servers: EngineServer[] = [];
+
+  afterEach(async () => {
+    for (const server of servers.splice(0)) await server.close();
+    await target?.drop();
+  });
+
+  // 167 runs due in one cron minute were claimed one transaction each, serialised across processes by the claim lock:
+  // the tail of the 10,000-job delay (issue 18). One transaction now takes as many as the slots and the share allow.
+  it('takes the oldest Pending runs in one transaction, as many as the slots and the share allow, in queue order', async () => {
+    target = await createTarget('postgresql');
+    const catalog = new InMemoryJobCatalog();
+    catalog.addConfig({ configId: 'tiny', name: 'Tiny source', kind: 'source', adapterId: 'generated', config: { lines: 10, linesPerChunk: 10, delayMsPerChunk: 0 } });
+    catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: tmpdir() } });
+    catalog.addJob({ id: 'job', name: 'tiny', namingPattern: '{job_name}_yyyy-MM-dd_HH-mm-ss' }, 'tiny', [{ configId: 'disk' }]);
+    // Only an api process: nothing claims but this test.
+    servers.push(await startEngineServer(target, { catalog, settings: new MapSettings(), timings: { pollIntervalMs: 60_000, role: 'api' } }));
+    const [api] = servers as [EngineServer];
+    const key = await api.apiKey('ci', ['jobs:execute']);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await call(api.url, 'POST', '/api/jobs/job/run', { key })).body.executionId);
+    const store = new ExecutionStore(api.handle.container.resolve(ORM_DATABASE));
+    const statements: string[] = [];
+    const knex = api.handle.container.resolve(ORM_DATABASE).em().getKnex();
+    const onQuery = (query: { sql: string }) => statements.push(query.sql);
+    knex.on('query', onQuery);
+    const first = await store.claim('proc-a', 5, 3, 32);
+    knex.off('query', onQuery);
+    expect(first.map((execution) => execution.id)).toEqual(ids.slice(0, 3));
+    expect(first.every((execution) => execution.status === 'Running')).toBe(true);
+    // One transaction: begin, lock, count, one pick-and-mark update, commit; then one read of the claimed rows.
+    expect(statements.filter((sql) => /\bUPDATE executions\b/i.test(sql))).toHaveLength(1);
+    expect(await store.claim('proc-a', 5, 3, 32)).toEqual([]);
+    // Another process: the slots (5) leave room for two, and the limit for one.
+    expect((await store.claim('proc-b', 5, 3, 1)).map((execution) => execution.id)).toEqual([ids[3]]);
+    expect((await store.claim('proc-b', 5, 3, 32)).map((execution) => execution.id)).toEqual([ids[4]]);
+    expect(await store.claim('proc-b', 5, 3, 32)).toEqual([]);
+    const rows: Array<{ id: string; status: string; claimed_by: string | null }> = await knex('executions').select('id', 'status', 'claimed_by').whereIn('id', ids);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(ids.map((id) => [byId.get(id)!.status, byId.get(id)!.claimed_by])).toEqual([
+      ['Running', 'proc-a'],
+      ['Running', 'proc-a'],
+      ['Running', 'proc-a'],
+      ['Running', 'proc-b'],
+      ['Running', 'proc-b'],
+      ['Pending', null],
+    ]);
   });
 });
 

@@ -30,7 +30,7 @@ export const notificationsConfigSchema = z.strictObject({
  * plugin reads the rate-limit and audit keys from the same table, so numbers are stored as plain decimal text.
  */
 export const SETTING_DEFINITIONS = {
-  maxConcurrentJobs: { schema: count(1, 32), default: 1, description: 'Executions running at once' },
+  maxConcurrentJobs: { schema: count(1, 256), default: 1, description: 'Executions running at once' },
   maxConcurrentFiles: { schema: count(1, 16), default: 4, description: 'File transfers at once per job (directory sources)' },
   stuckJobTimeoutMinutes: {
     schema: count(1, 10_080).nullable(),

@@ -34,6 +34,8 @@ interface ActiveRun {
 
 /** Waits before each attempt of the minimal final write when the full one failed. */
 const FINAL_WRITE_RETRY_DELAYS_MS = [0, 500, 2_000, 5_000];
+/** Most executions one claim transaction takes (PostgreSQL; libsql claims one at a time). */
+const CLAIM_BATCH = 32;
 
 const CANCEL_MESSAGES: Record<CancelCause, string> = {
   cancelled: 'cancellation requested',
@@ -210,9 +212,10 @@ export class Engine {
             // Already holding its share (every finished run anywhere wakes every worker): no claim transaction.
             if (share !== undefined && this.active.size >= share) break;
             if (!(await this.store.hasPending())) break;
-            const claimed = await this.store.claimNext(this.processId, max, share);
-            if (!claimed) break;
-            this.launch(claimed);
+            const room = (share ?? max) - this.active.size;
+            const claimed = await this.store.claim(this.processId, max, share, Math.min(room, CLAIM_BATCH));
+            if (claimed.length === 0) break;
+            for (const execution of claimed) this.launch(execution);
           }
         } catch (error) {
           this.logger.error({ err: error }, 'queue: claiming failed; retrying on the next poll');

@@ -148,16 +148,27 @@ export class ExecutionStore {
   }
 
   /**
-   * Claims the oldest Pending execution when fewer than `maxRunning` run; null when none may start now. On
-   * PostgreSQL, `share` (when given) also caps the runs this process holds, so several workers split the slots
-   * instead of the first one to wake taking them all.
+   * Claims the oldest Pending executions, at most `limit`, as many as slots allow (fewer than `maxRunning` running);
+   * an empty list when none may start now. On PostgreSQL, `share` (when given) also caps the runs this process holds,
+   * so several workers split the slots instead of the first one to wake taking them all. A burst of due runs is
+   * claimed in one transaction rather than one each: with 167 runs due in one cron minute, one-by-one claims
+   * (advisory lock, count, pick, update, commit, each serialised across processes) were the tail of the delay to
+   * `Running` (docs/operations/scaling.md).
    */
-  async claimNext(processId: string, maxRunning: number, share?: number): Promise<Execution | null> {
-    const claimed = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning, share) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
-    return claimed ? this.get(claimed) : null;
+  async claim(processId: string, maxRunning: number, share: number | undefined, limit: number): Promise<Execution[]> {
+    const ids = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning, share, limit) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
+    if (ids.length === 0) return [];
+    const rows = await this.em().find(ExecutionEntity, { id: { $in: ids } });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id)).filter((row): row is Execution => row !== undefined);
   }
 
-  private async claimOnPostgres(processId: string, maxRunning: number, share: number | undefined): Promise<string | null> {
+  /** {@link claim} of one execution. */
+  async claimNext(processId: string, maxRunning: number, share?: number): Promise<Execution | null> {
+    return (await this.claim(processId, maxRunning, share, 1))[0] ?? null;
+  }
+
+  private async claimOnPostgres(processId: string, maxRunning: number, share: number | undefined, limit: number): Promise<string[]> {
     const knex = this.em().getKnex();
     return knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(?)', [PG_CLAIM_LOCK]);
@@ -165,31 +176,39 @@ export class ExecutionStore {
         .where({ status: 'Running' })
         .select(trx.raw('count(*)::int AS total'), trx.raw('count(*) FILTER (WHERE claimed_by = ?)::int AS mine', [processId]));
       const { total, mine } = (counts ?? { total: 0, mine: 0 }) as { total: number; mine: number };
-      if (total >= maxRunning) return null;
-      if (share !== undefined && mine >= share) return null;
-      const next = await trx('executions').select('id').where({ status: 'Pending' }).orderBy([{ column: 'queue_order' }, { column: 'id' }]).limit(1).forUpdate().skipLocked();
-      const id = next[0]?.id as string | undefined;
-      if (!id) return null;
+      const room = Math.min(limit, maxRunning - total, share === undefined ? Infinity : share - mine);
+      if (room <= 0) return [];
+      // One statement picks and marks them: the oldest Pending rows (FIFO), skipping rows another transaction holds.
+      // The pick is a CTE, evaluated once: as an `IN (subquery ... LIMIT)` PostgreSQL may re-run the subquery per row
+      // and mark more rows than the limit (seen in the tests).
       const now = new Date();
-      const updated = await trx('executions')
-        .where({ id, status: 'Pending' })
-        .update({ status: 'Running', claimed_by: processId, heartbeat_at: now, started_at: now, last_progress_at: now });
-      return updated === 1 ? id : null;
+      const { rows: updated } = (await trx.raw(
+        `WITH picked AS (
+           SELECT id FROM executions WHERE status = 'Pending' ORDER BY queue_order, id LIMIT ? FOR UPDATE SKIP LOCKED
+         )
+         UPDATE executions AS e
+            SET status = 'Running', claimed_by = ?, heartbeat_at = ?, started_at = ?, last_progress_at = ?
+           FROM picked WHERE e.id = picked.id
+         RETURNING e.id, e.queue_order`,
+        [room, processId, now, now, now],
+      )) as { rows: Array<{ id: string; queue_order: number | string }> };
+      return updated.sort((a, b) => Number(a.queue_order) - Number(b.queue_order) || a.id.localeCompare(b.id)).map((row) => row.id);
     });
   }
 
-  private async claimOnLibsql(processId: string, maxRunning: number): Promise<string | null> {
+  /** libsql is one process: one execution per claim keeps it simple, and nothing else competes for the queue. */
+  private async claimOnLibsql(processId: string, maxRunning: number): Promise<string[]> {
     const em = this.em();
-    if ((await em.count(ExecutionEntity, { status: 'Running' })) >= maxRunning) return null;
+    if ((await em.count(ExecutionEntity, { status: 'Running' })) >= maxRunning) return [];
     const next = await em.findOne(ExecutionEntity, { status: 'Pending' }, { orderBy: { queueOrder: 'asc', id: 'asc' }, fields: ['id'] });
-    if (!next) return null;
+    if (!next) return [];
     const now = new Date();
     const updated = await em.nativeUpdate(
       ExecutionEntity,
       { id: next.id, status: 'Pending' },
       { status: 'Running', claimedBy: processId, heartbeatAt: now, startedAt: now, lastProgressAt: now },
     );
-    return updated === 1 ? next.id : null;
+    return updated === 1 ? [next.id] : [];
   }
 
   /** Target keys recorded by Running executions (for name reservations across processes). */
