@@ -163,11 +163,6 @@ export class ExecutionStore {
     return ids.map((id) => byId.get(id)).filter((row): row is Execution => row !== undefined);
   }
 
-  /** {@link claim} of one execution. */
-  async claimNext(processId: string, maxRunning: number, share?: number): Promise<Execution | null> {
-    return (await this.claim(processId, maxRunning, share, 1))[0] ?? null;
-  }
-
   private async claimOnPostgres(processId: string, maxRunning: number, share: number | undefined, limit: number): Promise<string[]> {
     const knex = this.em().getKnex();
     return knex.transaction(async (trx) => {
