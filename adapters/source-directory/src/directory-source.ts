@@ -3,6 +3,7 @@ import { access, opendir, stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import {
   AdapterError,
+  type ArchiveRestoreInput,
   inject,
   injectable,
   TOKENS,
@@ -17,6 +18,8 @@ import {
   type SourceVersion,
 } from '@holdfast/sdk';
 import type { DirectorySourceConfig } from './config.js';
+import { startArchiveDump } from './internal/archive-dump.js';
+import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { startDump } from './internal/dump.js';
 import { DIRECTORY_ORIGIN, toAdapterError } from './internal/errors.js';
 import { restoreArchive, restoreDestination } from './internal/restore.js';
@@ -59,6 +62,18 @@ export class DirectorySource implements SourceAdapter {
     // producing an archive without it.
     for (const root of roots) await this.assertReadable(root.path);
     const maxOpenFiles = this.maxOpenFiles(options.engineOptions);
+    if (options.archive) {
+      this.context.logger.info({ paths: roots.map((root) => root.path), chain: options.archive.chain }, 'starting directory dump as a seekable archive');
+      return startArchiveDump({
+        roots,
+        exclude: this.config.exclude,
+        followSymlinks: this.config.followSymlinks,
+        refusal: this.linkRefusal(),
+        request: options.archive,
+        logger: this.context.logger,
+        signal: options.signal,
+      });
+    }
     this.context.logger.info({ paths: roots.map((root) => root.path), maxOpenFiles }, 'starting directory dump');
     return startDump({
       roots,
@@ -77,6 +92,13 @@ export class DirectorySource implements SourceAdapter {
     if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
     else for (const root of destination.roots) await this.assertPolicy(root, 'source');
     return restoreArchive(stream, destination, options.signal);
+  }
+
+  async restoreArchive(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult> {
+    const destination = restoreDestination(options.target, this.config.paths);
+    if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
+    else for (const root of destination.roots) await this.assertPolicy(root, 'source');
+    return restoreArchiveSnapshot(input, destination, options.signal);
   }
 
   /** `databases` names a subset of the configured paths; the member index stays the path's position in the config. */

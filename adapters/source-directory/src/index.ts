@@ -11,6 +11,6 @@ export default defineSourceAdapter({
   displayName: 'Directories',
   description: 'Archives one or more folders (or files) as a single streamed tar, keeping symlinks, modes and times.',
   configSchema: directorySourceConfig,
-  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: true },
+  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: true, seekableArchive: true },
   implementation: DirectorySource,
 });

@@ -6,6 +6,7 @@ import {
   resolveSshTarget,
   TOKENS,
   type AdapterContext,
+  type ArchiveRestoreInput,
   type DumpHandle,
   type DumpOptions,
   type HealthResult,
@@ -16,10 +17,12 @@ import {
   type SshTarget,
 } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from './config.js';
+import { assertStandaloneArchive, startArchiveDump } from './internal/archive-dump.js';
+import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { ORIGIN, withClient } from './internal/connection.js';
 import { startDump } from './internal/dump.js';
 import { quoteLiteral, remoteQuery } from './internal/remote-query.js';
-import { restoreDump } from './internal/restore.js';
+import { restoreDump, type RestoreContext } from './internal/restore.js';
 import { onceVersion } from './internal/version-guard.js';
 
 /**
@@ -76,6 +79,7 @@ export class PostgresSource implements SourceAdapter {
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
+    if (options.archive) assertStandaloneArchive(options.archive);
     // Connecting first gives a clear error (wrong password, unknown host) before pg_dump produces any byte.
     const { version } = await this.detectVersion();
     const databases = options.databases.length > 0 ? [...options.databases] : await this.listDatabases();
@@ -83,19 +87,32 @@ export class PostgresSource implements SourceAdapter {
     // pg_dump of a missing database fails only when its turn comes: after the databases before it were uploaded, and
     // as a TRANSIENT tool failure. Checked here, it is a NOT_FOUND before the first byte.
     if (options.databases.length > 0) await this.assertDatabasesExist(databases);
+    if (options.archive) {
+      this.context.logger.info({ databases, version, archive: options.archive.archiveName, compression: options.archive.compression }, 'starting pg_dump into a seekable archive');
+      const plan = { config: this.config, ssh: this.sshTarget(), databases, request: options.archive, engineOptions: options.engineOptions, signal: options.signal, engineVersion: version };
+      return startArchiveDump(plan);
+    }
     this.context.logger.info({ databases, version }, 'starting pg_dump');
     return startDump(this.config, this.sshTarget(), databases, options.engineOptions, options.signal, version);
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    const context = {
+    return restoreDump(this.restoreContext(options.signal), stream, options.target);
+  }
+
+  /** Restores the database dumps of a seekable archive (all, or those `include` names), globals first. */
+  async restoreArchive(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult> {
+    return restoreArchiveSnapshot(this.restoreContext(options.signal), input, options.target);
+  }
+
+  private restoreContext(signal: AbortSignal): RestoreContext {
+    return {
       config: this.config,
       ssh: this.sshTarget(),
-      signal: options.signal,
+      signal,
       targetVersion: onceVersion(async () => (await this.detectVersion()).version),
       warnings: [],
     };
-    return restoreDump(context, stream, options.target);
   }
 
   /** Rejects with NOT_FOUND naming every database of `wanted` the server does not have. */

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ArchiveResult, ChainInfo, Compression, RangeReader, Snapshot } from '@holdfast/archive';
 import type { HealthResult } from '../adapter-context.js';
 
 /** What a source declares it can do. */
@@ -11,6 +12,11 @@ export interface SourceCapabilities {
   restore: boolean;
   /** The dump is a directory/file archive rather than a database dump. */
   fileArchive: boolean;
+  /**
+   * `dump` honours {@link DumpOptions.archive} (writes a Holdfast seekable archive, docs/formats/archive.md) and
+   * `restoreArchive` is implemented. Absent means false.
+   */
+  seekableArchive?: boolean;
 }
 
 /** Engine version as detected on the server. */
@@ -26,6 +32,27 @@ export interface DumpOptions {
   signal: AbortSignal;
   /** Engine-specific options from the job (for example `pgCompression`). */
   engineOptions?: Readonly<Record<string, unknown>>;
+  /**
+   * Write the dump as a Holdfast seekable archive instead of the source's plain format. Only passed to sources that
+   * declare `seekableArchive`; the engine then stores the stream as is (members are compressed inside the archive)
+   * and `DumpStats.archive` must be set.
+   */
+  archive?: ArchiveDumpRequest;
+}
+
+/** How the engine wants a seekable archive written (docs/formats/archive.md). */
+export interface ArchiveDumpRequest {
+  /** The archive's storage key; later archives of its chain refer to it by this name. */
+  archiveName: string;
+  createdAt: Date;
+  /** Compression of each member's data (the job's codec). */
+  compression: Compression;
+  /** Level of that codec; absent: the codec's default. */
+  compressionLevel?: number;
+  /** Position in an incremental chain, or null for a standalone archive. */
+  chain: ChainInfo | null;
+  /** Incremental runs: the snapshot of the chain so far. Unchanged members become references to it. */
+  previous?: Snapshot;
 }
 
 /** Figures of a finished dump. */
@@ -35,6 +62,8 @@ export interface DumpStats {
   engineVersion?: string;
   /** Problems that did not stop the dump (unreadable files...); a non-empty list makes the run Partial. */
   warnings: string[];
+  /** Set when the dump was written as a seekable archive: its index (the engine stores it as the index sidecar). */
+  archive?: ArchiveResult & { summary?: Readonly<Record<string, number>> };
 }
 
 /**
@@ -66,6 +95,15 @@ export interface RestoreOptions {
   signal: AbortSignal;
 }
 
+/** A seekable archive snapshot to restore, with a reader for each archive of its chain. */
+export interface ArchiveRestoreInput {
+  snapshot: Snapshot;
+  /** Plaintext byte ranges of one archive of the chain (decrypted by the engine when encrypted). */
+  rangeReaderFor(archiveName: string): RangeReader;
+  /** Archive paths (files or folders) to restore; absent or empty: the whole snapshot. */
+  include?: readonly string[];
+}
+
 /** Outcome of a restore. */
 export interface RestoreResult {
   warnings: string[];
@@ -81,5 +119,7 @@ export interface SourceAdapter {
   listDatabases(): Promise<string[]>;
   dump(options: DumpOptions): Promise<DumpHandle>;
   restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult>;
+  /** Restores (part of) a seekable archive snapshot; sources declaring `seekableArchive` implement it. */
+  restoreArchive?(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult>;
   dispose?(): Promise<void>;
 }

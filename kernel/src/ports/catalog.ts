@@ -57,6 +57,8 @@ export interface RunPlan {
     compressionLevel?: number | null;
     /** ZSTD worker threads; null or absent: the engine's default. */
     compressionThreads?: number | null;
+    /** Backup format and incremental chain limits (issue 20); absent: a plain backup, every run full. */
+    archive?: { format: 'PLAIN' | 'SEEKABLE'; fullEveryRuns: number | null; fullEveryDays: number | null };
     skipVerification: boolean;
     namingPattern: string;
     notificationTemplateId: string | null;

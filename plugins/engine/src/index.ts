@@ -1,4 +1,5 @@
 export * from './codec/index.js';
+export { createArchiveRangeReader, type ArchiveRangeReader, type ArchiveRangeReaderOptions } from './archive/range-reader.js';
 export { createEnginePlugin, ENGINE, type EnginePluginOptions } from './plugin.js';
 export { Engine, type RunTrigger } from './queue/engine.js';
 export { DEFAULT_ENGINE_OPTIONS, engineOptionsFrom, type EngineOptions } from './queue/engine-options.js';

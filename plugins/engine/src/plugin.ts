@@ -10,6 +10,7 @@ import { KeyReservations } from './run/key-reservations.js';
 import type { RunServices } from './run/services.js';
 import { executionRoutes } from './routes/execution-routes.js';
 import { jobRoutes } from './routes/job-run-routes.js';
+import { archiveRoutes } from './routes/archive-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
 import { verificationRoutes } from './routes/verification-routes.js';
 import { TestRestoreScheduler } from './test-restore/test-restore-scheduler.js';
@@ -116,6 +117,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         ...jobRoutes({ engine: running, catalog, settings: () => container.resolve(TOKENS.Settings), audit: audit(container), adapters: () => adaptersOf(container) }),
         ...executionRoutes(storeOf(container), running, catalog),
         ...restoreRoutes(running, catalog, audit(container)),
+        ...archiveRoutes(catalog, () => adaptersOf(container)),
         ...verificationRoutes({ engine: running, store: storeOf(container), catalog, audit: audit(container) }),
         ...reportingOf(container).routes(),
       ];

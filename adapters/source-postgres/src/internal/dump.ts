@@ -52,13 +52,13 @@ async function* toolOutput(
 }
 
 /** The output of one `pg_dump -Fc`. */
-function pgDumpOutput(config: PostgresSourceConfig, ssh: SshTarget | undefined, database: string, extraArgs: string[], signal: AbortSignal): AsyncGenerator<Buffer> {
+export function pgDumpOutput(config: PostgresSourceConfig, ssh: SshTarget | undefined, database: string, extraArgs: string[], signal: AbortSignal): AsyncGenerator<Buffer> {
   const args = ['--format=custom', ...extraArgs, ...connectionArgs(config, database)];
   return toolOutput(config, ssh, 'pg_dump', args, `"${database}"`, signal);
 }
 
 /** The SQL of `pg_dumpall --globals-only` (roles, role settings and memberships, tablespaces). */
-function globalsOutput(config: PostgresSourceConfig, ssh: SshTarget | undefined, signal: AbortSignal): AsyncGenerator<Buffer> {
+export function globalsOutput(config: PostgresSourceConfig, ssh: SshTarget | undefined, signal: AbortSignal): AsyncGenerator<Buffer> {
   // pg_dumpall's --dbname is a connection string; --database names the database it connects to.
   const args = [
     '--globals-only',

@@ -25,7 +25,7 @@ export interface RestoreContext {
 }
 
 /** True when the target database exists. */
-async function databaseExists(context: RestoreContext, database: string): Promise<boolean> {
+export async function databaseExists(context: RestoreContext, database: string): Promise<boolean> {
   const { config, ssh } = context;
   if (ssh) {
     const found = await remoteQuery(config, ssh, config.maintenanceDatabase, `SELECT 1 FROM pg_database WHERE datname = ${quoteLiteral(database)}`);
@@ -82,7 +82,7 @@ async function splitHead(stream: Readable, enough: (head: Buffer) => boolean, li
 }
 
 /** The header of a custom-format dump at the start of `input`, plus the input to restore from. */
-async function readDumpHeader(input: Readable): Promise<{ header: DumpHeader; whole: Readable }> {
+export async function readDumpHeader(input: Readable): Promise<{ header: DumpHeader; whole: Readable }> {
   const parsed = (head: Buffer) => {
     try {
       return parseDumpHeader(head);
@@ -103,7 +103,7 @@ async function readDumpHeader(input: Readable): Promise<{ header: DumpHeader; wh
  * Feeds one `pg_dump -Fc` stream into `pg_restore` on `database`. The dump's header is read first: a dump of a
  * newer major than the target server is refused before the database is created or pg_restore starts.
  */
-async function restoreOne(context: RestoreContext, input: Readable, database: string): Promise<void> {
+export async function restoreOne(context: RestoreContext, input: Readable, database: string): Promise<void> {
   const { config, ssh, signal } = context;
   const { header, whole } = await readDumpHeader(input);
   try {

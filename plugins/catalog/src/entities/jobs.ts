@@ -16,6 +16,12 @@ export const JobEntity = defineEntity({
     compressionLevel: p.integer().nullable(),
     /** ZSTD worker threads; null: the engine's default. */
     compressionThreads: p.integer().nullable(),
+    /** `PLAIN` or `SEEKABLE` (issue 20). */
+    archiveFormat: p.string().default('PLAIN'),
+    /** Incremental chains: runs per chain, the full included; null: no run-count limit. */
+    fullEveryRuns: p.integer().nullable(),
+    /** Incremental chains: a new full once the chain's full is this many days old; null: no age limit. */
+    fullEveryDays: p.integer().nullable(),
     notificationEvents: p.string().default('ALWAYS'),
     skipVerification: p.boolean().default(false),
     sourceId: p.string().length(36).index('jobs_source_id_index'),

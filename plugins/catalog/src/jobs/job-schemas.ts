@@ -1,3 +1,4 @@
+import { ARCHIVE_FORMATS, FULL_EVERY_DAYS, FULL_EVERY_RUNS } from './archive-options.js';
 import { COMPRESSION_CODECS, lineText } from '@holdfast/kernel';
 import { z } from 'zod';
 import { nameField, refId, timestamp } from '../shared/schemas.js';
@@ -51,6 +52,21 @@ const jobFields = {
   pgCompression: z.string().max(64),
   compressionLevel: z.int().nullable().describe("Level of the job's codec (GZIP 1-9, BROTLI 0-11, ZSTD 1-19); null: the codec's default"),
   compressionThreads: z.int().nullable().describe('ZSTD only: worker threads compressing at once (1-16); null: the number of cores, at most 4'),
+  archiveFormat: z
+    .enum(ARCHIVE_FORMATS)
+    .describe('PLAIN: the source\'s own format (tar, dump). SEEKABLE: a Holdfast seekable archive (single files, folders or databases restore by range reads; docs/formats/archive.md)'),
+  fullEveryRuns: z
+    .int()
+    .min(FULL_EVERY_RUNS.min)
+    .max(FULL_EVERY_RUNS.max)
+    .nullable()
+    .describe('SEEKABLE directory jobs: incremental chains of at most this many runs (the full included); null with fullEveryDays null: every run is full'),
+  fullEveryDays: z
+    .int()
+    .min(FULL_EVERY_DAYS.min)
+    .max(FULL_EVERY_DAYS.max)
+    .nullable()
+    .describe("SEEKABLE directory jobs: a new full backup once the chain's full is this many days old"),
   notificationEvents: z.enum(NOTIFICATION_EVENTS),
   skipVerification: z.boolean(),
   sourceId: refId.describe('Adapter configuration of type database'),
@@ -72,6 +88,9 @@ export const createJobBody = z.strictObject({
   pgCompression: jobFields.pgCompression.default(''),
   compressionLevel: jobFields.compressionLevel.default(null),
   compressionThreads: jobFields.compressionThreads.default(null),
+  archiveFormat: jobFields.archiveFormat.default('PLAIN'),
+  fullEveryRuns: jobFields.fullEveryRuns.default(null),
+  fullEveryDays: jobFields.fullEveryDays.default(null),
   notificationEvents: jobFields.notificationEvents.default('ALWAYS'),
   skipVerification: jobFields.skipVerification.default(false),
   encryptionProfileId: jobFields.encryptionProfileId.optional(),
@@ -91,6 +110,9 @@ export const updateJobBody = z.strictObject({
   pgCompression: jobFields.pgCompression.optional(),
   compressionLevel: jobFields.compressionLevel.optional(),
   compressionThreads: jobFields.compressionThreads.optional(),
+  archiveFormat: jobFields.archiveFormat.optional(),
+  fullEveryRuns: jobFields.fullEveryRuns.optional(),
+  fullEveryDays: jobFields.fullEveryDays.optional(),
   notificationEvents: jobFields.notificationEvents.optional(),
   skipVerification: jobFields.skipVerification.optional(),
   sourceId: jobFields.sourceId.optional(),
@@ -139,6 +161,9 @@ export const jobSchema = z.object({
   pgCompression: z.string(),
   compressionLevel: z.number().int().nullable(),
   compressionThreads: z.number().int().nullable(),
+  archiveFormat: z.enum(ARCHIVE_FORMATS),
+  fullEveryRuns: z.number().int().nullable(),
+  fullEveryDays: z.number().int().nullable(),
   notificationEvents: z.enum(NOTIFICATION_EVENTS),
   skipVerification: z.boolean(),
   sourceId: z.string(),

@@ -7,6 +7,7 @@ import { iso, newId, parseJsonColumn, type Actor, type CatalogDeps } from '../sh
 import { assertCron } from '../templates/schedule-presets.js';
 import { checkDestinations, checkJobReferences, checkTestRestore } from './job-references.js';
 import { linkedNotifications } from './job-notifications.js';
+import { checkArchiveOptions } from './archive-options.js';
 import { checkCompressionOptions } from './compression-options.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
@@ -28,6 +29,9 @@ export class JobService {
       pgCompression: row.pgCompression,
       compressionLevel: row.compressionLevel ?? null,
       compressionThreads: row.compressionThreads ?? null,
+      archiveFormat: (row.archiveFormat ?? 'PLAIN') as JobView['archiveFormat'],
+      fullEveryRuns: row.fullEveryRuns ?? null,
+      fullEveryDays: row.fullEveryDays ?? null,
       notificationEvents: row.notificationEvents as JobView['notificationEvents'],
       skipVerification: row.skipVerification,
       sourceId: row.sourceId,
@@ -72,6 +76,7 @@ export class JobService {
     const em = this.deps.em();
     checkCompressionOptions(input);
     await checkJobReferences(em, input);
+    await checkArchiveOptions(em, this.deps.registry(), input);
     await checkTestRestore(em, input.testRestore);
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
@@ -90,6 +95,9 @@ export class JobService {
           pgCompression: input.pgCompression,
           compressionLevel: input.compressionLevel,
           compressionThreads: input.compressionThreads,
+          archiveFormat: input.archiveFormat,
+          fullEveryRuns: input.fullEveryRuns,
+          fullEveryDays: input.fullEveryDays,
           notificationEvents: input.notificationEvents,
           skipVerification: input.skipVerification,
           sourceId: input.sourceId,
@@ -126,6 +134,12 @@ export class JobService {
     };
     checkCompressionOptions(compressionFields);
     await checkJobReferences(em, refs);
+    const archiveFields = {
+      archiveFormat: input.archiveFormat ?? row.archiveFormat ?? 'PLAIN',
+      fullEveryRuns: input.fullEveryRuns === undefined ? (row.fullEveryRuns ?? null) : input.fullEveryRuns,
+      fullEveryDays: input.fullEveryDays === undefined ? (row.fullEveryDays ?? null) : input.fullEveryDays,
+    };
+    await checkArchiveOptions(em, this.deps.registry(), { ...archiveFields, compression: compressionFields.compression, sourceId: refs.sourceId });
     await checkTestRestore(em, input.testRestore);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
@@ -143,6 +157,7 @@ export class JobService {
           enabled: input.enabled ?? row.enabled,
           databases: input.databases ? JSON.stringify(input.databases) : row.databases,
           ...compressionFields,
+          ...archiveFields,
           pgCompression: input.pgCompression ?? row.pgCompression,
           notificationEvents: input.notificationEvents ?? row.notificationEvents,
           skipVerification: input.skipVerification ?? row.skipVerification,

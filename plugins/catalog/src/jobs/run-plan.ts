@@ -35,6 +35,7 @@ export class CatalogJobResolver implements JobCatalog {
         pgCompression: job.pgCompression,
         compressionLevel: job.compressionLevel ?? null,
         compressionThreads: job.compressionThreads ?? null,
+        archive: { format: (job.archiveFormat ?? 'PLAIN') as 'PLAIN' | 'SEEKABLE', fullEveryRuns: job.fullEveryRuns ?? null, fullEveryDays: job.fullEveryDays ?? null },
         skipVerification: job.skipVerification,
         namingPattern: await this.namingPatternOf(job.namingTemplateId ?? null),
         notificationTemplateId: job.notificationTemplateId ?? null,

@@ -3,6 +3,7 @@ import type { Knex } from '@mikro-orm/knex';
 import { versionHistoryMigration } from './002-version-history.js';
 import { jobTestRestoreMigration } from './003-job-test-restore.js';
 import { jobCompressionOptionsMigration } from './004-job-compression-options.js';
+import { jobArchiveOptionsMigration } from './005-job-archive-options.js';
 
 type Table = Knex.CreateTableBuilder;
 
@@ -146,4 +147,4 @@ export const catalogSchemaMigration: PluginMigration = {
 };
 
 /** The catalog's migrations in the order they apply. */
-export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration, jobCompressionOptionsMigration];
+export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration, jobCompressionOptionsMigration, jobArchiveOptionsMigration];

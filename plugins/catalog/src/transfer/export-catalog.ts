@@ -97,6 +97,9 @@ export async function exportCatalog(catalog: Catalog, profileId?: string): Promi
       // Only when set, so exports of jobs on the codec defaults stay as they were.
       ...(row.compressionLevel != null ? { compressionLevel: row.compressionLevel } : {}),
       ...(row.compressionThreads != null ? { compressionThreads: row.compressionThreads } : {}),
+      ...(row.archiveFormat && row.archiveFormat !== 'PLAIN' ? { archiveFormat: row.archiveFormat } : {}),
+      ...(row.fullEveryRuns != null ? { fullEveryRuns: row.fullEveryRuns } : {}),
+      ...(row.fullEveryDays != null ? { fullEveryDays: row.fullEveryDays } : {}),
       notificationEvents: row.notificationEvents,
       skipVerification: row.skipVerification,
       sourceId: row.sourceId,

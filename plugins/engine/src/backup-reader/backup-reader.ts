@@ -13,6 +13,10 @@ import { disposeAll, type AdapterFactory } from '../run/adapters.js';
 import { ENCRYPTED_EXTENSION } from '../run/file-name.js';
 import { readSidecar, type ReadSidecar } from '../run/sidecar.js';
 import { DatabaseExtractStream } from './database-extract.js';
+import { ArchiveInputError, openMember, selectDownloadDump } from '@holdfast/archive';
+import { archiveInfoOf } from '../archive/archive-sidecar.js';
+import { loadSnapshot } from '../archive/snapshot-loader.js';
+import type { StorageInstance } from '../run/adapters.js';
 
 /** Extension of a PostgreSQL multi-database dump (docs/formats/postgres-multi-dump.md). */
 export const MULTI_DUMP_EXTENSION = '.pgdumps';
@@ -78,6 +82,26 @@ export class EngineBackupReader implements BackupReader {
     private readonly adapters: () => AdapterFactory,
   ) {}
 
+  /** One database dump out of a seekable archive, read with a range read of its bytes only. */
+  private async openArchiveDump(storage: StorageInstance, key: string, sidecar: ReadSidecar, options: BackupReadOptions): Promise<OpenedBackup> {
+    if (sidecar.encryption && !options.decrypt) throw new ValidationError('a single database can only be taken from an encrypted backup with decrypt=true');
+    const profileId = sidecar.encryption?.profileId;
+    if (sidecar.encryption && !profileId) throw new Error(`the sidecar of "${key}" does not name its encryption profile; it cannot be decrypted here`);
+    const encryptionKey = sidecar.encryption ? await this.catalog().encryptionKey(profileId!) : null;
+    const loaded = await loadSnapshot(storage, key, encryptionKey, options.signal);
+    let entry;
+    try {
+      entry = selectDownloadDump(loaded.snapshot, options.database);
+    } catch (error) {
+      if (error instanceof ArchiveInputError) throw new ValidationError(`"${splitStorageKey(key).name}": ${error.message}`);
+      throw error;
+    }
+    const stream = openMember(loaded.rangeReaderFor(loaded.snapshot.entries.find((e) => e.path === entry.path)!.archive), entry);
+    if (options.signal) addAbortSignal(options.signal, stream);
+    stream.once('close', () => void disposeAll([storage.adapter]));
+    return { stream, fileName: archiveDumpFileName(key, entry.database ?? 'database'), size: entry.size, sidecar: sidecar as Record<string, unknown> };
+  }
+
   async open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup> {
     const resolved = await this.catalog().resolveAdapterConfig(storageConfigId);
     if (resolved.kind !== 'storage') throw new NotFoundError('Storage not found');
@@ -86,6 +110,11 @@ export class EngineBackupReader implements BackupReader {
     try {
       const info = await storage.adapter.stat(key);
       const sidecar = await readSidecar(storage.adapter, key, options.signal);
+      if (archiveInfoOf(sidecar) && wantsArchiveMember(sidecar, options)) {
+        const opened = await this.openArchiveDump(storage, key, sidecar!, options);
+        isHandedOver = true;
+        return opened;
+      }
       const plan = planDownload(key, sidecar, options);
       const profileId = sidecar?.encryption?.profileId;
       if (plan.shouldDecrypt && !profileId) throw new Error(`the sidecar of "${key}" does not name its encryption profile; it cannot be decrypted here`);
@@ -109,6 +138,22 @@ export class EngineBackupReader implements BackupReader {
       if (!isHandedOver) await disposeAll([storage.adapter]);
     }
   }
+}
+
+/**
+ * SPEC download rules for seekable archives: naming a database takes its dump out of the archive (decrypted), and a
+ * decrypted download of an encrypted archive always resolves to one dump. A plain archive without `database` is
+ * downloaded as it is stored: it is not ciphertext.
+ */
+function wantsArchiveMember(sidecar: ReadSidecar | null, options: Pick<BackupReadOptions, 'decrypt' | 'database'>): boolean {
+  if (options.database !== undefined) return true;
+  return Boolean(sidecar?.encryption) && options.decrypt;
+}
+
+/** `<backup>-<database>.dump` for a dump taken out of a seekable archive. */
+function archiveDumpFileName(key: string, database: string): string {
+  const name = stripSuffix(stripSuffix(splitStorageKey(key).name, ENCRYPTED_EXTENSION), '.hfa');
+  return `${name}-${database.replace(/[/\\]/g, '_')}.dump`;
 }
 
 /** Joins the stages; an error anywhere destroys every stage, so the returned (last) stream errors too. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
-import { abortablePipeline, ConflictError, createByteCounter, lineText } from '@holdfast/kernel';
+import { abortablePipeline, ConflictError, createByteCounter, lineText, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { z } from 'zod';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
@@ -8,6 +8,8 @@ import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
 import type { RunServices } from '../run/services.js';
 import { readSidecar } from '../run/sidecar.js';
+import { archiveInfoOf } from '../archive/archive-sidecar.js';
+import { loadSnapshot } from '../archive/snapshot-loader.js';
 
 /** The body of `POST /api/storage/:id/restore`, stored on the execution as its request. */
 export const restoreRequestSchema = z.strictObject({
@@ -26,6 +28,12 @@ export const restoreRequestSchema = z.strictObject({
     .optional()
     .describe('Directory backups: extract below this folder (created when missing)'),
   restoreToOriginalPaths: z.boolean().optional().describe('Directory backups: put every file back where it was backed up from, overwriting'),
+  paths: z
+    .array(lineText({ min: 1, max: 4096 }))
+    .min(1)
+    .max(1000)
+    .optional()
+    .describe('Seekable archives: restore only these files or folders (paths as GET /api/storage/:id/archive lists them), read with range reads'),
 }).refine((body) => !(body.targetPath && body.restoreToOriginalPaths), { message: 'give either targetPath or restoreToOriginalPaths, not both', path: ['targetPath'] });
 
 /** SPEC: sources flagged as excluded are never restore targets (they are often production databases). */
@@ -68,13 +76,16 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     if (!sidecar) throw new Error(`"${request.file}" has no .meta.json sidecar; its checksum and format cannot be verified`);
     const sourceId = request.targetSourceId ?? sidecar.source?.configId;
     if (!sourceId) throw new Error('no targetSourceId given and the sidecar records no source');
-    const target = await services.catalog.resolveAdapterConfig(sourceId);
-    if (target.excludeFromRestore) throw excludedTarget(target.name);
-    source = services.adapters.source(target);
+    const targetConfig = await services.catalog.resolveAdapterConfig(sourceId);
+    if (targetConfig.excludeFromRestore) throw excludedTarget(targetConfig.name);
+    source = services.adapters.source(targetConfig);
     const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
     const key = sidecar.encryption ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;
     const info = await storage.adapter.stat(request.file);
-    ctx.log.info(`restoring ${request.file} (${info.size} bytes) from ${storage.name} into ${target.name}`);
+    const target = { database: request.database, databaseMapping: request.databaseMapping, path: request.targetPath, originalPaths: request.restoreToOriginalPaths };
+    if (archiveInfoOf(sidecar)) return await restoreSeekable(ctx, { storage, source, request, key, target, size: info.size, targetName: targetConfig.name });
+    if (request.paths) throw new Error(`"${request.file}" is not a seekable archive; "paths" restores parts of seekable archives only`);
+    ctx.log.info(`restoring ${request.file} (${info.size} bytes) from ${storage.name} into ${targetConfig.name}`);
     await ctx.enter('02-download', 5);
     const download = await storage.adapter.get(request.file, { signal: ctx.signal });
     const counter = createByteCounter((bytes) => ctx.progress(5 + (90 * bytes) / Math.max(1, info.size), { bytesProcessed: bytes }), info.size, 250);
@@ -85,7 +96,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
-    const restoring = source.restore(input, { target: { database: request.database, databaseMapping: request.databaseMapping, path: request.targetPath, originalPaths: request.restoreToOriginalPaths }, signal: ctx.signal });
+    const restoring = source.restore(input, { target, signal: ctx.signal });
     const [result] = await Promise.all([restoring, piping]);
     await ctx.enter('04-completion', 95);
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
@@ -100,6 +111,32 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
   } finally {
     await disposeAll([source, storage?.adapter]);
   }
+}
+
+/**
+ * A seekable archive: the snapshot is resolved from the index sidecars of the backup and its chain, and the source
+ * reads what it restores with range reads (only the selected members' bytes when `paths` is given). Each member is
+ * checked against the SHA-256 its index records.
+ */
+async function restoreSeekable(
+  ctx: RunContext,
+  input: { storage: StorageInstance; source: SourceAdapter; request: RestoreRequest; key: Buffer | null; target: RestoreTarget; size: number; targetName: string },
+): Promise<RunOutcome> {
+  const { storage, source, request } = input;
+  if (!source.restoreArchive) throw new Error(`the target source cannot restore seekable archives`);
+  const loaded = await loadSnapshot(storage, request.file, input.key, ctx.signal);
+  const required = loaded.snapshot.requiredArchives;
+  ctx.log.info(
+    `restoring ${request.paths ? request.paths.join(', ') : 'the whole snapshot'} of ${request.file} from ${storage.name} into ${input.targetName}` +
+      (required.length > 1 ? ` (chain of ${required.length} archives: ${required.join(', ')})` : ''),
+  );
+  await ctx.enter('03-restore', 10);
+  const result = await source.restoreArchive({ snapshot: loaded.snapshot, rangeReaderFor: loaded.rangeReaderFor, ...(request.paths ? { include: request.paths } : {}) }, { target: input.target, signal: ctx.signal });
+  await ctx.enter('04-completion', 95);
+  for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
+  ctx.log.info(`restore of ${request.file} finished; every restored member matched the SHA-256 its index records`);
+  ctx.progress(100, {}, true);
+  return { status: result.warnings.length > 0 ? 'Partial' : 'Success', path: request.file, size: input.size };
 }
 
 function requireProfile(profileId: string | undefined): string {

@@ -61,6 +61,12 @@ export class AdapterFactory {
     return Boolean((definition.capabilities as { fileArchive?: boolean } | undefined)?.fileArchive);
   }
 
+  /** True when the source adapter writes Holdfast seekable archives (`capabilities.seekableArchive`). */
+  isSeekableArchive(adapterId: string): boolean {
+    const { definition } = this.registry.require('source', adapterId);
+    return Boolean((definition.capabilities as { seekableArchive?: boolean } | undefined)?.seekableArchive);
+  }
+
   naming(id = 'template'): NamingStrategy {
     return this.build<NamingStrategy>('naming', { adapterId: id, config: {} });
   }

@@ -1,4 +1,8 @@
-import type { DumpHandle, RunPlan, SourceAdapter } from '@holdfast/kernel';
+import type { Compression } from '@holdfast/archive';
+import type { ArchiveDumpRequest, DumpHandle, DumpStats, RunPlan, SourceAdapter } from '@holdfast/kernel';
+import { chainToken, type ArchiveSidecarInfo } from '../archive/archive-sidecar.js';
+import { planChain, type ChainDecision } from '../archive/chain-planner.js';
+import { INDEX_SIDECAR_EXTENSION, writeIndexSidecar } from '../archive/index-sidecar.js';
 import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec, type CompressionOptions } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from './adapters.js';
 import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
@@ -20,6 +24,8 @@ interface Prepared {
   timezone: string;
   recordActor: boolean;
   createdAt: Date;
+  /** Seekable jobs: the chain position of this run (null chain: a standalone archive). */
+  seekable?: ChainDecision;
 }
 
 /** Runs a backup execution through stages 01..05 and says how it ended. Never throws for a run failure. */
@@ -59,9 +65,31 @@ async function initialize(ctx: RunContext, services: RunServices): Promise<Prepa
   const source = services.adapters.source(plan.source);
   const storages = plan.destinations.map((destination) => services.adapters.storage(destination));
   const createdAt = new Date();
-  const stem = renderStem(services.adapters.naming(), plan.job.namingPattern, { jobName: plan.job.name, databases: plan.job.databases, date: createdAt, timezone });
+  const seekable = await planSeekable(ctx, services, plan, storages, createdAt);
+  const chain = chainToken(seekable?.chain ?? null);
+  const stem = renderStem(services.adapters.naming(), plan.job.namingPattern, { jobName: plan.job.name, databases: plan.job.databases, date: createdAt, timezone, chain });
   ctx.progress(5, {}, true);
-  return { plan, source, storages, stem, timezone, recordActor, createdAt };
+  return { plan, source, storages, stem, timezone, recordActor, createdAt, seekable };
+}
+
+/** Seekable jobs: checks the source and codec, and decides the chain position (with the reason in the log). */
+async function planSeekable(ctx: RunContext, services: RunServices, plan: RunPlan, storages: StorageInstance[], now: Date): Promise<ChainDecision | undefined> {
+  const archive = plan.job.archive;
+  if (archive?.format !== 'SEEKABLE') return undefined;
+  if (!services.adapters.isSeekableArchive(plan.source.adapterId)) throw new Error(`source ${plan.source.name} (${plan.source.adapterId}) cannot write a seekable archive`);
+  memberCompressionOf(plan.job.compression as CompressionCodec);
+  const decision = await planChain(archive, storages, { jobId: plan.job.id, now, encryptionKey: plan.encryption?.key ?? null, signal: ctx.signal });
+  ctx.log.info(`seekable archive: ${decision.reason}`);
+  ctx.metadata.archive = { chain: decision.chain, reason: decision.reason };
+  return decision;
+}
+
+/** The archive compresses each member itself; its stream is stored without a second compression. */
+function memberCompressionOf(codec: CompressionCodec): Compression {
+  if (codec === 'GZIP') return 'gzip';
+  if (codec === 'ZSTD') return 'zstd';
+  if (codec === 'NONE') return 'none';
+  throw new Error(`a seekable archive compresses members with GZIP or ZSTD, not ${codec}`);
 }
 
 async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: Prepared, onKey: (key: string) => void): Promise<RunOutcome> {
@@ -69,24 +97,37 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   await ctx.enter('02-dump', 5);
   const databases = plan.job.databases;
   ctx.log.info(`dumping ${databases.length ? databases.join(', ') : 'all databases'}`);
+  const jobCodec = plan.job.compression as CompressionCodec;
+  // A seekable archive compresses per member, so its stream goes to storage without a second compression.
+  const codec: CompressionCodec = prepared.seekable ? 'NONE' : jobCodec;
+  const configIds = storages.map((storage) => storage.configId);
+  const reserveKey = async (sourceExtension: string) => {
+    const extension = backupExtension(sourceExtension, codec, plan.encryption !== null);
+    const chosen = await services.keys.reserve(ctx.execution.id, configIds, (isTaken) => pickBackupKey(prepared.stem, extension, storages, ctx.signal, isTaken));
+    onKey(chosen);
+    return chosen;
+  };
+  // The archive's name is written into its first bytes, so a seekable run picks its key before the dump starts.
+  const archiveKey = prepared.seekable ? await reserveKey(SEEKABLE_EXTENSION) : undefined;
   let dump: DumpHandle;
   try {
-    dump = await prepared.source.dump({ databases, signal: ctx.signal, engineOptions: { pgCompression: plan.job.pgCompression, engineCompression: plan.job.compression } });
+    dump = await prepared.source.dump({
+      databases,
+      signal: ctx.signal,
+      engineOptions: { pgCompression: plan.job.pgCompression, engineCompression: plan.job.compression },
+      ...(prepared.seekable && archiveKey ? { archive: archiveRequest(plan, prepared, archiveKey) } : {}),
+    });
   } catch (error) {
     throw new Error(`the dump could not start: ${messageOf(error)}`, { cause: error });
   }
   try {
-    const codec = plan.job.compression as CompressionCodec;
-    const extension = backupExtension(dump.extension, codec, plan.encryption !== null);
-    const configIds = storages.map((storage) => storage.configId);
-    const key = await services.keys.reserve(ctx.execution.id, configIds, (isTaken) => pickBackupKey(prepared.stem, extension, storages, ctx.signal, isTaken));
-    onKey(key);
+    const key = archiveKey ?? (await reserveKey(dump.extension));
     ctx.metadata.target = { key, configIds };
     ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));
     await ctx.enter('03-upload', 10);
     ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);
     // Jobs with a test restore target count the archive's files on the way through (the figures the test checks).
-    const archive = plan.job.testRestore && services.adapters.isFileArchive(plan.source.adapterId) ? new TarFigures() : undefined;
+    const archive = plan.job.testRestore && !prepared.seekable && services.adapters.isFileArchive(plan.source.adapterId) ? new TarFigures() : undefined;
     let streamed;
     try {
       streamed = await streamBackup({
@@ -110,6 +151,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       // The version history is a side record: failing to write it never fails the backup.
       await services.catalog.recordSourceVersion?.(plan.source.configId, stats.engineVersion).catch((error: unknown) => ctx.log.warn(`version history: ${String(error)}`));
     }
+    const archiveInfo = prepared.seekable ? await storeIndexSidecars(ctx, plan, prepared, stats, streamed.outcomes, key) : undefined;
     const figures = await recordFigures(ctx, plan, stats.databases, archive);
     if (figures) ctx.metadata.figures = figures;
     const compression = compressionSidecarInfo(codec, compressionOptionsOf(plan));
@@ -133,6 +175,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       jobName: plan.job.name,
       executionId: ctx.execution.id,
       ...(figures ? { figures } : {}),
+      ...(archiveInfo ? { archive: archiveInfo } : {}),
     };
     const verifications = await verifyOrSkip(ctx, plan.job.skipVerification, streamed.outcomes.filter((o) => o.ok), key, streamed.digests.sha256);
     ctx.metadata.verification = verifications;
@@ -221,10 +264,54 @@ async function retention(ctx: RunContext, services: RunServices, prepared: Prepa
 /** Deletes the backup and its sidecar on every destination (best effort; used after a failure or an abort). */
 export async function removeEverywhere(ctx: RunContext, storages: StorageInstance[], key: string): Promise<void> {
   for (const storage of storages) {
-    for (const target of [key, `${key}${SIDECAR_EXTENSION}`]) {
+    for (const target of [key, `${key}${SIDECAR_EXTENSION}`, `${key}${INDEX_SIDECAR_EXTENSION}`]) {
       await storage.adapter.delete(target).catch((error: unknown) => ctx.log.warn(`could not remove ${target} from ${storage.name}: ${messageOf(error)}`));
     }
   }
+}
+
+/** Extension of a Holdfast seekable archive (docs/formats/archive.md). */
+export const SEEKABLE_EXTENSION = '.hfa';
+
+/** What the source is asked to write for a seekable run. */
+function archiveRequest(plan: RunPlan, prepared: Prepared, archiveName: string): ArchiveDumpRequest {
+  const decision = prepared.seekable!;
+  return {
+    archiveName,
+    createdAt: prepared.createdAt,
+    compression: memberCompressionOf(plan.job.compression as CompressionCodec),
+    ...(plan.job.compressionLevel != null ? { compressionLevel: plan.job.compressionLevel } : {}),
+    chain: decision.chain,
+    ...(decision.previous ? { previous: decision.previous } : {}),
+  };
+}
+
+/**
+ * Writes `<key>.index.json` next to each stored copy (sealed when the job encrypts). A destination whose index
+ * cannot be written loses its copy: a seekable backup without its index cannot be browsed or chained.
+ */
+async function storeIndexSidecars(ctx: RunContext, plan: RunPlan, prepared: Prepared, stats: DumpStats, outcomes: BranchOutcome[], key: string): Promise<ArchiveSidecarInfo> {
+  if (!stats.archive) throw new Error(`source ${plan.source.adapterId} wrote no archive index for a seekable backup`);
+  for (const outcome of outcomes.filter((o) => o.ok)) {
+    try {
+      await writeIndexSidecar(outcome.storage.adapter, key, stats.archive.indexFile, plan.encryption?.key ?? null, ctx.signal);
+    } catch (error) {
+      outcome.ok = false;
+      outcome.error = `index sidecar could not be written: ${messageOf(error)}`;
+      await outcome.storage.adapter.delete(key).catch(() => undefined);
+    }
+  }
+  const summary = stats.archive.summary;
+  if (summary) ctx.log.info(`archive: ${Object.entries(summary).map(([name, value]) => `${value} ${name}`).join(', ')}; ${stats.archive.index.entries.length} entries in the snapshot`);
+  return {
+    format: 'holdfast-archive',
+    version: 1,
+    memberCompression: memberCompressionOf(plan.job.compression as CompressionCodec),
+    chain: prepared.seekable?.chain ?? null,
+    ...(prepared.seekable?.chainStartedAt ? { chainStartedAt: prepared.seekable.chainStartedAt } : {}),
+    entries: stats.archive.index.entries.length,
+    ...(summary ? { summary } : {}),
+  };
 }
 
 /** The job's codec tuning (null fields: the codec's defaults). */

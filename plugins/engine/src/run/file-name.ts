@@ -14,10 +14,11 @@ export function backupExtension(sourceExtension: string, codec: CompressionCodec
 export function renderStem(
   naming: NamingStrategy,
   pattern: string,
-  context: { jobName: string; databases: string[]; date: Date; timezone: string },
+  context: { jobName: string; databases: string[]; date: Date; timezone: string; chain?: string },
 ): string {
   return naming.render(pattern, {
     jobName: context.jobName,
+    ...(context.chain ? { chain: context.chain } : {}),
     databaseName: context.databases.length === 1 ? context.databases[0] : undefined,
     date: context.date,
     timezone: context.timezone,

@@ -1,6 +1,12 @@
 import type { RetentionCandidate, RetentionStrategy, StorageObjectInfo } from '@holdfast/kernel';
 import type { StorageInstance } from './adapters.js';
-import { isSidecarKey, readSidecar, SIDECAR_EXTENSION } from './sidecar.js';
+import { INDEX_SIDECAR_EXTENSION } from '@holdfast/kernel';
+import { isSidecarKey, readSidecar, SIDECAR_EXTENSION, type ReadSidecar } from './sidecar.js';
+
+function chainIdOf(sidecar: ReadSidecar): string | undefined {
+  const chain = (sidecar as { archive?: { chain?: { id?: unknown } | null } }).archive?.chain;
+  return typeof chain?.id === 'string' ? chain.id : undefined;
+}
 
 /** Sidecar reads in flight at once on storages that declare `parallelMetadataReads` (SPEC "Limits"). */
 export const PARALLEL_METADATA_READS = 8;
@@ -55,6 +61,8 @@ export async function planRetention(
       key: object.key,
       createdAt: Number.isNaN(recorded.getTime()) ? object.modifiedAt : recorded,
       locked: sidecar.locked === true,
+      // A chain is only restorable whole: retention keeps or deletes its members together.
+      ...(chainIdOf(sidecar) ? { chainId: chainIdOf(sidecar) } : {}),
     });
   }
   const decisions = strategy.select(candidates, options.now ?? new Date(), options.timezone);
@@ -86,6 +94,8 @@ export async function applyRetention(
     try {
       await storage.adapter.delete(verdict.key);
       await storage.adapter.delete(`${verdict.key}${SIDECAR_EXTENSION}`);
+      // The index sidecar of a seekable archive goes with it (deleting a missing key succeeds).
+      await storage.adapter.delete(`${verdict.key}${INDEX_SIDECAR_EXTENSION}`);
       deleted.push(verdict.key);
       log.info(`retention on ${storage.name}: deleted ${verdict.key} (${verdict.reason})`);
     } catch (error) {

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import { readSidecarObject, SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
 import { z } from 'zod';
+import type { ArchiveSidecarInfo } from '../archive/archive-sidecar.js';
 import type { CompressionSidecarInfo, EncryptionSidecarInfo } from '../codec/index.js';
 
 export { isSidecarKey, SIDECAR_EXTENSION } from '@holdfast/kernel';
@@ -27,6 +28,8 @@ export interface BackupSidecar {
   verification?: { status: 'verified' | 'mismatch' | 'skipped'; method?: string; verifiedAt?: string };
   /** Figures of the dumped data (tables and row counts, files and bytes) that test restores compare against. */
   figures?: BackupFigures;
+  /** Seekable archives: format, member compression and chain position (docs/formats/sidecar.md). */
+  archive?: ArchiveSidecarInfo;
 }
 
 /** What a backup contained, recorded at backup time for test restores. */

@@ -34,6 +34,8 @@ export interface ExecutionMetadata {
   cancelReason?: string;
   /** Post-upload verification per destination (backups). */
   verification?: Array<{ configId: string; name: string; status: 'verified' | 'mismatch' | 'skipped'; method?: string; verifiedAt?: string; problem?: string }>;
+  /** Seekable runs: the chain position chosen and why (a full backup says why it is full). */
+  archive?: { chain: { id: string; sequence: number; baseArchives: string[] } | null; reason: string };
   /** Figures of the dumped data, recorded at backup time for test restores. */
   figures?: import('../run/sidecar.js').BackupFigures;
   /** Integrity check and verification runs: what was covered and found. */

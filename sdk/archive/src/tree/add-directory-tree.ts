@@ -42,7 +42,7 @@ export async function addDirectoryTree(
 ): Promise<AddDirectoryTreeSummary> {
   const summary: AddDirectoryTreeSummary = { files: 0, directories: 0, symlinks: 0, hardlinks: 0, unchanged: 0, renamed: 0, deleted: 0, skipped: [] };
   const firstPathOfInode = new Map<string, string>();
-  const plan = new IncrementalPlan(rootDir, options.previous);
+  const plan = new IncrementalPlan((path) => join(rootDir, path), options.previous);
   const walk = async (absoluteDir: string, relativeDir: string): Promise<void> => {
     for (const name of (await readdir(absoluteDir)).sort()) {
       const absolute = join(absoluteDir, name);

@@ -1,5 +1,4 @@
 import { lstat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ResolvedEntry, Snapshot } from '../chain/resolve-snapshot.js';
 import { toPaxTime, type MtimeInput } from '../format/times.js';
 
@@ -24,8 +23,12 @@ export class IncrementalPlan {
   private readonly visited = new Set<string>();
   private readonly renamedFrom = new Set<string>();
 
+  /**
+   * `locate` maps an archive path to where it lives on disk now (a rename is only a rename when the old path is
+   * gone); `previous` is the chain's snapshot so far, absent for a full backup.
+   */
   constructor(
-    private readonly rootDir: string,
+    private readonly locate: (archivePath: string) => string,
     previous: Snapshot | undefined,
   ) {
     const files = (previous?.entries ?? []).filter((entry) => entry.kind === 'file');
@@ -45,7 +48,7 @@ export class IncrementalPlan {
     const moved = this.byInode.get(`${identity.device}:${identity.inode}`);
     if (!moved || moved.path === path || !this.isSame(moved, identity) || this.renamedFrom.has(moved.path)) return undefined;
     // Same inode under a new name is a rename only if the old name is gone (otherwise it is a new hard link).
-    const old = await lstat(join(this.rootDir, moved.path)).catch(() => undefined);
+    const old = await lstat(this.locate(moved.path)).catch(() => undefined);
     if (old && old.ino === identity.inode) return undefined;
     this.renamedFrom.add(moved.path);
     return { entry: moved, renamedFrom: moved.path };

@@ -1847,6 +1847,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/storage/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a seekable archive's files, folders and databases from its index sidecar (the archive itself is not read)
+         * @description Requires the permission `storage:read` on the destination named by `id`.
+         */
+        get: operations["getStorageByIdArchive"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/storage/{id}/download-url": {
         parameters: {
             query?: never;
@@ -8897,6 +8917,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
+                        archiveFormat: "PLAIN" | "SEEKABLE";
+                        /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
                         compressionLevel: number | null;
                         compressionThreads: number | null;
@@ -8917,6 +8939,8 @@ export interface operations {
                         effectiveSchedule: string;
                         enabled: boolean;
                         encryptionProfileId: string | null;
+                        fullEveryDays: number | null;
+                        fullEveryRuns: number | null;
                         id: string;
                         name: string;
                         namingTemplateId: string | null;
@@ -9034,6 +9058,12 @@ export interface operations {
             content: {
                 "application/json": {
                     /**
+                     * @description PLAIN: the source's own format (tar, dump). SEEKABLE: a Holdfast seekable archive (single files, folders or databases restore by range reads; docs/formats/archive.md)
+                     * @default PLAIN
+                     * @enum {string}
+                     */
+                    archiveFormat?: "PLAIN" | "SEEKABLE";
+                    /**
                      * @default NONE
                      * @enum {string}
                      */
@@ -9070,6 +9100,16 @@ export interface operations {
                     /** @default true */
                     enabled?: boolean;
                     encryptionProfileId?: string | null;
+                    /**
+                     * @description SEEKABLE directory jobs: a new full backup once the chain's full is this many days old
+                     * @default null
+                     */
+                    fullEveryDays?: number | null;
+                    /**
+                     * @description SEEKABLE directory jobs: incremental chains of at most this many runs (the full included); null with fullEveryDays null: every run is full
+                     * @default null
+                     */
+                    fullEveryRuns?: number | null;
                     name: string;
                     /** @description null: the default naming template at run time */
                     namingTemplateId?: string | null;
@@ -9129,6 +9169,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
+                        archiveFormat: "PLAIN" | "SEEKABLE";
+                        /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
                         compressionLevel: number | null;
                         compressionThreads: number | null;
@@ -9149,6 +9191,8 @@ export interface operations {
                         effectiveSchedule: string;
                         enabled: boolean;
                         encryptionProfileId: string | null;
+                        fullEveryDays: number | null;
+                        fullEveryRuns: number | null;
                         id: string;
                         name: string;
                         namingTemplateId: string | null;
@@ -9323,6 +9367,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
+                        archiveFormat: "PLAIN" | "SEEKABLE";
+                        /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
                         compressionLevel: number | null;
                         compressionThreads: number | null;
@@ -9343,6 +9389,8 @@ export interface operations {
                         effectiveSchedule: string;
                         enabled: boolean;
                         encryptionProfileId: string | null;
+                        fullEveryDays: number | null;
+                        fullEveryRuns: number | null;
                         id: string;
                         name: string;
                         namingTemplateId: string | null;
@@ -9484,6 +9532,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description PLAIN: the source's own format (tar, dump). SEEKABLE: a Holdfast seekable archive (single files, folders or databases restore by range reads; docs/formats/archive.md)
+                     * @enum {string}
+                     */
+                    archiveFormat?: "PLAIN" | "SEEKABLE";
                     /** @enum {string} */
                     compression?: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
                     /** @description Level of the job's codec (GZIP 1-9, BROTLI 0-11, ZSTD 1-19); null: the codec's default */
@@ -9510,6 +9563,10 @@ export interface operations {
                     }[];
                     enabled?: boolean;
                     encryptionProfileId?: string | null;
+                    /** @description SEEKABLE directory jobs: a new full backup once the chain's full is this many days old */
+                    fullEveryDays?: number | null;
+                    /** @description SEEKABLE directory jobs: incremental chains of at most this many runs (the full included); null with fullEveryDays null: every run is full */
+                    fullEveryRuns?: number | null;
                     name?: string;
                     /** @description null: the default naming template at run time */
                     namingTemplateId?: string | null;
@@ -9564,6 +9621,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
+                        archiveFormat: "PLAIN" | "SEEKABLE";
+                        /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
                         compressionLevel: number | null;
                         compressionThreads: number | null;
@@ -9584,6 +9643,8 @@ export interface operations {
                         effectiveSchedule: string;
                         enabled: boolean;
                         encryptionProfileId: string | null;
+                        fullEveryDays: number | null;
+                        fullEveryRuns: number | null;
                         id: string;
                         name: string;
                         namingTemplateId: string | null;
@@ -9855,6 +9916,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
+                        archiveFormat: "PLAIN" | "SEEKABLE";
+                        /** @enum {string} */
                         compression: "NONE" | "GZIP" | "BROTLI" | "ZSTD";
                         compressionLevel: number | null;
                         compressionThreads: number | null;
@@ -9875,6 +9938,8 @@ export interface operations {
                         effectiveSchedule: string;
                         enabled: boolean;
                         encryptionProfileId: string | null;
+                        fullEveryDays: number | null;
+                        fullEveryRuns: number | null;
                         id: string;
                         name: string;
                         namingTemplateId: string | null;
@@ -14383,6 +14448,130 @@ export interface operations {
             };
         };
     };
+    getStorageByIdArchive: {
+        parameters: {
+            query: {
+                /** @description Path of the backup within the storage */
+                file: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The snapshot the archive (with its chain) holds. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        chain: {
+                            baseArchives: string[];
+                            id: string;
+                            sequence: number;
+                        } | null;
+                        createdAt: string;
+                        deletions: string[];
+                        entries: {
+                            /** @description The backup of the chain that holds the bytes (this one, or an earlier one) */
+                            archive: string;
+                            database: string | null;
+                            /** @enum {string} */
+                            kind: "file" | "directory" | "symlink" | "hardlink" | "database-dump";
+                            mode: number;
+                            /** @description ISO 8601 modification time */
+                            mtime: string;
+                            path: string;
+                            /** @description Uncompressed bytes of a file or dump */
+                            size: number | null;
+                            /** @description Symlink target or hard link path */
+                            target: string | null;
+                        }[];
+                        file: string;
+                        renames: {
+                            from: string;
+                            to: string;
+                        }[];
+                        /** @description Backups a full restore of this snapshot reads, oldest first */
+                        requiredArchives: string[];
+                    };
+                };
+            };
+            /** @description The file is not a seekable archive. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unauthorized: no session cookie or API key, or an invalid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the identity lacks the permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Storage or file not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The index, or an earlier backup of its chain, is missing or fails its checks. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     postStorageByIdDownloadUrl: {
         parameters: {
             query?: never;
@@ -14853,6 +15042,8 @@ export interface operations {
                     };
                     /** @description Path of the backup within the storage */
                     file: string;
+                    /** @description Seekable archives: restore only these files or folders (paths as GET /api/storage/:id/archive lists them), read with range reads */
+                    paths?: string[];
                     /** @description Directory backups: put every file back where it was backed up from, overwriting */
                     restoreToOriginalPaths?: boolean;
                     /** @description Directory backups: extract below this folder (created when missing) */

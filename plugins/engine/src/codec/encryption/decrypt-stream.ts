@@ -1,4 +1,3 @@
-import { createDecipheriv } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { DecryptError } from './errors.js';
 import {
@@ -6,16 +5,12 @@ import {
   HEADER_LENGTH,
   TAG_LENGTH,
   assertProfileKey,
-  chunkAad,
   checkHeaderPrefix,
-  chunkNonce,
-  decodeHeader,
-  deriveDataKey,
-  keyFingerprint,
   toSidecarInfo,
   type EncryptionHeader,
   type EncryptionSidecarInfo,
 } from './format.js';
+import { openHeader, openRecord, type OpenedHeader } from './open-record.js';
 
 /** Options of {@link createDecryptStream}. */
 export interface DecryptStreamOptions {
@@ -23,11 +18,8 @@ export interface DecryptStreamOptions {
   key: Uint8Array;
 }
 
-/** What a parsed header gives a decryption: the key to open records and the bytes they authenticate. */
-interface OpenedHeader {
-  header: EncryptionHeader;
-  headerBytes: Buffer;
-  dataKey: Buffer;
+/** A checked header and the buffer that collects one record at a time. */
+interface DecryptionState extends OpenedHeader {
   record: Buffer;
 }
 
@@ -38,7 +30,7 @@ interface OpenedHeader {
 export class DecryptStream extends Transform {
   private readonly profileKey: Buffer;
   private headerBuffer = Buffer.alloc(0);
-  private opened: OpenedHeader | undefined;
+  private opened: DecryptionState | undefined;
   private recordLength = 0;
   private index = 0n;
 
@@ -110,53 +102,16 @@ export class DecryptStream extends Transform {
       checkHeaderPrefix(this.headerBuffer);
       return data.length;
     }
-    const header = decodeHeader(this.headerBuffer);
-    const expected = keyFingerprint(this.profileKey);
-    if (!expected.equals(header.keyFingerprint)) {
-      throw new DecryptError(
-        'WRONG_KEY',
-        `wrong key: this backup needs the key with fingerprint ${header.keyFingerprint.toString('hex')}, ` +
-          `the given key has fingerprint ${expected.toString('hex')}`,
-      );
-    }
-    this.opened = {
-      header,
-      headerBytes: this.headerBuffer,
-      dataKey: deriveDataKey(this.profileKey, header.salt),
-      record: Buffer.alloc(header.chunkSize + TAG_LENGTH),
-    };
-    this.emit('header', toSidecarInfo(header));
+    const opened = openHeader(this.headerBuffer, this.profileKey);
+    this.opened = { ...opened, record: Buffer.alloc(opened.header.chunkSize + TAG_LENGTH) };
+    this.emit('header', toSidecarInfo(opened.header));
     return needed;
   }
 
   private openRecord(record: Buffer, isFinal: boolean): Buffer {
-    const plaintext = this.tryOpen(record, isFinal);
-    if (plaintext) {
-      this.index += 1n;
-      return plaintext;
-    }
-    // Only to word the error: a record that opens with the other flag tells truncation and appending apart.
-    if (this.tryOpen(record, !isFinal)) {
-      if (isFinal) throw new DecryptError('TRUNCATED', 'truncated: final chunk missing');
-      throw new DecryptError('TRAILING_DATA', 'unexpected data after the final chunk');
-    }
-    throw new DecryptError('AUTH_FAILED', `chunk ${this.index} failed authentication`);
-  }
-
-  private tryOpen(record: Buffer, isFinal: boolean): Buffer | undefined {
-    const opened = this.opened as OpenedHeader;
-    const bodyLength = record.length - TAG_LENGTH;
-    const decipher = createDecipheriv('aes-256-gcm', opened.dataKey, chunkNonce(opened.header.noncePrefix, this.index));
-    decipher.setAAD(chunkAad(opened.headerBytes, this.index, isFinal));
-    decipher.setAuthTag(record.subarray(bodyLength));
-    const body = decipher.update(record.subarray(0, bodyLength));
-    let rest: Buffer;
-    try {
-      rest = decipher.final();
-    } catch {
-      return undefined;
-    }
-    return rest.length > 0 ? Buffer.concat([body, rest]) : body;
+    const plaintext = openRecord(this.opened as DecryptionState, record, this.index, isFinal);
+    this.index += 1n;
+    return plaintext;
   }
 }
 

@@ -1,0 +1,69 @@
+import { mkdir } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { restoreSnapshot, type ResolvedEntry } from '@holdfast/archive';
+import { AdapterError, type ArchiveRestoreInput, type RestoreResult } from '@holdfast/sdk';
+import { DIRECTORY_ORIGIN, aborted, toAdapterError } from './errors.js';
+import type { RestoreDestination } from './restore-destination.js';
+
+/** True when `path` is one of the requested paths or lies below one of them. */
+export function selects(include: readonly string[] | undefined, path: string): boolean {
+  if (!include || include.length === 0) return true;
+  return include.some((wanted) => path === wanted || path.startsWith(`${wanted.replace(/\/+$/, '')}/`));
+}
+
+/**
+ * Restores (part of) a seekable archive snapshot: below one folder with the archive's own paths, or each archived
+ * root back at its configured path. Files are read with range reads, each from the archive of the chain that holds it.
+ */
+export async function restoreArchiveSnapshot(input: ArchiveRestoreInput, destination: RestoreDestination, signal: AbortSignal): Promise<RestoreResult> {
+  const entries = input.snapshot.entries.filter((entry) => !entry.path.startsWith('.holdfast/'));
+  const unknown = (input.include ?? []).filter((wanted) => !entries.some((entry) => selects([wanted], entry.path)));
+  if (unknown.length > 0) {
+    throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', `not in this backup: ${unknown.join(', ')} (list the backup's files to see its paths)`);
+  }
+  const include = (path: string) => selects(input.include, path) || isAncestor(path, input.include);
+  try {
+    if (destination.kind === 'folder') {
+      await mkdir(destination.path, { recursive: true });
+      await restoreSnapshot({ ...input.snapshot, entries }, input.rangeReaderFor, destination.path, { include, restoreOwnership: false });
+    } else {
+      for (const [index, original] of destination.roots.entries()) {
+        const rooted = rebase(entries, index, original);
+        if (!rooted) continue;
+        await mkdir(rooted.targetDir, { recursive: true });
+        await restoreSnapshot({ ...input.snapshot, entries: rooted.entries }, input.rangeReaderFor, rooted.targetDir, {
+          include: (path) => include(rooted.archivePathOf(path)),
+          restoreOwnership: false,
+        });
+      }
+    }
+  } catch (error) {
+    if (signal.aborted) throw aborted('restore');
+    throw toAdapterError(error, 'restore of the archive failed');
+  }
+  return { warnings: [] };
+}
+
+/** Folders above a selected path are restored too (without their other content), so the path has its parents' modes. */
+function isAncestor(path: string, include: readonly string[] | undefined): boolean {
+  return (include ?? []).some((wanted) => wanted.startsWith(`${path}/`));
+}
+
+/**
+ * The entries of root `index` with paths relative to where that root is restored: a folder root's members lose the
+ * `<index>-<name>/` prefix; a single-file root lands at its original file name in its original folder.
+ */
+function rebase(entries: ResolvedEntry[], index: number, original: string): { targetDir: string; entries: ResolvedEntry[]; archivePathOf(path: string): string } | undefined {
+  const prefix = entries.find((entry) => new RegExp(`^${index}-[^/]*$`).test(entry.path));
+  if (!prefix) return undefined;
+  if (prefix.kind !== 'directory') {
+    const name = basename(original);
+    return { targetDir: dirname(original), entries: [{ ...prefix, path: name }], archivePathOf: () => prefix.path };
+  }
+  const head = `${prefix.path}/`;
+  const strip = (path: string) => path.slice(head.length);
+  const below = entries
+    .filter((entry) => entry.path.startsWith(head))
+    .map((entry): ResolvedEntry => ({ ...entry, path: strip(entry.path), ...(entry.kind === 'hardlink' && entry.target?.startsWith(head) ? { target: strip(entry.target) } : {}) }));
+  return { targetDir: original, entries: below, archivePathOf: (path) => `${head}${path}` };
+}

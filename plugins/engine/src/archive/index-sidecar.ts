@@ -1,0 +1,37 @@
+import { Readable } from 'node:stream';
+import { readIndex, type ArchiveIndex } from '@holdfast/archive';
+import { INDEX_SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
+import { createDecryptStream, createEncryptStream } from '../codec/index.js';
+
+export { INDEX_SIDECAR_EXTENSION };
+
+// An index of 50,000 files is about 15 MB of JSON; anything far beyond this is not an index we wrote.
+const MAX_INDEX_SIDECAR_BYTES = 512 * 1024 * 1024;
+
+/**
+ * Writes `<key>.index.json`: the archive's index file as is, or sealed (HFENC-encrypted with the backup's key, its
+ * own header and nonces) when the backup is encrypted, so paths and sizes never lie on storage in the clear.
+ */
+export async function writeIndexSidecar(storage: StorageAdapter, key: string, indexFile: Buffer, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<void> {
+  const bytes = encryptionKey ? await collect(Readable.from([indexFile]).pipe(createEncryptStream({ key: encryptionKey }))) : indexFile;
+  await storage.put(`${key}${INDEX_SIDECAR_EXTENSION}`, Readable.from([bytes]), { signal, size: bytes.length });
+}
+
+/** Reads and checks (checksum line, and the HFENC tags when sealed) the index sidecar of `key`. */
+export async function readIndexSidecar(storage: StorageAdapter, key: string, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<ArchiveIndex> {
+  const raw = await storage.get(`${key}${INDEX_SIDECAR_EXTENSION}`, { signal });
+  const stored = await collect(raw);
+  const sidecar = encryptionKey ? await collect(Readable.from([stored]).pipe(createDecryptStream({ key: encryptionKey }))) : stored;
+  return readIndex({ sidecar });
+}
+
+async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    total += chunk.length;
+    if (total > MAX_INDEX_SIDECAR_BYTES) throw new Error(`index sidecar larger than ${MAX_INDEX_SIDECAR_BYTES} bytes; refusing to read it`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
