@@ -6,6 +6,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, link, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { copyFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
@@ -45,6 +48,7 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
   let storageDir: string;
   let storageId: string;
   let jobId: string;
+  let vaultId: string;
   const runs: { key: string; state: TreeState; executionId: string }[] = [];
   const bigContent = randomBytes(3 * 1024 * 1024 + 17);
 
@@ -109,6 +113,7 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
     const storage = await create('/api/adapters', { name: 'disk', type: 'storage', adapterId: 'local', config: { path: storageDir } });
     storageId = storage.id;
     const vault = await create('/api/vault', { name: 'chain key' });
+    vaultId = vault.id;
     const naming = await create('/api/naming-templates', { name: 'chained', pattern: '{job_name}_{chain}_yyyy-MM-dd_HH-mm-ss-SSS' });
     const job = await create('/api/jobs', {
       name: 'tree',
@@ -143,6 +148,8 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
     await rm(join(sourceDir, 'empty'), { recursive: true });
     await runJob();
     await write('readme.txt', 'hello, changed through a hard link\n');
+    // A chmod alone leaves size and mtime as they were: the snapshot must still carry the new mode.
+    await chmod(join(sourceDir, 'docs/deep/random.bin'), 0o604);
     await runJob();
     await rename(join(sourceDir, 'new-folder'), join(sourceDir, 'renamed-folder'));
     await write('added-7.txt', 'last one\n');
@@ -188,6 +195,30 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
       expect(await stateOf(join(target, '0-src')), `snapshot of run ${position + 1}`).toEqual(run.state);
     }
   }, 180_000);
+
+  it('restores an encrypted incremental snapshot with the recovery kit alone, outside Holdfast (acceptance 4)', async () => {
+    const kitResponse = await fetch(`${server.url}/api/vault/${vaultId}/recovery-kit`, { headers: { cookie: admin.cookie! } });
+    expect(kitResponse.status).toBe(200);
+    // A folder outside the repository, so the kit cannot lean on Holdfast's packages: the kit, then the chain's files.
+    const kitDir = await mkdtemp(join(tmpdir(), 'holdfast-kit-chain-'));
+    try {
+      await writeFile(join(kitDir, 'kit.tar'), Buffer.from(await kitResponse.arrayBuffer()));
+      await promisify(execFile)('tar', ['-xf', join(kitDir, 'kit.tar'), '-C', kitDir]);
+      const kitFiles = await readdir(kitDir, { recursive: true });
+      const script = join(kitDir, kitFiles.find((name) => name.endsWith('holdfast-decrypt.mjs'))!);
+      const keyFile = join(kitDir, kitFiles.find((name) => name.endsWith('holdfast-key.txt'))!);
+      const downloads = join(kitDir, 'downloads');
+      await mkdir(downloads);
+      for (const run of runs.slice(0, 7)) {
+        for (const suffix of ['', '.meta.json', '.index.json']) await copyFile(join(storageDir, `${run.key}${suffix}`), join(downloads, `${run.key}${suffix}`));
+      }
+      const out = join(kitDir, 'restored');
+      await promisify(execFile)(process.execPath, [script, 'extract', '--key-file', keyFile, join(downloads, runs[6]!.key), out], { cwd: kitDir });
+      expect(await stateOf(join(out, '0-src'))).toEqual(runs[6]!.state);
+    } finally {
+      await rm(kitDir, { recursive: true, force: true });
+    }
+  });
 
   it('lists an archive tree from its index, naming the backup of the chain that holds each file', async () => {
     const answer = await server.call('GET', `/api/storage/${storageId}/archive?file=${encodeURIComponent(runs[6]!.key)}`, admin);

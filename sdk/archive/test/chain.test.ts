@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { appendFile, link, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, link, mkdir, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -45,6 +45,10 @@ const steps: ((root: string) => Promise<void>)[] = [
     await writeFile(join(root, 'c.txt'), 'CHARLIE\n');
     await utimes(join(root, 'c.txt'), 1_700_000_000, 1_700_000_123);
     await rename(join(root, 'big.bin'), join(root, 'docs', 'big-moved.bin'));
+  },
+  async (root) => {
+    // Only the permissions change (size and mtime stay): the snapshot must still carry the new mode.
+    await chmod(join(root, 'docs', 'b.txt'), 0o600);
   },
 ];
 

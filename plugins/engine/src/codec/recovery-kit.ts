@@ -21,6 +21,8 @@ export interface RecoveryKitOptions {
 /** File names inside the kit; the kit README refers to them. */
 export const RECOVERY_KIT_FILES = {
   script: 'holdfast-decrypt.mjs',
+  /** Modules the script imports from its own folder (decryption, archive reading, chains, restoring). */
+  modules: ['hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs'],
   readme: 'README.md',
   key: 'holdfast-key.txt',
 } as const;
@@ -29,17 +31,20 @@ export const RECOVERY_KIT_FILES = {
 const KIT_DIRECTORY = new URL('../../recovery-kit/', import.meta.url);
 
 /**
- * The files of a recovery kit for one profile key: the decrypt script, its README and a key file. The caller
+ * The files of a recovery kit for one profile key: the script and its modules, its README and a key file. The caller
  * packs them (zip/tar) and must treat the result as secret, since it contains the key.
  */
 export async function buildRecoveryKit(options: RecoveryKitOptions): Promise<RecoveryKitFile[]> {
   const key = assertProfileKey(options.key);
-  const [script, readme] = await Promise.all([
-    readFile(new URL(RECOVERY_KIT_FILES.script, KIT_DIRECTORY), { encoding: 'utf8', signal: options.signal }),
-    readFile(new URL(RECOVERY_KIT_FILES.readme, KIT_DIRECTORY), { encoding: 'utf8', signal: options.signal }),
+  const read = (name: string) => readFile(new URL(name, KIT_DIRECTORY), { encoding: 'utf8', signal: options.signal });
+  const [script, readme, ...modules] = await Promise.all([
+    read(RECOVERY_KIT_FILES.script),
+    read(RECOVERY_KIT_FILES.readme),
+    ...RECOVERY_KIT_FILES.modules.map(read),
   ]);
   return [
     { name: RECOVERY_KIT_FILES.script, content: script, mode: 0o755 },
+    ...RECOVERY_KIT_FILES.modules.map((name, position) => ({ name, content: modules[position] ?? '', mode: 0o644 })),
     { name: RECOVERY_KIT_FILES.readme, content: readme, mode: 0o644 },
     { name: RECOVERY_KIT_FILES.key, content: keyFileText(key, options.profileName), mode: 0o600 },
   ];
@@ -53,6 +58,7 @@ function keyFileText(key: Buffer, profileName: string | undefined): string {
     ...(label ? [`# Encryption profile: ${label}`] : []),
     `# Key fingerprint: ${keyFingerprint(key).toString('hex')}`,
     `# Use: node ${RECOVERY_KIT_FILES.script} --key-file ${RECOVERY_KIT_FILES.key} --out <output> <backup-file>`,
+    `# Archives (.hfa.enc): node ${RECOVERY_KIT_FILES.script} extract --key-file ${RECOVERY_KIT_FILES.key} <archive> <output-folder>`,
     key.toString('hex'),
     '',
   ].join('\n');

@@ -68,13 +68,21 @@ describe('recovery kit', () => {
     const files = await buildRecoveryKit({ key, profileName: 'Nightly\nprod' });
     expect(files.map((file) => [file.name, file.mode])).toEqual([
       ['holdfast-decrypt.mjs', 0o755],
+      ['hfenc.mjs', 0o644],
+      ['archive-reader.mjs', 0o644],
+      ['archive-chain.mjs', 0o644],
+      ['archive-extract.mjs', 0o644],
+      ['restore-target.mjs', 0o644],
       ['README.md', 0o644],
       ['holdfast-key.txt', 0o600],
     ]);
-    const script = await readFile(new URL('../../recovery-kit/holdfast-decrypt.mjs', import.meta.url), 'utf8');
-    expect(files[0]?.content).toBe(script);
-    expect(files[1]?.content).toContain('# Holdfast recovery kit');
-    const keyLines = files[2]?.content.split('\n') ?? [];
+    // Every file of the kit folder ships, as it is in the repository (nothing is generated or left out).
+    const kitFolder = new URL('../../recovery-kit/', import.meta.url);
+    expect((await readdir(kitFolder)).sort()).toEqual(files.slice(0, -1).map((file) => file.name).sort());
+    for (const file of files.slice(0, -1)) expect(file.content, file.name).toBe(await readFile(new URL(file.name, kitFolder), 'utf8'));
+    const byName = new Map(files.map((file) => [file.name, file.content]));
+    expect(byName.get('README.md')).toContain('# Holdfast recovery kit');
+    const keyLines = byName.get('holdfast-key.txt')?.split('\n') ?? [];
     expect(keyLines.filter((line) => !line.startsWith('#') && line !== '')).toEqual([key.toString('hex')]);
     expect(keyLines).toContain('# Encryption profile: Nightly prod');
     expect(keyLines).toContain(`# Key fingerprint: ${keyFingerprint(key).toString('hex')}`);

@@ -14,6 +14,10 @@ export interface FileIdentity {
   mtime?: MtimeInput;
   inode?: number;
   device?: number;
+  /** When given, a changed mode or owner counts as a change too (a chmod leaves size and mtime alone). */
+  mode?: number;
+  uid?: number;
+  gid?: number;
 }
 
 /** Decides, file by file, what an incremental run can reference instead of storing again. */
@@ -64,7 +68,10 @@ export class IncrementalPlan {
       entry.size === identity.size &&
       entry.mtime === (identity.mtime === undefined ? undefined : toPaxTime(identity.mtime)) &&
       entry.inode === identity.inode &&
-      entry.device === identity.device
+      entry.device === identity.device &&
+      (identity.mode === undefined || entry.mode === (identity.mode & 0o7777)) &&
+      (identity.uid === undefined || entry.uid === identity.uid) &&
+      (identity.gid === undefined || entry.gid === identity.gid)
     );
   }
 }

@@ -1,0 +1,140 @@
+// Writes a snapshot's entries into a folder for the recovery kit, safely: no path may leave the folder, nothing is
+// written through a symlink, and each file's content is checked against the index before it counts as restored.
+import { createHash } from 'node:crypto';
+import { constants as fs } from 'node:fs';
+import { chmod, chown, lchown, link, lstat, lutimes, mkdir, open, symlink, utimes } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { Transform } from 'node:stream';
+import { EXIT, KitError } from './hfenc.mjs';
+
+const damaged = (message) => new KitError(EXIT.damaged, message);
+
+/**
+ * An index path as a list of safe segments. Absolute paths, ".." and NUL are refused rather than cleaned up: an
+ * index holding them was made to escape the output folder.
+ */
+export function safeSegments(path) {
+  if (path.startsWith('/') || path.includes('\0')) throw damaged(`refusing the unsafe path ${JSON.stringify(path)} in the index`);
+  const segments = path.split('/').filter((segment) => segment !== '' && segment !== '.');
+  if (segments.includes('..') || segments.length === 0) throw damaged(`refusing the unsafe path ${JSON.stringify(path)} in the index`);
+  return segments;
+}
+
+/** Hashes and counts content on its way to disk. */
+class ContentCheck extends Transform {
+  hash = createHash('sha256');
+  size = 0;
+
+  _transform(chunk, _encoding, callback) {
+    this.hash.update(chunk);
+    this.size += chunk.length;
+    callback(null, chunk);
+  }
+}
+
+/**
+ * The output folder. Files and directories are written as they come; hard links and symlinks are created at the
+ * end (symlinks last, so the archive cannot plant one and then write through it); directory modes and mtimes are
+ * applied last of all, deepest first, because creating entries inside a directory changes its mtime.
+ */
+export class RestoreTarget {
+  constructor(root) {
+    this.root = root;
+    this.isRoot = process.getuid?.() === 0;
+    this.realDirectories = new Set(['']);
+    this.directories = [];
+    this.hardlinks = [];
+    this.symlinks = [];
+    this.files = new Set();
+    this.counts = { files: 0, directories: 0, symlinks: 0, hardlinks: 0, dumps: 0 };
+  }
+
+  async directory(entry) {
+    const path = safeSegments(entry.path).join('/');
+    await this.ensureDirectory(path);
+    this.directories.push({ ...entry, path });
+    this.counts.directories += 1;
+  }
+
+  /**
+   * Writes a file from its decoded content. `decodeInto(sink)` pipes the content through `sink`; the written bytes
+   * are then checked against the entry's size and SHA-256.
+   */
+  async file(entry, decodeInto) {
+    const path = safeSegments(entry.path).join('/');
+    const absolute = await this.newLeaf(path);
+    const handle = await open(absolute, fs.O_WRONLY | fs.O_CREAT | fs.O_EXCL | fs.O_NOFOLLOW, 0o600);
+    const check = new ContentCheck();
+    await decodeInto(check, handle.createWriteStream());
+    const digest = check.hash.digest('hex');
+    if (check.size !== entry.size || digest !== entry.sha256) {
+      throw damaged(`"${entry.path}" came out as ${check.size} bytes with SHA-256 ${digest}; the index says ${entry.size} bytes, ${entry.sha256}`);
+    }
+    if (this.isRoot) await chown(absolute, entry.uid, entry.gid);
+    await chmod(absolute, entry.mode);
+    await setTimes(utimes, absolute, entry.mtime);
+    this.files.add(path);
+    this.counts[entry.kind === 'database-dump' ? 'dumps' : 'files'] += 1;
+  }
+
+  symlink(entry) {
+    this.symlinks.push({ ...entry, path: safeSegments(entry.path).join('/') });
+  }
+
+  hardlink(entry) {
+    this.hardlinks.push({ ...entry, path: safeSegments(entry.path).join('/'), target: safeSegments(entry.target).join('/') });
+  }
+
+  async finish() {
+    for (const entry of this.hardlinks) {
+      // Only a file this run restored may be linked: never whatever else happens to sit at that path.
+      if (!this.files.has(entry.target)) throw damaged(`hard link "${entry.path}" points at "${entry.target}", which is not a restored file`);
+      await link(join(this.root, entry.target), await this.newLeaf(entry.path));
+      this.counts.hardlinks += 1;
+    }
+    for (const entry of this.symlinks) {
+      const absolute = await this.newLeaf(entry.path);
+      await symlink(entry.target, absolute);
+      if (this.isRoot) await lchown(absolute, entry.uid, entry.gid);
+      await setTimes(lutimes, absolute, entry.mtime);
+      this.counts.symlinks += 1;
+    }
+    const deepestFirst = [...this.directories].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
+    for (const entry of deepestFirst) {
+      const absolute = join(this.root, entry.path);
+      if (this.isRoot) await chown(absolute, entry.uid, entry.gid);
+      await chmod(absolute, entry.mode);
+      await setTimes(utimes, absolute, entry.mtime);
+    }
+    return this.counts;
+  }
+
+  // Every directory of `path` exists as a real directory inside the root, never a symlink or a file.
+  async ensureDirectory(path) {
+    if (this.realDirectories.has(path)) return;
+    const parent = dirname(path);
+    await this.ensureDirectory(parent === '.' ? '' : parent);
+    const absolute = join(this.root, path);
+    await mkdir(absolute).catch((error) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    if (!(await lstat(absolute)).isDirectory()) throw damaged(`"${path}" is not a directory in the output (a symlink or file is in the way)`);
+    this.realDirectories.add(path);
+  }
+
+  // The output folder starts empty, so anything already at a leaf's path means the index names that path twice, or
+  // names it both as a leaf and as a folder of another entry (how a symlink would be planted and then written through).
+  async newLeaf(path) {
+    const parent = dirname(path);
+    await this.ensureDirectory(parent === '.' ? '' : parent);
+    const absolute = join(this.root, path);
+    if (await lstat(absolute).catch(() => undefined)) throw damaged(`refusing "${path}": the index names that path twice, or as a folder of another entry`);
+    return absolute;
+  }
+}
+
+// pax mtimes are decimal seconds; utimes takes seconds as a number and keeps about a microsecond of them.
+function setTimes(setter, path, mtime) {
+  const seconds = Number(mtime);
+  return setter(path, seconds, seconds);
+}
