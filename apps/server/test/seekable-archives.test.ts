@@ -272,6 +272,27 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
     expect(await stateOf(join(target, '0-src'))).toEqual(runs[7]!.state);
   }, 120_000);
 
+  it('test-restores the newest incremental snapshot into a scratch folder and checks its files against the backup', async () => {
+    const scratch = join(work, 'scratch');
+    await mkdir(scratch);
+    const update = await server.call('PUT', `/api/jobs/${jobId}`, admin, { testRestore: { target: { type: 'directory', path: scratch } } });
+    expect(update.status, JSON.stringify(update.body)).toBe(200);
+    await write('for-the-test-restore.txt', 'recorded in the figures\n');
+    const backup = await runJob();
+    expect(backup.path).toMatch(/^tree_inc-1_/);
+    const trigger = await server.call('POST', `/api/jobs/${jobId}/test-restore`, admin, {});
+    expect(trigger.status, JSON.stringify(trigger.body)).toBe(200);
+    const run = await settled(trigger.body.executionId);
+    expect(run.status, JSON.stringify(run.logs?.slice(-5))).toBe('Success');
+    const checks = run.logs.map((line: any) => line.message).filter((message: string) => message.startsWith('check '));
+    // The figures come from the archive's index at backup time: the restored count and size must match them.
+    expect(checks.some((message: string) => message.startsWith('check file count: ok'))).toBe(true);
+    expect(checks.some((message: string) => message.startsWith('check total size: ok'))).toBe(true);
+    expect(checks.every((message: string) => message.includes(': ok'))).toBe(true);
+    expect(await readdir(scratch)).toEqual([]);
+    await server.call('PUT', `/api/jobs/${jobId}`, admin, { testRestore: null });
+  }, 120_000);
+
   it('refuses archive settings that cannot work with 400, changing nothing', async () => {
     const before = (await server.call('GET', `/api/jobs/${jobId}`, admin)).body;
     const cases: [unknown, RegExp][] = [

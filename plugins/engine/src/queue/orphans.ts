@@ -4,6 +4,7 @@ import { parseMetadata } from '../store/metadata.js';
 import { messageOf } from '../run/outcome.js';
 import type { RunServices } from '../run/services.js';
 import { raiseSystemError } from '../run/system-error.js';
+import { INDEX_SIDECAR_EXTENSION } from '../archive/index-sidecar.js';
 import { SIDECAR_EXTENSION } from '../run/sidecar.js';
 import type { EngineOptions } from './engine-options.js';
 
@@ -74,6 +75,8 @@ async function removeTarget(services: RunServices, target: { key: string; config
           continue;
         }
         await storage.adapter.delete(target.key);
+        // A seekable run may have written its index sidecar before it was cut off (it precedes the .meta.json).
+        await storage.adapter.delete(`${target.key}${INDEX_SIDECAR_EXTENSION}`);
       } finally {
         await storage.adapter.dispose?.().catch(() => undefined);
       }

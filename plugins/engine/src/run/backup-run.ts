@@ -152,7 +152,8 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       await services.catalog.recordSourceVersion?.(plan.source.configId, stats.engineVersion).catch((error: unknown) => ctx.log.warn(`version history: ${String(error)}`));
     }
     const archiveInfo = prepared.seekable ? await storeIndexSidecars(ctx, plan, prepared, stats, streamed.outcomes, key) : undefined;
-    const figures = await recordFigures(ctx, plan, stats.databases, archive);
+    const seekableFigures = archiveInfo && services.adapters.isFileArchive(plan.source.adapterId) ? { done: Promise.resolve(filesOfIndex(stats)) } : undefined;
+    const figures = await recordFigures(ctx, plan, stats.databases, archive ?? seekableFigures);
     if (figures) ctx.metadata.figures = figures;
     const compression = compressionSidecarInfo(codec, compressionOptionsOf(plan));
     const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;
@@ -312,6 +313,21 @@ async function storeIndexSidecars(ctx: RunContext, plan: RunPlan, prepared: Prep
     entries: stats.archive.index.entries.length,
     ...(summary ? { summary } : {}),
   };
+}
+
+/** Regular files of a seekable snapshot and their bytes (hard links count as files, as a restore writes them). */
+function filesOfIndex(stats: DumpStats): { count: number; bytes: number } {
+  const entries = stats.archive?.index.entries ?? [];
+  const sizeOf = new Map(entries.map((entry) => [entry.path, entry.size ?? 0]));
+  let count = 0;
+  let bytes = 0;
+  for (const entry of entries) {
+    if (entry.kind === 'file') bytes += entry.size ?? 0;
+    else if (entry.kind === 'hardlink') bytes += sizeOf.get(entry.target ?? '') ?? 0;
+    else continue;
+    count += 1;
+  }
+  return { count, bytes };
 }
 
 /** The job's codec tuning (null fields: the codec's defaults). */

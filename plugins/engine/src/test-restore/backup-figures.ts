@@ -31,7 +31,7 @@ function figureReaderFor(config: ResolvedAdapterConfig): FigureReader | null {
  * and bytes counted in the archive itself. Failing to record figures never fails the backup: the test restore then
  * checks presence only.
  */
-export async function recordFigures(ctx: RunContext, plan: RunPlan, databases: string[], archive: TarFigures | undefined): Promise<BackupFigures | undefined> {
+export async function recordFigures(ctx: RunContext, plan: RunPlan, databases: string[], archive: Pick<TarFigures, 'done'> | undefined): Promise<BackupFigures | undefined> {
   if (!plan.job.testRestore) return undefined;
   const figures: BackupFigures = {};
   if (archive) {

@@ -1,5 +1,7 @@
 import { PassThrough } from 'node:stream';
-import { abortablePipeline, type ResolvedAdapterConfig, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
+import { abortablePipeline, type ResolvedAdapterConfig, type RestoreResult, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
+import { archiveInfoOf } from '../archive/archive-sidecar.js';
+import { loadSnapshot } from '../archive/snapshot-loader.js';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { ChecksumGate } from '../restore/restore-run.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
@@ -71,21 +73,15 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const profileId = found.sidecar.encryption?.profileId;
     if (found.sidecar.encryption && !profileId) throw new Error('the sidecar does not name the encryption profile of this backup');
     const key = profileId ? await services.catalog.encryptionKey(profileId) : null;
-    const download = await found.storage.adapter.get(found.key, { signal: ctx.signal });
-    await ctx.enter('03-restore', 10);
-    const input = new PassThrough({ highWaterMark: 1024 * 1024 });
-    const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
-    const piping = abortablePipeline(ctx.signal, download, new ChecksumGate(found.sidecar.sha256), ...decoders, input);
-    piping.catch(() => undefined);
-    const restoring = source.restore(input, { target: scratch.target, signal: ctx.signal });
     const backup = found;
-    const [result] = await Promise.all([restoring, piping]).catch(async (error: unknown) => {
-      // Stop both sides and let the restore settle before anything else: a restore still writing would recreate
-      // the scratch after the cleanup removed it. Bounded, so an adapter that ignores the broken stream cannot hang us.
-      input.destroy(error instanceof Error ? error : new Error(String(error)));
-      await Promise.race([Promise.allSettled([restoring, piping]), new Promise((resolve) => setTimeout(resolve, RESTORE_SETTLE_MS).unref())]);
-      return explainFailure(ctx, backup, key, error);
-    });
+    const restoreSeekable = async () => {
+      // A seekable archive (and its chain) is restored by range reads, each member checked against its index.
+      await ctx.enter('03-restore', 10);
+      if (!source!.restoreArchive) throw new Error(`source ${targetConfig.adapterId} cannot restore seekable archives`);
+      const loaded = await loadSnapshot(backup.storage, backup.key, key, ctx.signal);
+      return source!.restoreArchive({ snapshot: loaded.snapshot, rangeReaderFor: loaded.rangeReaderFor }, { target: scratch!.target, signal: ctx.signal });
+    };
+    const result = archiveInfoOf(found.sidecar) ? await restoreSeekable() : await restoreStream(ctx, { found, key, codec, source, target: scratch.target });
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
 
     await ctx.enter('04-checks', 80);
@@ -105,6 +101,29 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     if (scratch) await cleanUp(ctx, scratch);
     await disposeAll([source, ...storages.map((s) => s.adapter)]);
   }
+}
+
+/** A plain backup: download -> SHA-256 gate -> decrypt -> decompress -> `source.restore` into the scratch target. */
+async function restoreStream(
+  ctx: RunContext,
+  input: { found: FoundBackup; key: Buffer | null; codec: ReturnType<typeof parseCompressionCodec>; source: SourceAdapter; target: Scratch['target'] },
+): Promise<RestoreResult> {
+  const { found, key, codec, source } = input;
+  const download = await found.storage.adapter.get(found.key, { signal: ctx.signal });
+  await ctx.enter('03-restore', 10);
+  const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
+  const piping = abortablePipeline(ctx.signal, download, new ChecksumGate(found.sidecar.sha256), ...decoders, stream);
+  piping.catch(() => undefined);
+  const restoring = source.restore(stream, { target: input.target, signal: ctx.signal });
+  const [result] = await Promise.all([restoring, piping]).catch(async (error: unknown) => {
+    // Stop both sides and let the restore settle before anything else: a restore still writing would recreate
+    // the scratch after the cleanup removed it. Bounded, so an adapter that ignores the broken stream cannot hang us.
+    stream.destroy(error instanceof Error ? error : new Error(String(error)));
+    await Promise.race([Promise.allSettled([restoring, piping]), new Promise((resolve) => setTimeout(resolve, RESTORE_SETTLE_MS).unref())]);
+    return explainFailure(ctx, found, key, error);
+  });
+  return result;
 }
 
 /**
