@@ -4,9 +4,11 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
-import { useAdapters } from '../api/adapters';
+import { useAdapters, useAdapterTypes } from '../api/adapters';
 import { api, unwrap } from '../api/client';
 import { ErrorAlert, QueryState } from '../components/PageState';
+import { ArchiveFormatFields } from '../configuration/ArchiveFormatFields';
+import { archiveCapabilitiesOf, fitArchiveOptions, FULL_EVERY_DAYS, FULL_EVERY_RUNS } from '../configuration/archive-options';
 import { NextRunsPreview } from '../configuration/NextRunsPreview';
 import { RetentionPreview } from '../configuration/RetentionPreview';
 import { useRunJob } from './JobsPage';
@@ -19,6 +21,8 @@ const SCHEDULE_PRESETS = [
   { value: '0 3 1 * *', label: 'Monthly (1st, 03:00)' },
 ];
 
+const COMPRESSIONS = ['NONE', 'GZIP', 'BROTLI', 'ZSTD'] as const;
+
 /** Level ranges and defaults of docs/formats/compression.md; the server validates them too. */
 const LEVELS: Partial<Record<'NONE' | 'GZIP' | 'BROTLI' | 'ZSTD', { min: number; max: number; fallback: number }>> = {
   GZIP: { min: 1, max: 9, fallback: 3 },
@@ -27,6 +31,11 @@ const LEVELS: Partial<Record<'NONE' | 'GZIP' | 'BROTLI' | 'ZSTD', { min: number;
 };
 
 const CRON = /^(\S+\s+){4}\S+$/;
+
+function rangeOrNull(range: { min: number; max: number }, unit: string) {
+  const message = `Use ${range.min} to ${range.max} ${unit}, or leave it empty`;
+  return z.number().int(message).min(range.min, message).max(range.max, message).nullable();
+}
 
 const jobSchema = z.object({
   name: z.string().trim().min(1, 'Enter a name'),
@@ -37,10 +46,14 @@ const jobSchema = z.object({
   skipVerification: z.boolean(),
   destinations: z.array(z.string()).min(1, 'Add at least one destination'),
   databases: z.array(z.string()),
-  compression: z.enum(['NONE', 'GZIP', 'BROTLI', 'ZSTD']),
+  compression: z.enum(COMPRESSIONS),
   /** Null: the codec's default level / the engine's default thread count (docs/formats/compression.md). */
   compressionLevel: z.number().int().nullable(),
   compressionThreads: z.number().int().nullable(),
+  archiveFormat: z.enum(['PLAIN', 'SEEKABLE']),
+  /** Null (both): every run is a full backup; the server checks the source can keep a chain at all. */
+  fullEveryRuns: rangeOrNull(FULL_EVERY_RUNS, 'runs'),
+  fullEveryDays: rangeOrNull(FULL_EVERY_DAYS, 'days'),
   encryptionProfileId: z.string().nullable(),
   namingTemplateId: z.string().nullable(),
   notificationTemplateId: z.string().nullable(),
@@ -51,7 +64,7 @@ type JobForm = z.infer<typeof jobSchema>;
 
 // New jobs start on ZSTD (level 3, threads auto): measured about 3x faster than GZIP on PostgreSQL and 5x on
 // directories, with an output no larger (docs/benchmarks.md, issue 21). The API's own default stays NONE (SPEC.md).
-const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', schedulePresetId: null, skipVerification: false, destinations: [], databases: [], compression: 'ZSTD', compressionLevel: null, compressionThreads: null, encryptionProfileId: null, namingTemplateId: null, notificationTemplateId: null, enabled: true };
+const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', schedulePresetId: null, skipVerification: false, destinations: [], databases: [], compression: 'ZSTD', compressionLevel: null, compressionThreads: null, archiveFormat: 'PLAIN', fullEveryRuns: null, fullEveryDays: null, encryptionProfileId: null, namingTemplateId: null, notificationTemplateId: null, enabled: true };
 
 export default function JobEditPage() {
   const { id } = useParams();
@@ -59,6 +72,7 @@ export default function JobEditPage() {
   const queryClient = useQueryClient();
   const sources = useAdapters('database');
   const storages = useAdapters('storage');
+  const adapterTypes = useAdapterTypes();
   const vault = useQuery({ queryKey: ['vault'], queryFn: () => unwrap(api.GET('/api/vault')) });
   const policies = useQuery({ queryKey: ['retention-policies'], queryFn: () => unwrap(api.GET('/api/retention-policies')) });
   const presets = useQuery({ queryKey: ['schedule-presets'], queryFn: () => unwrap(api.GET('/api/schedule-presets')) });
@@ -86,6 +100,9 @@ export default function JobEditPage() {
       compression: job.compression,
       compressionLevel: job.compressionLevel,
       compressionThreads: job.compressionThreads,
+      archiveFormat: job.archiveFormat,
+      fullEveryRuns: job.fullEveryRuns,
+      fullEveryDays: job.fullEveryDays,
       encryptionProfileId: job.encryptionProfileId,
       namingTemplateId: job.namingTemplateId,
       notificationTemplateId: job.notificationTemplateId,
@@ -131,6 +148,10 @@ export default function JobEditPage() {
     save.mutate(parsed.data);
   };
 
+  const capabilitiesOf = (sourceId: string) => archiveCapabilitiesOf(adapterTypes.data, sources.data?.find((source) => source.id === sourceId)?.adapterId);
+  const capabilities = capabilitiesOf(form.sourceId);
+  // Per-member compression of a seekable archive has no BROTLI; the option is off, and a job that had it says why.
+  const isBrotliRefused = form.archiveFormat === 'SEEKABLE';
   const storageName = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.name ?? configId;
   const move = (index: number, delta: number) => {
     const next = [...form.destinations];
@@ -182,7 +203,7 @@ export default function JobEditPage() {
                 data={(sources.data ?? []).map((source) => ({ value: source.id, label: source.name }))}
                 value={form.sourceId || null}
                 error={errors.sourceId}
-                onChange={(value) => setForm({ ...form, sourceId: value ?? '' })}
+                onChange={(value) => setForm({ ...form, sourceId: value ?? '', ...fitArchiveOptions(form, capabilitiesOf(value ?? '')) })}
                 data-field="job-source"
                 placeholder="Choose a source"
               />
@@ -261,10 +282,12 @@ export default function JobEditPage() {
                 data-field="job-schedule"
               />
               <NextRunsPreview schedule={form.schedule} />
+              <ArchiveFormatFields value={form} capabilities={capabilities} errors={errors} onChange={(archive) => setForm({ ...form, ...archive })} />
               <Select
                 label="Compression"
-                data={['NONE', 'GZIP', 'BROTLI', 'ZSTD']}
+                data={COMPRESSIONS.map((codec) => ({ value: codec, label: codec, disabled: codec === 'BROTLI' && isBrotliRefused }))}
                 value={form.compression}
+                error={form.compression === 'BROTLI' && isBrotliRefused ? 'A seekable archive compresses each member with GZIP or ZSTD (or NONE), not BROTLI' : undefined}
                 // A level or thread count only means something for the codec it was chosen for.
                 onChange={(value) => setForm({ ...form, compression: (value ?? 'NONE') as JobForm['compression'], compressionLevel: null, compressionThreads: null })}
                 allowDeselect={false}

@@ -3,6 +3,8 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
+import { ArchiveBrowser } from '../archive-browser/ArchiveBrowser';
+import { isSeekableBackup } from '../archive-browser/archive-listing';
 import { useAdapters } from '../api/adapters';
 import { api, errorMessage, unwrap } from '../api/client';
 import { formatBytes, formatDate } from '../components/format';
@@ -74,7 +76,7 @@ function RestoreModal({ storageId, file, onClose }: { storageId: string; file: S
   );
 }
 
-/** Files of one destination: lock/unlock, delete, single-use download, restore and verification. */
+/** Files of one destination: lock/unlock, delete, single-use download, restore, verification and browsing seekable archives. */
 export default function StoragePage() {
   const storages = useAdapters('storage');
   const [params, setParams] = useSearchParams();
@@ -82,6 +84,7 @@ export default function StoragePage() {
   const queryClient = useQueryClient();
   const files = useQuery({ queryKey: ['storage-files', storageId], queryFn: () => listFiles(storageId!), enabled: Boolean(storageId) });
   const [restoring, setRestoring] = useState<StoredFile | null>(null);
+  const [browsing, setBrowsing] = useState<StoredFile | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['storage-files', storageId] });
   const lock = useMutation({
     mutationFn: (file: StoredFile) => unwrap(api.POST('/api/storage/{id}/lock', { params: { path: { id: storageId! } }, body: { file: file.path, locked: !file.locked } })),
@@ -145,6 +148,11 @@ export default function StoragePage() {
                         <Button size="xs" variant="default" onClick={() => setRestoring(file)} data-testid="restore">
                           Restore
                         </Button>
+                        {isSeekableBackup(file.path) && (
+                          <Button size="xs" variant="default" onClick={() => setBrowsing(file)} data-testid="browse">
+                            Browse
+                          </Button>
+                        )}
                         <VerifyAction key={`${storageId}:${file.path}`} storageId={storageId!} file={file.path} />
                         <Button size="xs" variant="default" onClick={() => lock.mutate(file)}>
                           {file.locked ? 'Unlock' : 'Lock'}
@@ -165,6 +173,7 @@ export default function StoragePage() {
         </Alert>
       </QueryState>
       {restoring && storageId && <RestoreModal storageId={storageId} file={restoring} onClose={() => setRestoring(null)} />}
+      {browsing && storageId && <ArchiveBrowser storageId={storageId} file={browsing.path} onClose={() => setBrowsing(null)} />}
     </Stack>
   );
 }
