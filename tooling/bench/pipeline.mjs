@@ -9,6 +9,7 @@
 //   HOLDFAST_BENCH_ROWS      only these row names (separated by ';'; default all), e.g. to measure RSS at 4 GiB
 //   HOLDFAST_BENCH_RESTORE   0 to skip the restore rows
 import { spawn } from 'node:child_process';
+import { SERVER_NODE_FLAGS } from './lib/server-node-flags.mjs';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -52,7 +53,7 @@ const systemKey = randomBytes(32).toString('hex');
 /** Runs holdfast-run.mjs with `spec` in its own process; answers its JSON line (throws unless it succeeded). */
 function holdfastChild(spec) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(here, 'holdfast-run.mjs'), JSON.stringify({ systemKey, ...spec })], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(here, 'holdfast-run.mjs'), JSON.stringify({ systemKey, ...spec })], { stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.on('error', reject);
