@@ -18,6 +18,11 @@ export interface BackupReadOptions {
   decrypt: boolean;
   /** For a multi-database dump: stream only this database's dump (decrypted and decompressed). */
   database?: string;
+  /**
+   * For a seekable archive: stream only this file, named by its archive path as the archive listing shows it
+   * (decrypted, decompressed, checked against its SHA-256); excludes `database`.
+   */
+  path?: string;
   signal?: AbortSignal;
 }
 
@@ -35,7 +40,8 @@ export interface OpenedBackup {
 /**
  * Reads stored backups for downloads: decrypts and splits multi-database dumps without exposing codec internals
  * (registered by the engine plugin). Throws `NotFoundError` for an unknown storage, `AdapterError(NOT_FOUND)` for a
- * missing file and `ValidationError` when a decoded download needs a `database` it was not given.
+ * missing file and `ValidationError` when a decoded download needs a `database` it was not given or names a `path`
+ * that is not one file of a seekable archive.
  */
 export interface BackupReader {
   open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup>;

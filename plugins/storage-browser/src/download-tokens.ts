@@ -8,12 +8,14 @@ export const USED_TOKEN_RETENTION_MS = 60_000;
 /** SPEC "Limits": expired tokens are swept every 60 seconds. */
 export const TOKEN_CLEANUP_INTERVAL_MS = 60_000;
 
-/** What a download token grants: one file of one destination, decoded as asked. */
+/** What a download token grants: one file of one destination (or one file or dump inside it), decoded as asked. */
 export interface DownloadGrant {
   storageId: string;
   file: string;
   decrypt: boolean;
   database?: string;
+  /** One file of a seekable archive, by its archive path (excludes `database`). */
+  path?: string;
 }
 
 /** A token's record (SPEC "Download token" state table). */

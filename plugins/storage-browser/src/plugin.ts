@@ -2,7 +2,7 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import { optionalToken, silentLogger, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { DownloadTokenStore, type TokenStoreClock } from './download-tokens.js';
-import { createDownloadTokensTable, DatabaseDownloadTokens, MemoryDownloadTokens, type DownloadTokens } from './shared-download-tokens.js';
+import { addDownloadTokenArchivePath, createDownloadTokensTable, DatabaseDownloadTokens, MemoryDownloadTokens, type DownloadTokens } from './shared-download-tokens.js';
 import { createStorageListCacheTable, DEFAULT_LIST_CACHE_TTL_MS, StorageListCache, StorageListCacheEntity } from './list-cache.js';
 import { storageRoutes } from './routes/storage-routes.js';
 import { StorageAccess } from './storage-access.js';
@@ -67,7 +67,7 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
       optionalToken(TOKENS.Logger),
     ],
     entities: [StorageListCacheEntity],
-    migrations: [createStorageListCacheTable, createDownloadTokensTable],
+    migrations: [createStorageListCacheTable, createDownloadTokensTable, addDownloadTokenArchivePath],
     register(container) {
       container.register(STORAGE_BROWSER, { useFactory: browserOf });
     },

@@ -77,12 +77,24 @@ export const createDownloadTokensTable: PluginMigration = {
   },
 };
 
+/** `download_tokens.archive_path`: the archive path of a single-file download of a seekable archive (null otherwise). */
+export const addDownloadTokenArchivePath: PluginMigration = {
+  name: '20261202-storage-browser-003-download-token-archive-path',
+  async up(builder) {
+    const knex = builder as Knex;
+    await knex.schema.alterTable(TABLE, (t) => {
+      t.text('archive_path').nullable();
+    });
+  },
+};
+
 interface TokenRow {
   token_hash: string;
   storage_id: string;
   file: string;
   decrypt: boolean;
   database_name: string | null;
+  archive_path: string | null;
   expires_at: string | number;
   used_at: string | number | null;
   in_flight: boolean;
@@ -127,6 +139,7 @@ export class DatabaseDownloadTokens implements DownloadTokens {
       file: grant.file,
       decrypt: grant.decrypt,
       database_name: grant.database ?? null,
+      archive_path: grant.path ?? null,
       expires_at: expiresAt,
       used_at: null,
       in_flight: false,
@@ -150,6 +163,7 @@ export class DatabaseDownloadTokens implements DownloadTokens {
         file: row.file,
         decrypt: Boolean(row.decrypt),
         ...(row.database_name ? { database: row.database_name } : {}),
+        ...(row.archive_path ? { path: row.archive_path } : {}),
         expiresAt: Number(row.expires_at),
         usedAt: null,
         isInFlight: true,

@@ -66,8 +66,14 @@ export class StorageBrowser {
     await this.deps.access.resolve(configId);
     const opened = await this.openBackup(configId, { ...grant, file }, signal);
     opened.stream.destroy();
-    const record = await this.deps.tokens.issue({ storageId: configId, file, decrypt: grant.decrypt, database: grant.database });
-    await this.audit({ ...actor, action: 'storage.download-url', resource: 'storage', resourceId: configId, details: { file, decrypt: grant.decrypt, database: grant.database ?? null } });
+    const record = await this.deps.tokens.issue({ storageId: configId, file, decrypt: grant.decrypt, database: grant.database, path: grant.path });
+    await this.audit({
+      ...actor,
+      action: 'storage.download-url',
+      resource: 'storage',
+      resourceId: configId,
+      details: { file, decrypt: grant.decrypt, database: grant.database ?? null, path: grant.path ?? null },
+    });
     return record;
   }
 
@@ -98,7 +104,7 @@ export class StorageBrowser {
 
   private async openBackup(storageId: string, grant: Omit<DownloadGrant, 'storageId'>, signal?: AbortSignal): Promise<OpenedBackup> {
     try {
-      return await this.deps.reader().open(storageId, grant.file, { decrypt: grant.decrypt, database: grant.database, signal });
+      return await this.deps.reader().open(storageId, grant.file, { decrypt: grant.decrypt, database: grant.database, path: grant.path, signal });
     } catch (error) {
       if (isAdapterError(error) && error.code === 'NOT_FOUND') throw new NotFoundError(`File "${grant.file}" not found`);
       throw error;

@@ -62,6 +62,12 @@ describe('DownloadTokenStore', () => {
     expect(() => store.claim(record.token)).toThrow(expect.objectContaining({ status: 401, reason: 'download token already used' }));
   });
 
+  it('keeps the archive path of a single-file grant of a seekable archive until the claim', () => {
+    const fileGrant = { storageId: 'disk', file: 'tree_inc-1.hfa.enc', decrypt: true, path: '0-src/docs/report.pdf' };
+    const record = store.issue(fileGrant);
+    expect(store.claim(record.token)).toMatchObject(fileGrant);
+  });
+
   it('sweeps expired tokens every 60 seconds once started, keeping live ones', () => {
     store.start();
     const early = store.issue(grant);

@@ -106,7 +106,7 @@ describe('storage browser routes', () => {
     expect(download.headers.get('content-length')).toBe('10');
     expect(download.headers.get('content-disposition')).toBe(`attachment; filename="b?cher \\"2026\\".sql"; filename*=UTF-8''b%C3%BCcher%20%222026%22.sql`);
     expect(await server.call('GET', created.body.url)).toMatchObject({ status: 401, body: { error: 'Unauthorized' } });
-    expect(server.audits).toContainEqual(expect.objectContaining({ action: 'storage.download-url', resource: 'storage', resourceId: 'disk', details: { file: name, decrypt: true, database: null } }));
+    expect(server.audits).toContainEqual(expect.objectContaining({ action: 'storage.download-url', resource: 'storage', resourceId: 'disk', details: { file: name, decrypt: true, database: null, path: null } }));
   });
 
   it('decrypts an encrypted backup (keeping gzip) or hands out the stored bytes with decrypt=false', async () => {

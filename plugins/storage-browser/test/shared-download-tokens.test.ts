@@ -1,6 +1,7 @@
 // Download tokens on PostgreSQL live in a table every server process shares (issue 18, scale-out): the SPEC state
 // table (valid, in flight, used, expired, swept) holds across two stores on one database, as across two processes,
-// only the token's hash is stored, and the public download gives exactly one 200 per link.
+// only the token's hash is stored, a single-file grant keeps its archive path, and the public download gives exactly
+// one 200 per link.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,6 +51,20 @@ describe('download tokens shared through PostgreSQL', () => {
     await processA.consume(record.token);
     await expect(processB.claim(record.token)).rejects.toMatchObject({ status: 401, reason: 'download token already used' });
     await expect(processB.claim('forged')).rejects.toMatchObject({ status: 401, reason: 'download token unknown' });
+  });
+
+  it('carries the archive path of a single-file download of a seekable archive through the table, and no path when none was granted', async () => {
+    const fileGrant = { storageId: 'disk', file: 'tree_inc-1.hfa.enc', decrypt: true, path: '0-src/docs/report.pdf' };
+    const withPath = await processA.issue(fileGrant);
+    const withoutPath = await processA.issue(grant);
+    const knex = server.container.resolve(ORM_DATABASE).em().getKnex();
+    const rows = await knex('download_tokens').select('token_hash', 'archive_path');
+    expect(rows).toContainEqual({ token_hash: createHash('sha256').update(withPath.token).digest('hex'), archive_path: '0-src/docs/report.pdf' });
+    expect(rows).toContainEqual({ token_hash: createHash('sha256').update(withoutPath.token).digest('hex'), archive_path: null });
+    expect(await processB.claim(withPath.token)).toMatchObject({ ...fileGrant, token: withPath.token });
+    const claimed = await processB.claim(withoutPath.token);
+    expect(claimed).toMatchObject(grant);
+    expect(claimed).not.toHaveProperty('path');
   });
 
   it('of 20 concurrent claims on two stores exactly one wins', async () => {

@@ -1,5 +1,6 @@
 import { addAbortSignal, pipeline, type Readable } from 'node:stream';
 import {
+  ConflictError,
   NotFoundError,
   ValidationError,
   splitStorageKey,
@@ -15,7 +16,8 @@ import { readSidecar, type ReadSidecar } from '../run/sidecar.js';
 import { DatabaseExtractStream } from './database-extract.js';
 import { ArchiveInputError, openMember, selectDownloadDump } from '@holdfast/archive';
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
-import { loadSnapshot } from '../archive/snapshot-loader.js';
+import { loadSnapshot, type LoadedSnapshot } from '../archive/snapshot-loader.js';
+import { selectArchiveFile } from './archive-file.js';
 import type { StorageInstance } from '../run/adapters.js';
 
 /** Extension of a PostgreSQL multi-database dump (docs/formats/postgres-multi-dump.md). */
@@ -82,13 +84,22 @@ export class EngineBackupReader implements BackupReader {
     private readonly adapters: () => AdapterFactory,
   ) {}
 
-  /** One database dump out of a seekable archive, read with a range read of its bytes only. */
-  private async openArchiveDump(storage: StorageInstance, key: string, sidecar: ReadSidecar, options: BackupReadOptions): Promise<OpenedBackup> {
-    if (sidecar.encryption && !options.decrypt) throw new ValidationError('a single database can only be taken from an encrypted backup with decrypt=true');
+  /** Reads the snapshot of a seekable archive (and its chain) with the profile key its sidecar names. */
+  private async loadArchive(storage: StorageInstance, key: string, sidecar: ReadSidecar, options: BackupReadOptions, what: string): Promise<LoadedSnapshot> {
+    if (sidecar.encryption && !options.decrypt) throw new ValidationError(`${what} can only be taken from an encrypted backup with decrypt=true`);
     const profileId = sidecar.encryption?.profileId;
     if (sidecar.encryption && !profileId) throw new Error(`the sidecar of "${key}" does not name its encryption profile; it cannot be decrypted here`);
     const encryptionKey = sidecar.encryption ? await this.catalog().encryptionKey(profileId!) : null;
-    const loaded = await loadSnapshot(storage, key, encryptionKey, options.signal);
+    return loadSnapshot(storage, key, encryptionKey, options.signal).catch((error: unknown) => {
+      if (options.signal?.aborted) throw error;
+      // A chain member deleted by hand or an index failing its checks: the storage's state (409, as the listing says).
+      throw new ConflictError(`the archive cannot be read: ${(error as Error).message}`);
+    });
+  }
+
+  /** One database dump out of a seekable archive, read with a range read of its bytes only. */
+  private async openArchiveDump(storage: StorageInstance, key: string, sidecar: ReadSidecar, options: BackupReadOptions): Promise<OpenedBackup> {
+    const loaded = await this.loadArchive(storage, key, sidecar, options, 'a single database');
     let entry;
     try {
       entry = selectDownloadDump(loaded.snapshot, options.database);
@@ -97,12 +108,24 @@ export class EngineBackupReader implements BackupReader {
       throw error;
     }
     const stream = openMember(loaded.rangeReaderFor(loaded.snapshot.entries.find((e) => e.path === entry.path)!.archive), entry);
-    if (options.signal) addAbortSignal(options.signal, stream);
-    stream.once('close', () => void disposeAll([storage.adapter]));
-    return { stream, fileName: archiveDumpFileName(key, entry.database ?? 'database'), size: entry.size, sidecar: sidecar as Record<string, unknown> };
+    return handOver(storage, stream, { fileName: archiveDumpFileName(key, entry.database ?? 'database'), size: entry.size, sidecar }, options);
+  }
+
+  /**
+   * One file out of a seekable archive (`options.path`), read with one range read from whichever backup of the chain
+   * holds its bytes; a hard link yields its target's content.
+   */
+  private async openArchiveFile(storage: StorageInstance, key: string, sidecar: ReadSidecar, options: BackupReadOptions & { path: string }): Promise<OpenedBackup> {
+    const loaded = await this.loadArchive(storage, key, sidecar, options, 'a single file');
+    const { member, fileName, size } = selectArchiveFile(loaded.snapshot, options.path, splitStorageKey(key).name);
+    const stream = openMember(loaded.rangeReaderFor(member.archive), member);
+    return handOver(storage, stream, { fileName, size, sidecar }, options);
   }
 
   async open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup> {
+    if (options.path !== undefined && options.database !== undefined) {
+      throw new ValidationError('name either "path" (one file of a seekable archive) or "database" (one database dump), not both');
+    }
     const resolved = await this.catalog().resolveAdapterConfig(storageConfigId);
     if (resolved.kind !== 'storage') throw new NotFoundError('Storage not found');
     const storage = this.adapters().storage(resolved);
@@ -110,6 +133,14 @@ export class EngineBackupReader implements BackupReader {
     try {
       const info = await storage.adapter.stat(key);
       const sidecar = await readSidecar(storage.adapter, key, options.signal);
+      if (options.path !== undefined) {
+        if (!archiveInfoOf(sidecar)) {
+          throw new ValidationError(`path: "${splitStorageKey(key).name}" is not a seekable archive; only one file of a seekable backup (.hfa, .hfa.enc) can be downloaded on its own`);
+        }
+        const opened = await this.openArchiveFile(storage, key, sidecar!, { ...options, path: options.path });
+        isHandedOver = true;
+        return opened;
+      }
       if (archiveInfoOf(sidecar) && wantsArchiveMember(sidecar, options)) {
         const opened = await this.openArchiveDump(storage, key, sidecar!, options);
         isHandedOver = true;
@@ -148,6 +179,13 @@ export class EngineBackupReader implements BackupReader {
 function wantsArchiveMember(sidecar: ReadSidecar | null, options: Pick<BackupReadOptions, 'decrypt' | 'database'>): boolean {
   if (options.database !== undefined) return true;
   return Boolean(sidecar?.encryption) && options.decrypt;
+}
+
+/** A member stream as an opened backup: aborted with the signal, and the storage instance disposed when it closes. */
+function handOver(storage: StorageInstance, stream: Readable, opened: Omit<OpenedBackup, 'stream' | 'sidecar'> & { sidecar: ReadSidecar }, options: BackupReadOptions): OpenedBackup {
+  if (options.signal) addAbortSignal(options.signal, stream);
+  stream.once('close', () => void disposeAll([storage.adapter]));
+  return { ...opened, stream, sidecar: opened.sidecar as Record<string, unknown> };
 }
 
 /** `<backup>-<database>.dump` for a dump taken out of a seekable archive. */

@@ -62,7 +62,7 @@ export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
     defineRoute({
       method: 'POST',
       path: '/api/storage/:id/download-url',
-      summary: 'Create a single-use download URL for a backup file (valid 5 minutes)',
+      summary: 'Create a single-use download URL for a backup file, or one file of a seekable archive (valid 5 minutes)',
       tags: ['storage'],
       access: { permission: 'storage:download', scope: destinationScope },
       request: {
@@ -71,6 +71,9 @@ export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
           file: fileField,
           decrypt: z.boolean().default(true).describe('Decrypt an encrypted backup (compression is kept)'),
           database: z.string().min(1).max(255).optional().describe('The database to download from a multi-database dump'),
+          path: lineText({ min: 1, max: 4096 })
+            .optional()
+            .describe('One file of a seekable archive to download alone, by its archive path as GET /api/storage/{id}/archive lists it (not with database)'),
         }),
       },
       responses: {
@@ -78,8 +81,9 @@ export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
           description: 'The URL, relative to the server.',
           schema: z.object({ success: z.literal(true), url: z.string(), expiresIn: z.string(), singleUse: z.literal(true) }),
         },
-        400: { description: 'Bad input, or several databases and none named.', schema: errorBody },
+        400: { description: 'Bad input, several databases and none named, or a path that is not one file of a seekable archive.', schema: errorBody },
         404: { description: 'Storage or file not found.', schema: errorBody },
+        409: { description: 'The archive, or an earlier backup of its chain, cannot be read.', schema: errorBody },
       },
       handler: async (request) => {
         const { params, body, signal } = request;

@@ -1877,7 +1877,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a single-use download URL for a backup file (valid 5 minutes)
+         * Create a single-use download URL for a backup file, or one file of a seekable archive (valid 5 minutes)
          * @description Requires the permission `storage:download` on the destination named by `id`.
          */
         post: operations["postStorageByIdDownloadUrl"];
@@ -14593,6 +14593,8 @@ export interface operations {
                     decrypt?: boolean;
                     /** @description Path of the backup within the storage */
                     file: string;
+                    /** @description One file of a seekable archive to download alone, by its archive path as GET /api/storage/{id}/archive lists it (not with database) */
+                    path?: string;
                 };
             };
         };
@@ -14613,7 +14615,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad input, or several databases and none named. */
+            /** @description Bad input, several databases and none named, or a path that is not one file of a seekable archive. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -14644,6 +14646,17 @@ export interface operations {
             };
             /** @description Storage or file not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The archive, or an earlier backup of its chain, cannot be read. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
