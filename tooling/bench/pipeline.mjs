@@ -143,6 +143,8 @@ function postgresRows(work, database, keepers) {
     { name: 'pg: pg_dump -Fc | gzip (tool default -6)', side: 'baseline', command: `pg_dump -Fc ${PG} ${database} | gzip | wc -c` },
     { name: 'pg: Holdfast GZIP 3 (old default: pg_dump zlib on)', side: 'holdfast', command: 'compression GZIP, pgCompression ""', job: { compression: 'GZIP' }, keep: 'pgGzip' },
     { name: 'pg: pg_dump -Fc | gzip -3 (Holdfast level)', side: 'baseline', command: `pg_dump -Fc ${PG} ${database} | gzip -3 | wc -c` },
+    { name: 'pg: Holdfast GZIP 3, pg_dump -Z0', side: 'holdfast', command: 'compression GZIP, pgCompression "0"', job: { compression: 'GZIP', pgCompression: '0' } },
+    { name: 'pg: pg_dump -Fc -Z0 | gzip -3', side: 'baseline', command: `pg_dump -Fc -Z0 ${PG} ${database} | gzip -3 | wc -c` },
     { name: 'pg: Holdfast ZSTD (new default: -Z0, zstd 3, threads auto)', side: 'holdfast', command: 'compression ZSTD', job: { compression: 'ZSTD' }, keep: 'pgZstd' },
     { name: 'pg: pg_dump -Fc -Z0 | zstd -3 -T0', side: 'baseline', command: `pg_dump -Fc -Z0 ${PG} ${database} | zstd -3 -T0 -q -c | wc -c` },
     { name: 'pg: Holdfast ZSTD level 1', side: 'holdfast', command: 'compression ZSTD, compressionLevel 1', job: { compression: 'ZSTD', compressionLevel: 1 } },

@@ -1,8 +1,11 @@
 // Issue 21, acceptance 5: a PostgreSQL backup written the way Holdfast wrote ZSTD jobs before the change (pg_dump's
 // own zlib on, then one zstd stream compressed on the main thread with the binding's streaming Compressor, sidecar
 // without `threads`) still restores after it; and a ZSTD job run now dumps with pg_dump's compression off and
-// compresses on worker threads, and restores as well. Both restores are compared row for row with the source.
-import { execFileSync, spawn } from 'node:child_process';
+// compresses on worker threads, and restores as well. Both restores are compared row for row with the source. The
+// same for GZIP jobs: before, pg_dump's zlib and one gzip stream; now pg_dump -Z0 and gzip members compressed on
+// several threads.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { gzipSync } from 'node:zlib';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -104,6 +107,51 @@ describe('ZSTD PostgreSQL jobs before and after the new defaults (pg_dump -Z0, z
     expect(restored.status, JSON.stringify(restored.logs)).toBe('Success');
     expect(fingerprint(sourceDb)).toMatch(/^60000:/);
     expect(fingerprint(restoredOld)).toBe(fingerprint(sourceDb));
+  });
+
+  it('GZIP: restores a backup written before (pg_dump zlib + one gzip stream), and a new one (pg_dump -Z0, gzip members)', async () => {
+    server.catalog.addJob({ id: 'gzip-job', name: 'gzip shop', databases: [sourceDb], compression: 'GZIP' }, 'pg', [{ configId: 'local' }]);
+    const legacy = gzipSync(await legacyPgDump(sourceDb), { level: 3 });
+    const name = 'gzip-shop_2026-11-20_03-00-00.dump.gz';
+    await writeFile(join(dir, name), legacy);
+    const sidecar = {
+      formatVersion: 1,
+      createdAt: '2026-11-20T03:00:00.000Z',
+      sha256: createHash('sha256').update(legacy).digest('hex'),
+      md5: createHash('md5').update(legacy).digest('hex'),
+      size: legacy.length,
+      locked: false,
+      trigger: { type: 'Scheduler' },
+      compression: { codec: 'GZIP', level: 3, extension: '.gz' },
+      encryption: null,
+      source: { kind: 'source', adapterId: 'postgres', configId: 'pg', engineVersion: '15' },
+      databases: [sourceDb],
+      jobId: 'gzip-job',
+      jobName: 'gzip shop',
+      executionId: 'legacy-gzip-execution',
+    };
+    await writeFile(join(dir, `${name}.meta.json`), `${JSON.stringify(sidecar, null, 2)}\n`);
+    const restoredLegacy = `hf_gold_${suffix}`;
+    const restoredNow = `hf_gnew_${suffix}`;
+    try {
+      const old = await call(server.url, 'POST', '/api/storage/local/restore', { key, json: { file: name, database: restoredLegacy } });
+      expect((await waitForEnd(server.url, key, old.body.executionId, 120_000)).status).toBe('Success');
+      expect(fingerprint(restoredLegacy)).toBe(fingerprint(sourceDb));
+
+      const trigger = await call(server.url, 'POST', '/api/jobs/gzip-job/run', { key });
+      const done = await waitForEnd(server.url, key, trigger.body.executionId, 120_000);
+      expect(done.status, JSON.stringify(done.logs)).toBe('Success');
+      // pg_dump ran with -Z0 and GNU gunzip reads the members as one stream: the dump is uncompressed inside.
+      const gunzip = spawnSync('gunzip', ['-c'], { input: await readFile(join(dir, done.path)), maxBuffer: 256 * 1024 * 1024 });
+      expect(gunzip.status).toBe(0);
+      expect(gunzip.stdout.subarray(0, 5).toString('latin1')).toBe('PGDMP');
+      expect(gunzip.stdout.length).toBeGreaterThan(3 * (await legacyPgDump(sourceDb)).length);
+      const now = await call(server.url, 'POST', '/api/storage/local/restore', { key, json: { file: done.path, database: restoredNow } });
+      expect((await waitForEnd(server.url, key, now.body.executionId, 120_000)).status).toBe('Success');
+      expect(fingerprint(restoredNow)).toBe(fingerprint(sourceDb));
+    } finally {
+      for (const database of [restoredLegacy, restoredNow]) sql('postgres', `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+    }
   });
 
   it('backs the same job up with the new defaults and restores it', async () => {

@@ -1,5 +1,18 @@
 import { Transform, type TransformCallback } from 'node:stream';
-import { sharedZstdPool, type ZstdWorkerPool } from './zstd-worker-pool.js';
+import zlib from 'node:zlib';
+import { sharedZstdPool, type FrameCallback, type ZstdWorkerPool } from './zstd-worker-pool.js';
+
+/** Compresses `block[0..length)` into one complete frame; hands the block back for reuse with the frame. */
+export type BlockCompressor = (block: Buffer, length: number, done: FrameCallback) => void;
+
+/** Options of {@link ParallelBlockCompressor}. */
+export interface ParallelBlockOptions {
+  /** Blocks compressed at the same time. */
+  threads: number;
+  /** Uncompressed bytes per independent frame. */
+  frameBytes: number;
+  compressBlock: BlockCompressor;
+}
 
 /** Options of {@link ParallelZstdCompressor}. */
 export interface ParallelZstdOptions {
@@ -13,20 +26,15 @@ export interface ParallelZstdOptions {
 }
 
 /**
- * ZSTD compression on worker threads. The input is cut into blocks of `frameBytes`; each block becomes one complete
- * zstd frame, compressed on one of `threads` workers, and the frames are pushed in input order. A concatenation of
- * zstd frames is a valid zstd stream (`zstd -d` and any streaming decoder read it as one), so the output stays a
- * standard `.zst` file.
+ * Compression in independent blocks, several at once off the main thread. The input is cut into blocks of
+ * `frameBytes`; each becomes one complete frame (a zstd frame, a gzip member), and the frames are pushed in input
+ * order. Concatenated frames are a valid stream of both formats (`zstd -d`, `gunzip` and Node's decoders read them as
+ * one), so the output stays a standard `.zst` or `.gz` file.
  *
- * Backpressure: at most `threads + 1` blocks are in the workers at once; the write callback is held while that many
- * are out, so a slow destination slows the source down instead of filling memory. The main thread only copies
- * bytes into blocks and hands them over (the block's memory is transferred, not copied).
- *
- * The threads belong to a pool shared by every stream of the process (see ZstdWorkerPool): a stream that ends or
- * fails stops nothing, it only stops listening to its frames still out.
+ * Backpressure: at most `threads + 1` blocks are out at once; the write callback is held while that many are out, so
+ * a slow destination slows the source down instead of filling memory.
  */
-export class ParallelZstdCompressor extends Transform {
-  private readonly pool: ZstdWorkerPool;
+export class ParallelBlockCompressor extends Transform {
   private readonly maxInFlight: number;
   private block: Buffer | null = null;
   private blockFill = 0;
@@ -40,9 +48,8 @@ export class ParallelZstdCompressor extends Transform {
   private heldFlush: TransformCallback | null = null;
   private failed = false;
 
-  constructor(private readonly options: ParallelZstdOptions) {
+  constructor(private readonly options: ParallelBlockOptions) {
     super();
-    this.pool = options.pool ?? sharedZstdPool();
     this.maxInFlight = options.threads + 1;
   }
 
@@ -79,7 +86,7 @@ export class ParallelZstdCompressor extends Transform {
     this.blockFill = 0;
     const sequence = this.blocksSent++;
     this.inFlight++;
-    this.pool.compress(block, length, this.options.level, this.options.threads, (error, frame, returned) => {
+    this.options.compressBlock(block, length, (error, frame, returned) => {
       if (returned) this.freeBlocks.push(returned);
       this.onFrame(sequence, error, frame);
     });
@@ -110,5 +117,37 @@ export class ParallelZstdCompressor extends Transform {
       this.heldFlush = null;
       callback();
     }
+  }
+}
+
+/**
+ * ZSTD on worker threads: each block is compressed on one of `threads` workers of a pool shared by every stream of
+ * the process (see ZstdWorkerPool; the block's memory is transferred, not copied). A stream that ends or fails stops
+ * nothing, it only stops listening to its frames still out.
+ */
+export class ParallelZstdCompressor extends ParallelBlockCompressor {
+  constructor(options: ParallelZstdOptions) {
+    const pool = options.pool ?? sharedZstdPool();
+    super({
+      threads: options.threads,
+      frameBytes: options.frameBytes,
+      compressBlock: (block, length, done) => pool.compress(block, length, options.level, options.threads, done),
+    });
+  }
+}
+
+/**
+ * GZIP in independent members on libuv's thread pool (zlib's asynchronous API), `threads` at once: a backup is no
+ * longer bound to one core by deflate. Each member costs 18 bytes of header and trailer, and its dictionary starts
+ * empty: with 2 MiB blocks the output grows by well under 0.1 %.
+ */
+export class ParallelGzipCompressor extends ParallelBlockCompressor {
+  constructor(options: { level: number; threads: number; frameBytes: number }) {
+    super({
+      threads: options.threads,
+      frameBytes: options.frameBytes,
+      compressBlock: (block, length, done) =>
+        zlib.gzip(block.subarray(0, length), { level: options.level }, (error, frame) => (error ? done(error, undefined, block) : done(null, frame, block))),
+    });
   }
 }

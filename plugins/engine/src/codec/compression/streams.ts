@@ -1,7 +1,8 @@
 import { PassThrough, type Transform } from 'node:stream';
+import { availableParallelism } from 'node:os';
 import zlib from 'node:zlib';
 import { assertKnownCodec, resolveCompressionOptions, ZSTD_FRAME_BYTES, type CompressionCodec, type CompressionOptions } from './codecs.js';
-import { ParallelZstdCompressor } from './parallel-zstd.js';
+import { ParallelGzipCompressor, ParallelZstdCompressor } from './parallel-zstd.js';
 
 // Node 20's zlib has no zstd. @cloudpss/zstd ships prebuilt N-API binaries inside its npm package (nothing is
 // compiled or downloaded at install). Loaded once and guarded, so a platform without a prebuild loses ZSTD only,
@@ -27,6 +28,10 @@ function zstdModule(): ZstdModule {
 // the backpressure are the same; memory per stream grows by 48 KiB).
 const ZLIB_CHUNK_BYTES = 64 * 1024;
 
+// GZIP blocks compressed at once on libuv's pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which file
+// reads and other zlib work share: one pool thread is left free for them.
+const GZIP_THREADS = Math.max(1, Math.min(availableParallelism(), (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1));
+
 /**
  * Creates a Transform that compresses with the codec. The level (a bare number, or `options.level`) defaults to the
  * codec's backup default and is range-checked; `options.threads` is ZSTD's worker thread count. NONE is a
@@ -39,7 +44,7 @@ export function createCompressStream(codec: CompressionCodec, options?: number |
     case 'NONE':
       return new PassThrough();
     case 'GZIP':
-      return zlib.createGzip({ level: resolved, chunkSize: ZLIB_CHUNK_BYTES });
+      return new ParallelGzipCompressor({ level: resolved as number, threads: GZIP_THREADS, frameBytes: ZSTD_FRAME_BYTES });
     case 'BROTLI':
       return zlib.createBrotliCompress({
         chunkSize: ZLIB_CHUNK_BYTES,
