@@ -97,3 +97,31 @@ function countGzipMembers(bytes: Buffer): number {
   }
   return members;
 }
+
+describe('compression settings', () => {
+  it('uses the documented defaults and extensions', () => {
+    expect(resolveCompressionLevel('GZIP')).toBe(3);
+    expect(resolveCompressionLevel('BROTLI')).toBe(3);
+    expect(resolveCompressionLevel('ZSTD')).toBe(3);
+    expect(resolveCompressionLevel('NONE')).toBeUndefined();
+    expect(CODEC_EXTENSIONS).toEqual({ NONE: '', GZIP: '.gz', BROTLI: '.br', ZSTD: '.zst' });
+    expect(compressionSidecarInfo('ZSTD', 7)).toEqual({ codec: 'ZSTD', level: 7, extension: '.zst', threads: defaultZstdThreads(), frameBytes: ZSTD_FRAME_BYTES });
+    expect(compressionSidecarInfo('GZIP', 7)).toEqual({ codec: 'GZIP', level: 7, extension: '.gz' });
+    expect(compressionSidecarInfo('NONE')).toEqual({ codec: 'NONE', extension: '' });
+  });
+
+  it('rejects out-of-range levels with the allowed range', () => {
+    expect(() => createCompressStream('GZIP', 10)).toThrow('GZIP compression level must be an integer from 1 to 9, got 10');
+    expect(() => createCompressStream('BROTLI', -1)).toThrow('from 0 to 11, got -1');
+    expect(() => createCompressStream('ZSTD', 2.5)).toThrow('from 1 to 19, got 2.5');
+    expect(() => createCompressStream('NONE', 3)).toThrow('compression codec NONE takes no level');
+  });
+
+  it('rejects unknown codecs and lists the known ones', () => {
+    const expected = 'unknown compression codec "LZMA"; expected one of NONE, GZIP, BROTLI, ZSTD';
+    expect(() => parseCompressionCodec('LZMA')).toThrow(expected);
+    expect(() => createCompressStream('LZMA' as CompressionCodec)).toThrow(expected);
+    expect(() => createDecompressStream('LZMA' as CompressionCodec)).toThrow(expected);
+    expect(parseCompressionCodec(' gzip ')).toBe('GZIP');
+  });
+});
