@@ -10,6 +10,7 @@ import { execFile } from 'node:child_process';
 import { copyFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creator, settledExecution } from './support/api-steps.js';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
 /** What a tree looks like: per relative path its kind, mode, mtime (ms), content hash or link target, hard link group. */
@@ -52,20 +53,8 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
   const runs: { key: string; state: TreeState; executionId: string }[] = [];
   const bigContent = randomBytes(3 * 1024 * 1024 + 17);
 
-  const settled = async (executionId: string): Promise<any> => {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const answer = await server.call('GET', `/api/executions/${executionId}?includeLogs=true`, admin);
-      if (!['Pending', 'Running'].includes(answer.body.data.status)) return answer.body.data;
-      if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${answer.body.data.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  };
-  const create = async (path: string, body: unknown) => {
-    const answer = await server.call('POST', path, admin, body);
-    expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(201);
-    return answer.body;
-  };
+  const settled = (executionId: string): Promise<any> => settledExecution(server, admin, executionId);
+  const create = (path: string, body: unknown) => creator(server, () => admin)(path, body);
   const runJob = async () => {
     const state = await stateOf(sourceDir);
     const answer = await server.call('POST', `/api/jobs/${jobId}/run`, admin, {});

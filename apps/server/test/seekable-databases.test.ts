@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creator, settledExecution } from './support/api-steps.js';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 import { databaseName, dropDatabase, seedDatabase, tableDigests } from './support/postgres-data.js';
 
@@ -22,15 +23,7 @@ describe('seekable archives of several PostgreSQL databases (issue 20)', () => {
   let shop: string;
   let crm: string;
 
-  const settled = async (executionId: string): Promise<any> => {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const answer = await server.call('GET', `/api/executions/${executionId}?includeLogs=true`, admin);
-      if (!['Pending', 'Running'].includes(answer.body.data.status)) return answer.body.data;
-      if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${answer.body.data.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  };
+  const settled = (executionId: string): Promise<any> => settledExecution(server, admin, executionId);
 
   beforeAll(async () => {
     shop = databaseName('hfa_shop');
@@ -42,11 +35,7 @@ describe('seekable archives of several PostgreSQL databases (issue 20)', () => {
     server = await startFullServer('sqlite');
     admin = await server.signIn(ADMIN.email, ADMIN.password);
     await liftRateLimits(server, admin);
-    const create = async (path: string, body: unknown) => {
-      const answer = await server.call('POST', path, admin, body);
-      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(201);
-      return answer.body;
-    };
+    const create = creator(server, () => admin);
     const pg = await create('/api/adapters', { name: 'pg', type: 'database', adapterId: 'postgres', config: { user: 'root', host: '127.0.0.1' } });
     const local = await create('/api/adapters', { name: 'disk', type: 'storage', adapterId: 'local', config: { path: work } });
     storageId = local.id;

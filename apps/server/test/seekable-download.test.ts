@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creator, settledExecution } from './support/api-steps.js';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
 describe('seekable archives: one file as a single-use download (issue 20)', () => {
@@ -33,20 +34,8 @@ describe('seekable archives: one file as a single-use download (issue 20)', () =
     clock += 10;
     await utimes(join(sourceDir, relative), clock, clock);
   };
-  const settled = async (executionId: string): Promise<any> => {
-    const deadline = Date.now() + 90_000;
-    for (;;) {
-      const answer = await server.call('GET', `/api/executions/${executionId}?includeLogs=true`, admin);
-      if (!['Pending', 'Running'].includes(answer.body.data.status)) return answer.body.data;
-      if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${answer.body.data.status}`);
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  };
-  const create = async (path: string, body: unknown) => {
-    const answer = await server.call('POST', path, admin, body);
-    expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(201);
-    return answer.body;
-  };
+  const settled = (executionId: string): Promise<any> => settledExecution(server, admin, executionId);
+  const create = (path: string, body: unknown) => creator(server, () => admin)(path, body);
   const runJob = async (jobId: string): Promise<string> => {
     const answer = await server.call('POST', `/api/jobs/${jobId}/run`, admin, {});
     expect(answer.status).toBe(200);

@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { deterministicStream } from '@holdfast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { creator, settledExecution } from './support/api-steps.js';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
 const ARCHIVE_MB = Number(process.env.HOLDFAST_TEST_S3_ARCHIVE_MB ?? 200);
@@ -74,11 +75,7 @@ describe(`one file restored from a ${ARCHIVE_MB} MiB encrypted seekable archive 
     server = await startFullServer('sqlite');
     admin = await server.signIn(ADMIN.email, ADMIN.password);
     await liftRateLimits(server, admin);
-    const create = async (path: string, body: unknown) => {
-      const answer = await server.call('POST', path, admin, body);
-      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(201);
-      return answer.body;
-    };
+    const create = creator(server, () => admin);
     const source = await create('/api/adapters', { name: 'data', type: 'database', adapterId: 'directory', config: { paths: [data] } });
     const s3 = await create('/api/adapters', {
       name: 'rgw',
@@ -98,17 +95,9 @@ describe(`one file restored from a ${ARCHIVE_MB} MiB encrypted seekable archive 
       destinations: [{ configId: s3.id, priority: 0 }],
     });
     const trigger = await server.call('POST', `/api/jobs/${job.id}/run`, admin, {});
-    const deadline = Date.now() + 600_000;
-    for (;;) {
-      const answer = await server.call('GET', `/api/executions/${trigger.body.executionId}?includeLogs=true`, admin);
-      if (!['Pending', 'Running'].includes(answer.body.data.status)) {
-        expect(answer.body.data.status, JSON.stringify(answer.body.data.logs?.slice(-4))).toBe('Success');
-        backup = answer.body.data.path;
-        break;
-      }
-      if (Date.now() > deadline) throw new Error('the backup did not finish');
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
+    const done = await settledExecution(server, admin, trigger.body.executionId, 600_000);
+    expect(done.status, JSON.stringify(done.logs?.slice(-4))).toBe('Success');
+    backup = done.path;
   }, 900_000);
 
   afterAll(async () => {
@@ -133,11 +122,7 @@ describe(`one file restored from a ${ARCHIVE_MB} MiB encrypted seekable archive 
     relay.reset();
     const answer = await server.call('POST', `/api/storage/${storageId}/restore`, admin, { file: backup, targetPath: target, paths: [`0-data/${name}`] });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-    let run: any;
-    for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 200))) {
-      run = (await server.call('GET', `/api/executions/${answer.body.executionId}?includeLogs=true`, admin)).body.data;
-      if (!['Pending', 'Running'].includes(run.status)) break;
-    }
+    const run = await settledExecution(server, admin, answer.body.executionId, 120_000);
     expect(run.status, JSON.stringify(run.logs?.slice(-4))).toBe('Success');
     const read = relay.fromServer();
     console.log(`range restore read ${read} bytes from the server (archive ${stored?.Size} bytes)`);
