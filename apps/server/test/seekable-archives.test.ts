@@ -92,6 +92,9 @@ describe('seekable archives: incremental chains of a directory job (issue 20)', 
     await write('docs/deep/big.bin', bigContent);
     await write('docs/deep/random.bin', createHash('sha512').update('x').digest().toString('hex').repeat(40_000));
     await chmod(join(sourceDir, 'readme.txt'), 0o640);
+    // A time before 1970: Node's utimes given a negative number would restore "now" instead.
+    await writeFile(join(sourceDir, 'from-1969.txt'), 'old\n');
+    await promisify(execFile)('touch', ['-m', '-d', '@-86400.250001', join(sourceDir, 'from-1969.txt')]);
     await symlink('docs/deep/big.bin', join(sourceDir, 'link-to-big'));
     await link(join(sourceDir, 'readme.txt'), join(sourceDir, 'readme-hardlink.txt'));
 

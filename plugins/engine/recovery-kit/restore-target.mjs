@@ -134,7 +134,19 @@ export class RestoreTarget {
 }
 
 // pax mtimes are decimal seconds; utimes takes seconds as a number and keeps about a microsecond of them.
+// The stored time cut to its microsecond (what utimes keeps), passed as a decimal string nudged half a microsecond
+// away from zero: libuv truncates a double's fraction to whole microseconds (a time just below one in binary would
+// lose it), and Node replaces a negative number (any time before 1970) by the current time, but takes a string as is.
 function setTimes(setter, path, mtime) {
-  const seconds = Number(mtime);
+  const match = /^(-?)(\d+)(?:\.(\d{1,9}))?$/.exec(String(mtime));
+  if (!match) throw new Error(`mtime "${mtime}" is not decimal seconds`);
+  const magnitude = BigInt(match[2]) * 1_000_000_000n + BigInt((match[3] ?? '').padEnd(9, '0'));
+  const nanoseconds = match[1] ? -magnitude : magnitude;
+  let microseconds = nanoseconds / 1000n;
+  if (nanoseconds < 0n && nanoseconds % 1000n !== 0n) microseconds -= 1n;
+  const nudged = microseconds * 1000n + (microseconds < 0n ? -500n : 500n);
+  const sign = nudged < 0n ? '-' : '';
+  const abs = nudged < 0n ? -nudged : nudged;
+  const seconds = `${sign}${abs / 1_000_000_000n}.${(abs % 1_000_000_000n).toString().padStart(9, '0')}`;
   return setter(path, seconds, seconds);
 }

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { ArchiveFormatError, ArchiveUnsafePathError } from '../errors.js';
 import type { EntryKind } from '../format/index-schema.js';
 import { normalizeArchivePath } from '../format/paths.js';
-import { paxTimeToSeconds } from '../format/times.js';
+import { paxTimeForUtimes } from '../format/times.js';
 
 /** The metadata the target restores; index entries and streamed members both provide it. */
 export interface RestorableEntry {
@@ -90,7 +90,7 @@ export class ExtractionTarget {
     } finally {
       await handle.close();
     }
-    const seconds = paxTimeToSeconds(entry.mtime);
+    const seconds = paxTimeForUtimes(entry.mtime);
     await utimes(absolute, seconds, seconds);
     this.summary.files += 1;
     this.summary.sha256.set(path, hash.digest('hex'));
@@ -128,7 +128,7 @@ export class ExtractionTarget {
       const absolute = await this.prepareLeaf(entry.path);
       await symlink(entry.target ?? '', absolute);
       if (this.restoreOwnership) await lchown(absolute, entry.uid, entry.gid);
-      const seconds = paxTimeToSeconds(entry.mtime);
+      const seconds = paxTimeForUtimes(entry.mtime);
       await lutimes(absolute, seconds, seconds);
       this.summary.symlinks += 1;
     }
@@ -137,7 +137,7 @@ export class ExtractionTarget {
       const absolute = join(this.root, entry.path);
       if (this.restoreOwnership) await chown(absolute, entry.uid, entry.gid);
       await chmod(absolute, entry.mode);
-      const seconds = paxTimeToSeconds(entry.mtime);
+      const seconds = paxTimeForUtimes(entry.mtime);
       await utimes(absolute, seconds, seconds);
     }
     return this.summary;
