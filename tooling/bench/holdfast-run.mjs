@@ -3,9 +3,14 @@
 // (V8 heap, external/array buffers), so backup and restore memory are measured separately. Usage:
 //   node holdfast-run.mjs '<json spec>'
 // spec: { mode: 'backup', kind: 'postgres'|'directory', target, destinations: [dir...], dataDir, compression,
-//         compressionLevel?, compressionThreads?, pgCompression?, encrypt?, skipVerification? (default true) }
-//       { mode: 'restore', dataDir, storageId, file, database? | targetPath? }   (a dataDir a backup child left)
-// Both take `systemKey` (64 hex): a restore child must start with the key its backup child used.
+//         compressionLevel?, compressionThreads?, pgCompression?, encrypt?, skipVerification? (default true),
+//         archiveFormat? ('PLAIN' | 'SEEKABLE'), fullEveryRuns?, fullEveryDays? }   (absent fields: the API's defaults)
+//       { mode: 'restore', dataDir, storageId, file, database? | targetPath?, paths? }   (a dataDir a backup child left)
+// Both take `systemKey` (64 hex): a restore child must start with the key its backup child used, and optionally
+// `memorySampleMs`: the answer then carries `memorySamples`, [ms since the trigger, RSS KiB, anonymous RSS KiB,
+// file-backed RSS KiB, threads, heapTotal, heapUsed, external, arrayBuffers] every that many ms, to see when during
+// a run the memory grows and what holds it.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { startHoldfast } from './lib/holdfast-stack.mjs';
 
@@ -15,14 +20,30 @@ if (!['backup', 'restore'].includes(spec.mode) || !spec.dataDir) {
   process.exit(2);
 }
 
-// V8 heap and buffers sampled while the run goes (the peak of each, not the end state).
-const memoryPeak = { heapUsed: 0, external: 0, arrayBuffers: 0 };
+// V8 heap, buffers and RSS sampled while the run goes (the peak of each, not the end state).
+const memoryPeak = { heapTotal: 0, heapUsed: 0, external: 0, arrayBuffers: 0, rss: 0 };
 const sampler = setInterval(() => {
   const usage = process.memoryUsage();
+  memoryPeak.heapTotal = Math.max(memoryPeak.heapTotal, usage.heapTotal);
   memoryPeak.heapUsed = Math.max(memoryPeak.heapUsed, usage.heapUsed);
   memoryPeak.external = Math.max(memoryPeak.external, usage.external);
   memoryPeak.arrayBuffers = Math.max(memoryPeak.arrayBuffers, usage.arrayBuffers);
+  memoryPeak.rss = Math.max(memoryPeak.rss, usage.rss);
 }, 100);
+// The optional timeline starts with the run (`timelineStart` is set when the backup or restore is triggered).
+const memorySamples = [];
+let timelineStart = null;
+const timeline =
+  spec.memorySampleMs > 0
+    ? setInterval(() => {
+        if (timelineStart === null) return;
+        const usage = process.memoryUsage();
+        const ms = Math.round(Number(process.hrtime.bigint() - timelineStart) / 1e6);
+        const status = readFileSync('/proc/self/status', 'utf8');
+        const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+        memorySamples.push([ms, Math.round(usage.rss / 1024), field('RssAnon'), field('RssFile'), field('Threads'), usage.heapTotal, usage.heapUsed, usage.external, usage.arrayBuffers]);
+      }, spec.memorySampleMs)
+    : null;
 
 const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey });
 const data = (answer) => answer?.data ?? answer;
@@ -61,6 +82,9 @@ try {
         ...(spec.compressionLevel === undefined ? {} : { compressionLevel: spec.compressionLevel }),
         ...(spec.compressionThreads === undefined ? {} : { compressionThreads: spec.compressionThreads }),
         ...(spec.pgCompression === undefined ? {} : { pgCompression: spec.pgCompression }),
+        ...(spec.archiveFormat === undefined ? {} : { archiveFormat: spec.archiveFormat }),
+        ...(spec.fullEveryRuns === undefined ? {} : { fullEveryRuns: spec.fullEveryRuns }),
+        ...(spec.fullEveryDays === undefined ? {} : { fullEveryDays: spec.fullEveryDays }),
         encryptionProfileId: vault?.id ?? null,
         skipVerification: spec.skipVerification ?? true,
         destinations: storages.map((storage, priority) => ({ configId: storage.id, priority })),
@@ -68,22 +92,45 @@ try {
     );
     ids = { storageId: storages[0].id, sourceId: source.id };
     started = process.hrtime.bigint();
+    timelineStart = started;
     const run = data(await holdfast.call('POST', `/api/jobs/${job.id}/run`));
     execution = await waitFor(run.executionId);
   } else {
     started = process.hrtime.bigint();
-    const body = { file: spec.file, ...(spec.database ? { database: spec.database } : {}), ...(spec.targetPath ? { targetPath: spec.targetPath } : {}) };
+    timelineStart = started;
+    const body = {
+      file: spec.file,
+      ...(spec.database ? { database: spec.database } : {}),
+      ...(spec.targetPath ? { targetPath: spec.targetPath } : {}),
+      ...(spec.paths ? { paths: spec.paths } : {}),
+    };
     const run = data(await holdfast.call('POST', `/api/storage/${spec.storageId}/restore`, body));
     execution = await waitFor(run.executionId);
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   clearInterval(sampler);
+  if (timeline) clearInterval(timeline);
   const status = await readFile('/proc/self/status', 'utf8');
   const peakRssKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   const errors = (execution.logs ?? []).filter((entry) => entry.level === 'error').map((entry) => entry.message);
-  const result = { status: execution.status, seconds, size: execution.size, path: execution.path, peakRssKiB, baselineRssKiB, baselineMemory, memoryPeak, errors, ...ids };
+  const warnings = (execution.logs ?? []).filter((entry) => entry.level === 'warn' || entry.level === 'warning').map((entry) => entry.message);
+  const result = {
+    status: execution.status,
+    seconds,
+    size: execution.size,
+    path: execution.path,
+    peakRssKiB,
+    baselineRssKiB,
+    baselineMemory,
+    memoryPeak,
+    errors,
+    warnings,
+    ...ids,
+    ...(timeline ? { memorySamples } : {}),
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 } finally {
   clearInterval(sampler);
+  if (timeline) clearInterval(timeline);
   await holdfast.close();
 }
