@@ -3,8 +3,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { readIndex, resolveSnapshot, type Compression, type IndexEntry, type RangeReader, type Snapshot } from '@holdfast/archive';
-import { isAdapterError, type ArchiveDumpRequest, type ArchiveRestoreInput, type SourceAdapter } from '@holdfast/sdk';
+import { isAdapterError, readIndex, resolveSnapshot, type Compression, type IndexEntry, type RangeReader, type Snapshot, type ArchiveDumpRequest, type ArchiveRestoreInput, type SourceAdapter } from '@holdfast/sdk';
 import { childCommands, sql } from './helpers.js';
 
 /** The archive request of the tests: a standalone archive named `pg.hfa`. */

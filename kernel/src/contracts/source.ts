@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { ArchiveResult, ChainInfo, Compression, RangeReader, Snapshot } from '@holdfast/archive';
 import type { HealthResult } from '../adapter-context.js';
 
 /** What a source declares it can do. */
@@ -40,19 +39,51 @@ export interface DumpOptions {
   archive?: ArchiveDumpRequest;
 }
 
+// The seekable archive format lives in @holdfast/archive (sdk/archive), which the kernel does not depend on: these
+// are the shapes that cross the contract, structurally compatible with that package's types (adapters get the
+// package itself through @holdfast/sdk).
+
+/** Compression of each member of a seekable archive. */
+export type ArchiveMemberCompression = 'none' | 'gzip' | 'zstd';
+
+/** Position of an archive in an incremental chain (`ChainInfo` of @holdfast/archive). */
+export interface ArchiveChainPosition {
+  id: string;
+  sequence: number;
+  /** Names (storage keys) of the earlier archives of the chain, oldest first. */
+  baseArchives: string[];
+}
+
+/** Plaintext bytes `start..endInclusive` of one archive (`RangeReader` of @holdfast/archive). */
+export type ArchiveRangeReader = (start: number, endInclusive: number) => Promise<Readable>;
+
+/**
+ * A resolved snapshot of an archive and its chain (`Snapshot` of @holdfast/archive). The kernel only carries it from
+ * the engine to the source that reads it; sources treat it as that package's `Snapshot`.
+ */
+export interface ArchiveSnapshotRef {
+  readonly archiveName: string;
+  readonly entries: readonly object[];
+}
+
+/** What the engine reads of an archive's index (a subset of `ArchiveIndex` of @holdfast/archive). */
+export interface ArchiveIndexSummary {
+  readonly entries: ReadonlyArray<{ readonly path: string; readonly kind: string; readonly size?: number; readonly target?: string }>;
+}
+
 /** How the engine wants a seekable archive written (docs/formats/archive.md). */
 export interface ArchiveDumpRequest {
   /** The archive's storage key; later archives of its chain refer to it by this name. */
   archiveName: string;
   createdAt: Date;
   /** Compression of each member's data (the job's codec). */
-  compression: Compression;
+  compression: ArchiveMemberCompression;
   /** Level of that codec; absent: the codec's default. */
   compressionLevel?: number;
   /** Position in an incremental chain, or null for a standalone archive. */
-  chain: ChainInfo | null;
+  chain: ArchiveChainPosition | null;
   /** Incremental runs: the snapshot of the chain so far. Unchanged members become references to it. */
-  previous?: Snapshot;
+  previous?: ArchiveSnapshotRef;
 }
 
 /** Figures of a finished dump. */
@@ -63,7 +94,14 @@ export interface DumpStats {
   /** Problems that did not stop the dump (unreadable files...); a non-empty list makes the run Partial. */
   warnings: string[];
   /** Set when the dump was written as a seekable archive: its index (the engine stores it as the index sidecar). */
-  archive?: ArchiveResult & { summary?: Readonly<Record<string, number>> };
+  archive?: {
+    index: ArchiveIndexSummary;
+    /** The index file to store as the `.index.json` sidecar (the engine seals it when the backup is encrypted). */
+    indexFile: Buffer;
+    archiveSize: number;
+    /** Counts for the run log (files stored, unchanged, renamed...). */
+    summary?: Readonly<Record<string, number>>;
+  };
 }
 
 /**
@@ -97,9 +135,9 @@ export interface RestoreOptions {
 
 /** A seekable archive snapshot to restore, with a reader for each archive of its chain. */
 export interface ArchiveRestoreInput {
-  snapshot: Snapshot;
+  snapshot: ArchiveSnapshotRef;
   /** Plaintext byte ranges of one archive of the chain (decrypted by the engine when encrypted). */
-  rangeReaderFor(archiveName: string): RangeReader;
+  rangeReaderFor(archiveName: string): ArchiveRangeReader;
   /** Archive paths (files or folders) to restore; absent or empty: the whole snapshot. */
   include?: readonly string[];
 }

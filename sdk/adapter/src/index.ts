@@ -9,3 +9,4 @@ export * from './remote-exec/index.js';
 export * from './dump-handle.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
+export * from '@holdfast/archive';

@@ -1,7 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { lstat, stat } from 'node:fs/promises';
-import { createArchiveWriter, IncrementalPlan, type ArchiveWriter, type EntryMeta } from '@holdfast/archive';
-import type { ArchiveDumpRequest, DumpHandle, DumpStats, KernelLogger } from '@holdfast/sdk';
+import { createArchiveWriter, IncrementalPlan, type ArchiveDumpRequest, type ArchiveWriter, type DumpHandle, type DumpStats, type EntryMeta, type KernelLogger, type Snapshot } from '@holdfast/sdk';
 import { aborted, toAdapterError } from './errors.js';
 import { rootMember, walkRoots, type ArchiveEntry, type ArchiveRoot } from './walk.js';
 import { WarningList } from './warnings.js';
@@ -53,7 +52,8 @@ export async function startArchiveDump(plan: ArchiveDumpPlan): Promise<DumpHandl
   const locate = archivePathLocator(plan.roots);
   const produce = async (): Promise<DumpStats> => {
     const summary: ArchiveSummary = { files: 0, bytes: 0, directories: 0, symlinks: 0, hardlinks: 0, unchanged: 0, renamed: 0, deleted: 0 };
-    const incremental = new IncrementalPlan(locate, request.previous);
+    // The kernel carries the previous snapshot opaquely; it is the archive library's Snapshot the engine resolved.
+    const incremental = new IncrementalPlan(locate, request.previous as Snapshot | undefined);
     const firstPathOfInode = new Map<string, string>();
     const walk = walkRoots(plan.roots, { exclude: plan.exclude, followSymlinks: plan.followSymlinks, refusal: plan.refusal, warnings, logger: plan.logger, signal: stop.signal });
     for await (const entry of walk) {

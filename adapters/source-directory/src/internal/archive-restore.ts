@@ -1,7 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { restoreSnapshot, type ResolvedEntry } from '@holdfast/archive';
-import { AdapterError, type ArchiveRestoreInput, type RestoreResult } from '@holdfast/sdk';
+import { AdapterError, restoreSnapshot, type ArchiveRestoreInput, type ResolvedEntry, type RestoreResult, type Snapshot } from '@holdfast/sdk';
 import { DIRECTORY_ORIGIN, aborted, toAdapterError } from './errors.js';
 import type { RestoreDestination } from './restore-destination.js';
 
@@ -16,7 +15,9 @@ export function selects(include: readonly string[] | undefined, path: string): b
  * root back at its configured path. Files are read with range reads, each from the archive of the chain that holds it.
  */
 export async function restoreArchiveSnapshot(input: ArchiveRestoreInput, destination: RestoreDestination, signal: AbortSignal): Promise<RestoreResult> {
-  const entries = input.snapshot.entries.filter((entry) => !entry.path.startsWith('.holdfast/'));
+  // The kernel carries the snapshot opaquely; it is the archive library's Snapshot the engine resolved.
+  const snapshot = input.snapshot as Snapshot;
+  const entries = snapshot.entries.filter((entry) => !entry.path.startsWith('.holdfast/'));
   const unknown = (input.include ?? []).filter((wanted) => !entries.some((entry) => selects([wanted], entry.path)));
   if (unknown.length > 0) {
     throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', `not in this backup: ${unknown.join(', ')} (list the backup's files to see its paths)`);
@@ -25,13 +26,13 @@ export async function restoreArchiveSnapshot(input: ArchiveRestoreInput, destina
   try {
     if (destination.kind === 'folder') {
       await mkdir(destination.path, { recursive: true });
-      await restoreSnapshot({ ...input.snapshot, entries }, input.rangeReaderFor, destination.path, { include, restoreOwnership: false });
+      await restoreSnapshot({ ...snapshot, entries }, input.rangeReaderFor, destination.path, { include, restoreOwnership: false });
     } else {
       for (const [index, original] of destination.roots.entries()) {
         const rooted = rebase(entries, index, original);
         if (!rooted) continue;
         await mkdir(rooted.targetDir, { recursive: true });
-        await restoreSnapshot({ ...input.snapshot, entries: rooted.entries }, input.rangeReaderFor, rooted.targetDir, {
+        await restoreSnapshot({ ...snapshot, entries: rooted.entries }, input.rangeReaderFor, rooted.targetDir, {
           include: (path) => include(rooted.archivePathOf(path)),
           restoreOwnership: false,
         });

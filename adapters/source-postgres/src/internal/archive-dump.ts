@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
-import { createArchiveWriter } from '@holdfast/archive';
-import { AdapterError, type ArchiveDumpRequest, type DumpHandle, type DumpStats, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, createArchiveWriter, type ArchiveDumpRequest, type DumpHandle, type DumpStats, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 import { ORIGIN } from './connection.js';
 import { compressionArgs, globalsOutput, pgDumpOutput } from './dump.js';

@@ -1,6 +1,5 @@
 import { Readable } from 'node:stream';
-import { ArchiveError, openMember, type ResolvedEntry } from '@holdfast/archive';
-import { AdapterError, type ArchiveRestoreInput, type RestoreResult, type RestoreTarget } from '@holdfast/sdk';
+import { AdapterError, ArchiveError, openMember, type ArchiveRestoreInput, type ResolvedEntry, type Snapshot, type RestoreResult, type RestoreTarget } from '@holdfast/sdk';
 import { GLOBALS_MEMBER } from './archive-dump.js';
 import { ORIGIN } from './connection.js';
 import { replayGlobals } from './globals.js';
@@ -18,8 +17,10 @@ const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).jo
  * (unknown names in `include`, targets, the version guard before the globals) runs before anything is written.
  */
 export async function restoreArchiveSnapshot(context: RestoreContext, input: ArchiveRestoreInput, target: RestoreTarget): Promise<RestoreResult> {
-  const dumps = input.snapshot.entries.filter((entry): entry is DumpEntry => entry.kind === 'database-dump' && typeof entry.database === 'string');
-  const globals = input.snapshot.entries.find((entry) => entry.kind === 'file' && entry.path === GLOBALS_MEMBER);
+  // The kernel carries the snapshot opaquely; it is the archive library's Snapshot the engine resolved.
+  const snapshot = input.snapshot as Snapshot;
+  const dumps = snapshot.entries.filter((entry): entry is DumpEntry => entry.kind === 'database-dump' && typeof entry.database === 'string');
+  const globals = snapshot.entries.find((entry) => entry.kind === 'file' && entry.path === GLOBALS_MEMBER);
   if (dumps.length === 0) {
     throw new AdapterError(ORIGIN, 'CONFIG', 'the archive holds no database dump: it was not written by the PostgreSQL source, so there is nothing to restore');
   }
