@@ -32,7 +32,8 @@ interface FixedRandomness {
 
 /**
  * Plaintext in, HFENC file out (docs/formats/encryption.md). Holds at most one chunk of plaintext: the last full
- * chunk is kept back until more input shows it is not the final one. Backpressure is the Transform's own.
+ * chunk is kept back until more input shows it is not the final one. The records sealed from one input piece leave
+ * as one output piece (about the input's size). Backpressure is the Transform's own.
  */
 export class EncryptStream extends Transform {
   /** The header of the file being written, readable as soon as the stream exists. */
@@ -74,17 +75,21 @@ export class EncryptStream extends Transform {
     try {
       this.sendHeaderOnce();
       const chunkSize = this.header.chunkSize;
+      const sealed: Buffer[] = [];
       let offset = 0;
       while (offset < data.length) {
         // A full pending chunk followed by more input is known not to be the last one.
         if (this.pendingLength === chunkSize) {
-          for (const piece of this.seal(this.pending, false)) this.push(piece);
+          sealed.push(...this.seal(this.pending, false));
           this.pendingLength = 0;
         }
         const copied = data.copy(this.pending, this.pendingLength, offset, offset + chunkSize - this.pendingLength);
         this.pendingLength += copied;
         offset += copied;
       }
+      // One piece per input piece, not two per 64 KiB record: every piece costs a hash update, a fan-out write and
+      // a destination write downstream, and 16-byte tags on their own made an encrypted backup twice as slow.
+      if (sealed.length > 0) this.push(sealed.length === 1 ? sealed[0] : Buffer.concat(sealed));
       callback();
     } catch (error) {
       callback(error as Error);
@@ -95,7 +100,7 @@ export class EncryptStream extends Transform {
     try {
       this.sendHeaderOnce();
       // Always one final chunk, even for an empty plaintext: its flag is what proves the file is complete.
-      for (const piece of this.seal(this.pending.subarray(0, this.pendingLength), true)) this.push(piece);
+      this.push(Buffer.concat(this.seal(this.pending.subarray(0, this.pendingLength), true)));
       this.pendingLength = 0;
       callback();
     } catch (error) {
@@ -115,7 +120,6 @@ export class EncryptStream extends Transform {
     const body = cipher.update(plaintext);
     const rest = cipher.final(); // empty for GCM; kept so no byte could ever be dropped
     this.index += 1n;
-    // Pushed as pieces rather than concatenated: one less 64 KiB copy per chunk.
     return rest.length > 0 ? [body, rest, cipher.getAuthTag()] : [body, cipher.getAuthTag()];
   }
 }
