@@ -157,7 +157,9 @@ describe('source-sqlite', () => {
     createDatabase(file, 100, 'delete');
     // Another process holds an exclusive lock, so the backup waits on it: a dump that is certainly still running.
     const locker = spawn('sqlite3', [file], { stdio: ['pipe', 'ignore', 'ignore'] });
-    locker.stdin.write('BEGIN EXCLUSIVE;\n');
+    // With a busy timeout: the probe below reads the file, and a BEGIN EXCLUSIVE meeting its shared lock would fail at
+    // once and leave no lock at all.
+    locker.stdin.write('.timeout 10000\nBEGIN EXCLUSIVE;\n');
     try {
       for (let i = 0; i < 100 && spawnSync('sqlite3', [file, 'SELECT 1 FROM items LIMIT 1']).status === 0; i++) await new Promise((r) => setTimeout(r, 20));
       expect(spawnSync('sqlite3', [file, 'SELECT 1 FROM items LIMIT 1'], { encoding: 'utf8' }).stderr).toMatch(/database is locked/);

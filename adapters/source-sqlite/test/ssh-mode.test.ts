@@ -166,9 +166,12 @@ describe('source-sqlite in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     chownSync(file, uid, uid);
     // sshtest holds an exclusive lock, so the remote backup waits on it: a dump that is certainly still running.
     const locker = spawn('runuser', ['-u', sshd.user, '--', 'sqlite3', file], { stdio: ['pipe', 'ignore', 'ignore'] });
-    locker.stdin.write('BEGIN EXCLUSIVE;\n');
+    // With a busy timeout: the probe below reads the file, and a BEGIN EXCLUSIVE that met its shared lock failed at
+    // once without one, leaving no lock at all (the probe then waited in vain; seen on CI and locally).
+    locker.stdin.write('.timeout 10000\nBEGIN EXCLUSIVE;\n');
     try {
-      expect(await waitFor(() => spawnSync('sqlite3', [file, 'SELECT 1 FROM items LIMIT 1'], { encoding: 'utf8' }).stderr.includes('locked'))).toBe(true);
+      const isLockSeen = await waitFor(() => spawnSync('sqlite3', [file, 'SELECT 1 FROM items LIMIT 1'], { encoding: 'utf8' }).stderr.includes('locked'), 30_000);
+      expect(isLockSeen, `the locking sqlite3 ${locker.exitCode === null ? 'still runs' : `exited with ${locker.exitCode}`}`).toBe(true);
       const locked = await sshSource({ path: file, busyTimeoutSeconds: 1 }).dump({ databases: [], signal: new AbortController().signal }).catch((e: unknown) => e);
       expect(isAdapterError(locked) && locked.code).toBe('TRANSIENT');
       expect((locked as Error).message).toMatch(/database is locked/);
@@ -185,7 +188,7 @@ describe('source-sqlite in SSH mode (real sshd on 127.0.0.1:2222)', () => {
     } finally {
       locker.kill('SIGKILL');
     }
-  });
+  }, 120_000);
 
   it('aborting mid-dump leaves no remote process on the file or its copy, no staging copy and no local child', async () => {
     const file = ownedDatabase('abort.sqlite', 60_000);
