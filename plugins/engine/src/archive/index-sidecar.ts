@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { readIndex, type ArchiveIndex } from '@holdfast/archive';
+import { collectBytes, readIndex, type ArchiveIndex } from '@holdfast/archive';
 import { INDEX_SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
 import { createDecryptStream, createEncryptStream } from '../codec/index.js';
 
@@ -7,6 +7,8 @@ export { INDEX_SIDECAR_EXTENSION };
 
 // An index of 50,000 files is about 15 MB of JSON; anything far beyond this is not an index we wrote.
 const MAX_INDEX_SIDECAR_BYTES = 512 * 1024 * 1024;
+const tooLarge = () => new Error(`index sidecar larger than ${MAX_INDEX_SIDECAR_BYTES} bytes; refusing to read it`);
+const collect = (stream: NodeJS.ReadableStream) => collectBytes(stream as AsyncIterable<Buffer>, MAX_INDEX_SIDECAR_BYTES, tooLarge);
 
 /**
  * Writes `<key>.index.json`: the archive's index file as is, or sealed (HFENC-encrypted with the backup's key, its
@@ -23,15 +25,4 @@ export async function readIndexSidecar(storage: StorageAdapter, key: string, enc
   const stored = await collect(raw);
   const sidecar = encryptionKey ? await collect(Readable.from([stored]).pipe(createDecryptStream({ key: encryptionKey }))) : stored;
   return readIndex({ sidecar });
-}
-
-async function collect(stream: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > MAX_INDEX_SIDECAR_BYTES) throw new Error(`index sidecar larger than ${MAX_INDEX_SIDECAR_BYTES} bytes; refusing to read it`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
 }

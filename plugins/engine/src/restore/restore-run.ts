@@ -139,7 +139,7 @@ async function restoreSeekable(
   return { status: result.warnings.length > 0 ? 'Partial' : 'Success', path: request.file, size: input.size };
 }
 
-function requireProfile(profileId: string | undefined): string {
+export function requireProfile(profileId: string | undefined): string {
   if (!profileId) throw new Error('the sidecar does not name the encryption profile of this backup');
   return profileId;
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
 import { disposeAll, type AdapterFactory } from '../run/adapters.js';
+import { requireProfile } from '../restore/restore-run.js';
 import { readSidecar } from '../run/sidecar.js';
 
 const errorBody = z.object({ error: z.string() });
@@ -83,9 +84,4 @@ export function archiveRoutes(catalog: () => JobCatalog, adapters: () => Adapter
       },
     }),
   ];
-}
-
-function requireProfile(profileId: string | undefined): string {
-  if (!profileId) throw new Error('the sidecar does not name the encryption profile of this backup');
-  return profileId;
 }
