@@ -23,7 +23,7 @@ import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, readFile, readlink, 
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { SERVER_NODE_FLAGS } from './lib/server-node-flags.mjs';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from './lib/server-node-flags.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const env = process.env;
@@ -345,6 +345,7 @@ function holdfastChild(spec) {
     const specText = JSON.stringify({ systemKey, ...spec, ...(memorySampleMs > 0 ? { memorySampleMs } : {}) });
     const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(here, 'holdfast-run.mjs'), specText], {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...SERVER_ENV },
     });
     currentChild = child;
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutSeconds * 1000);
@@ -410,7 +411,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 const report = {
   startedAt: new Date().toISOString(),
   machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model, memoryGiB: Math.round(totalmem() / 1024 ** 3), node: process.version, loadAtStart: await loadAverage() },
-  config: { files: fileCount, sparseGiB, codec, isEncrypted, seed, childNodeFlags: SERVER_NODE_FLAGS },
+  config: { files: fileCount, sparseGiB, codec, isEncrypted, seed, childNodeFlags: SERVER_NODE_FLAGS, childEnv: SERVER_ENV },
 };
 let failure = null;
 try {

@@ -1,6 +1,6 @@
 // Process and disk measurements for the benchmark.
 import { spawn } from 'node:child_process';
-import { SERVER_NODE_FLAGS } from './server-node-flags.mjs';
+import { SERVER_ENV, SERVER_NODE_FLAGS } from './server-node-flags.mjs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -53,7 +53,7 @@ export async function bytesUnder(path) {
  * 250 ms, and answers the child's JSON line plus the sampled peaks.
  */
 export async function measureNode(script, args, tmpDir) {
-  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: tmpDir } });
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...SERVER_ENV, TMPDIR: tmpDir } });
   let stdout = '';
   child.stdout.on('data', (chunk) => (stdout += chunk));
   let peakRssKiB = 0;

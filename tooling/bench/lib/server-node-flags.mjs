@@ -1,6 +1,14 @@
-// Node flags the server runs with (package.json "start"): benchmark children that stand for a server process start
-// with the same ones, so their memory figures are the ones a user gets. Keep both lists equal.
+// Node flags and environment the server runs with (package.json "start"): benchmark children that stand for a server
+// process start with the same ones, so their memory figures are the ones a user gets. Keep both lists equal.
 // --max-semi-space-size=2: V8's young generation grows to 16 MiB per semi-space by default (32-48 MiB committed) in a
 // process that streams; 2 MiB collects the short-lived stream garbage sooner, and a directory backup's peak RSS went
 // from 190 to 147 MiB at the same speed (docs/benchmarks.md, "Young generation size").
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2'];
+
+// glibc's allocator, read once at process start (docs/benchmarks.md, "glibc allocator settings"):
+// MALLOC_ARENA_MAX=2: one arena per core instead of up to eight per core; each thread pool thread that compresses or
+// hashes otherwise keeps an arena of its own with freed blocks in it.
+// MALLOC_MMAP_THRESHOLD_=131072: blocks of 128 KiB and more (read buffers, compression blocks, frames) are mapped and
+// returned to the system when freed. Without it glibc raises the threshold as such blocks are freed and keeps them
+// in its heap, where they count as resident memory.
+export const SERVER_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' };

@@ -95,16 +95,19 @@ async function copyFile(pack: Pack, entry: ArchiveEntry, handle: FileHandle, opt
   while (position < size) {
     if (options.signal.aborted) throw aborted('dump');
     const length = Math.min(CHUNK, size - position);
-    let buffer = Buffer.alloc(length);
+    // Not zero-filled up front (the read overwrites it): only the padding after a failed or empty read is zeroed.
+    let buffer = Buffer.allocUnsafe(length);
+    let bytesRead = 0;
     if (problem === undefined) {
       try {
-        const { bytesRead } = await handle.read(buffer, 0, length, position);
+        ({ bytesRead } = await handle.read(buffer, 0, length, position));
         if (bytesRead === 0) problem = 'it shrank while it was read; the rest is zero-filled';
-        else buffer = buffer.subarray(0, bytesRead);
       } catch (error) {
         problem = `a read failed (${(error as Error).message}); the rest is zero-filled`;
       }
     }
+    if (bytesRead > 0) buffer = buffer.subarray(0, bytesRead);
+    else buffer.fill(0);
     position += buffer.length;
     if (!writer.write(buffer)) await drained(writer, options.signal);
   }
