@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { collectBytes, readIndex, type ArchiveIndex } from '@holdfast/archive';
 import { INDEX_SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
 import { createDecryptStream, createEncryptStream } from '../codec/index.js';
@@ -22,7 +22,15 @@ export async function writeIndexSidecar(storage: StorageAdapter, key: string, in
 /** Reads and checks (checksum line, and the HFENC tags when sealed) the index sidecar of `key`. */
 export async function readIndexSidecar(storage: StorageAdapter, key: string, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<ArchiveIndex> {
   const raw = await storage.get(`${key}${INDEX_SIDECAR_EXTENSION}`, { signal });
-  const stored = await collect(raw);
-  const sidecar = encryptionKey ? await collect(Readable.from([stored]).pipe(createDecryptStream({ key: encryptionKey }))) : stored;
+  // Decrypted as it arrives: only the plain index is ever held whole, not the sealed copy as well.
+  let sidecar: Buffer;
+  if (encryptionKey) {
+    const decrypt = createDecryptStream({ key: encryptionKey });
+    // pipeline destroys every stream with the first error, so the collection below fails instead of waiting.
+    pipeline(raw, decrypt, () => undefined);
+    sidecar = await collect(decrypt);
+  } else {
+    sidecar = await collect(raw);
+  }
   return readIndex({ sidecar });
 }

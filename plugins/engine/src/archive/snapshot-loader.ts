@@ -26,7 +26,8 @@ export async function loadSnapshot(storage: StorageInstance, key: string, encryp
       }),
     );
   }
-  const snapshot = resolveSnapshot([...earlier, { ...latest, archiveName: latest.archiveName ?? key }]);
+  // The indexes were read for this call alone, so the snapshot may take the newest one's entries without copying.
+  const snapshot = resolveSnapshot([...earlier, { ...latest, archiveName: latest.archiveName ?? key }], { reuseEntries: true });
   const readers = new Map<string, RangeReader>();
   return {
     snapshot,

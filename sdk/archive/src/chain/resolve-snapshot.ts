@@ -22,31 +22,54 @@ export interface Snapshot {
  * every reference points at a member really stored in the named archive, and that each step's deletions and renames
  * explain how its paths differ from the step before. Any gap throws ArchiveChainError: the caller should then
  * run a full backup instead of trusting the chain.
+ *
+ * The snapshot's entries are copies of the newest index's, each with `archive` filled in. With `reuseEntries`, a
+ * caller that read the indexes for this call only gets the newest index's own entry objects instead, filled in
+ * place (for 50,000 files a copy is another 30 MiB). An entry whose `archive` names its own archive counts as stored
+ * there, so indexes resolved that way can still be resolved again.
  */
-export function resolveSnapshot(indexes: ArchiveIndex[]): Snapshot {
+export function resolveSnapshot(indexes: ArchiveIndex[], options: { reuseEntries?: boolean } = {}): Snapshot {
   if (indexes.length === 0) throw new ArchiveChainError('no index given');
   const ordered = [...indexes].sort((a, b) => (a.chain?.sequence ?? 0) - (b.chain?.sequence ?? 0));
   const names = ordered.map((index, position) => checkLink(index, position, ordered));
-  const storedByArchive = new Map(
-    ordered.map((index, position) => [
-      names[position] as string,
-      new Map(index.entries.filter((entry) => entry.archive === undefined).map((entry) => [entry.offset, entry])),
-    ]),
-  );
   for (let position = 1; position < ordered.length; position += 1) {
     checkStep(ordered[position - 1] as ArchiveIndex, ordered[position] as ArchiveIndex, names[position] as string);
   }
   const latest = ordered[ordered.length - 1] as ArchiveIndex;
   const latestName = names[names.length - 1] as string;
-  const entries = latest.entries.map((entry): ResolvedEntry => {
-    const archive = entry.archive ?? latestName;
-    const stored = storedByArchive.get(archive)?.get(entry.offset);
+  // Members stored in each archive by offset, built only for archives that entries point at by name (an entry
+  // without `archive` is stored in the newest archive by definition).
+  const storedByArchive = new Map<string, Map<number, IndexEntry>>();
+  const storedIn = (archive: string) => {
+    let stored = storedByArchive.get(archive);
+    if (!stored) {
+      const index = ordered[names.indexOf(archive)];
+      stored = new Map((index?.entries ?? []).filter((entry) => isStoredIn(entry, archive)).map((entry) => [entry.offset, entry]));
+      storedByArchive.set(archive, stored);
+    }
+    return stored;
+  };
+  const used = new Set<string>();
+  for (const entry of latest.entries) {
+    if (isStoredIn(entry, latestName)) {
+      used.add(latestName);
+      continue;
+    }
+    const archive = entry.archive as string;
+    const stored = storedIn(archive).get(entry.offset);
     if (!stored || stored.kind !== entry.kind || stored.sha256 !== entry.sha256) {
       throw new ArchiveChainError(`"${entry.path}" references byte ${entry.offset} of "${archive}", which holds no such member`);
     }
-    return { ...entry, archive };
-  });
-  const used = new Set(entries.map((entry) => entry.archive));
+    used.add(archive);
+  }
+  let entries: ResolvedEntry[];
+  if (options.reuseEntries) {
+    // Only now, after every check: the lookups above must see the newest index as it was read.
+    for (const entry of latest.entries) entry.archive ??= latestName;
+    entries = latest.entries as ResolvedEntry[];
+  } else {
+    entries = latest.entries.map((entry): ResolvedEntry => ({ ...entry, archive: entry.archive ?? latestName }));
+  }
   return {
     chainId: latest.chain?.id ?? null,
     sequence: latest.chain?.sequence ?? 0,
@@ -56,6 +79,11 @@ export function resolveSnapshot(indexes: ArchiveIndex[]): Snapshot {
     deletions: latest.deletions,
     renames: latest.renames,
   };
+}
+
+/** True when the entry's data is in `archive` itself (no `archive` field, or one naming that archive). */
+function isStoredIn(entry: IndexEntry, archive: string): boolean {
+  return entry.archive === undefined || entry.archive === archive;
 }
 
 function checkLink(index: ArchiveIndex, position: number, ordered: ArchiveIndex[]): string {
@@ -92,7 +120,7 @@ function checkStep(previous: ArchiveIndex, current: ArchiveIndex, name: string):
     if (after.has(path)) throw new ArchiveChainError(`"${path}" is recorded as deleted in "${name}" but is still in its index`);
   }
   for (const [path, entry] of after) {
-    if (before.has(path) || entry.archive === undefined || renamedTo.has(path)) continue;
+    if (before.has(path) || isStoredIn(entry, name) || renamedTo.has(path)) continue;
     throw new ArchiveChainError(`"${path}" is new in "${name}" but references "${entry.archive}" without a recorded rename`);
   }
 }
