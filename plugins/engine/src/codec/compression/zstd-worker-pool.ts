@@ -46,6 +46,7 @@ import(workerData.bindingUrl).then(({ _NapiBindings: zstd }) => {
         offset += piece.length;
       }
       parentPort.postMessage({ id, frame, block }, [frame.buffer, block.buffer]);
+      // The pieces are dropped before the collection, so it frees them now rather than at the next frame.
       pieces.length = 0;
       collectYoung();
     } catch (error) {
