@@ -14,12 +14,13 @@
 //   HOLDFAST_BENCH_ARCHIVE_SEED     seed of the tree's shape, names, sizes, modes and times (default 20)
 //   HOLDFAST_BENCH_MEMORY_SAMPLE_MS the children's memory timeline interval (default 250; 0: off)
 //   HOLDFAST_BENCH_TIMEOUT_S        per child (default 3600)
+//   HOLDFAST_BENCH_ARCHIVE_KEEP     1: keep the temp folder at the end (to inspect it or rerun a child); default 0
 // Everything lives in one temp folder (source, data directories, storage, restore), removed at the end, on failure
-// and on SIGINT/SIGTERM.
+// and on SIGINT/SIGTERM (kept at the end with HOLDFAST_BENCH_ARCHIVE_KEEP=1).
 import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpus, totalmem, tmpdir } from 'node:os';
-import { chmod, link, lstat, mkdir, mkdtemp, open, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { appendFile, chmod, link, lstat, mkdir, mkdtemp, open, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -34,6 +35,7 @@ const isEncrypted = (env.HOLDFAST_BENCH_ARCHIVE_ENCRYPT ?? '1') !== '0';
 const seed = Number(env.HOLDFAST_BENCH_ARCHIVE_SEED ?? 20);
 const memorySampleMs = Number(env.HOLDFAST_BENCH_MEMORY_SAMPLE_MS ?? 250);
 const timeoutSeconds = Number(env.HOLDFAST_BENCH_TIMEOUT_S ?? 3600);
+const isKept = env.HOLDFAST_BENCH_ARCHIVE_KEEP === '1';
 if (!(fileCount >= 100) || !(sparseGiB >= 0) || !['ZSTD', 'GZIP', 'NONE'].includes(codec)) {
   throw new Error('HOLDFAST_BENCH_ARCHIVE_FILES must be >= 100, HOLDFAST_BENCH_SPARSE_GB >= 0, HOLDFAST_BENCH_ARCHIVE_CODEC one of ZSTD, GZIP, NONE');
 }
@@ -343,6 +345,8 @@ function holdfastChild(spec) {
   return new Promise((resolve, reject) => {
     // The children stand for a server process, so they run with the server's Node flags (package.json "start").
     const specText = JSON.stringify({ systemKey, ...spec, ...(memorySampleMs > 0 ? { memorySampleMs } : {}) });
+    // A kept folder can be used again: each child's spec, to rerun it by hand (node holdfast-run.mjs '<spec>').
+    if (isKept) void appendFile(join(work, 'child-specs.jsonl'), `${specText}\n`);
     const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, join(here, 'holdfast-run.mjs'), specText], {
       stdio: ['ignore', 'pipe', 'inherit'],
       env: { ...process.env, ...SERVER_ENV },
@@ -477,8 +481,11 @@ try {
   report.error = error.message;
 } finally {
   report.loadAtEnd = await loadAverage();
-  await cleanUp();
-  log(`removed ${work}`);
+  if (isKept) log(`kept ${work} (HOLDFAST_BENCH_ARCHIVE_KEEP); remove it when done`);
+  else {
+    await cleanUp();
+    log(`removed ${work}`);
+  }
 }
 
 const resultsDir = join(here, 'results');

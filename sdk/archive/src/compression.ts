@@ -27,8 +27,18 @@ export async function compressPart(compression: Compression, data: Buffer, level
     case 'gzip':
       return gzip(data, { level: level ?? 6 });
     case 'zstd':
-      return Buffer.from(zstdModule().compress(data, level ?? 3));
+      return asBuffer(zstdModule().compress(data, level ?? 3));
   }
+}
+
+/** Decompresses one complete zstd frame (a part as compressPart wrote it) in one call. */
+export function decompressFrame(frame: Buffer): Buffer {
+  return asBuffer(zstdModule().decompress(frame));
+}
+
+// A view, not Buffer.from(bytes), which would copy every part once more.
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 /**

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ArchiveFormatError, decodeIndexFile, resolveSnapshot, type ArchiveIndex, type IndexEntry } from '../src/index.js';
+import { Readable } from 'node:stream';
+import { ArchiveFormatError, ArchiveIntegrityError, decodeIndexFile, readIndex, resolveSnapshot, type ArchiveIndex, type IndexEntry } from '../src/index.js';
 import { encodeIndexFile } from '../src/format/index-file.js';
+import { decodeIndexStream } from '../src/format/index-stream.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -73,6 +75,77 @@ describe('index file encoding', () => {
     expect(() => decodeIndexFile(reference(noEntries))).toThrow(/at entries/);
     const badHead = { ...index(1), version: 2 } as unknown as ArchiveIndex;
     expect(() => decodeIndexFile(reference(badHead))).toThrow(/at version/);
+  });
+});
+
+/** The file cut into pieces of `size` bytes, so UTF-8 characters, tokens and the checksum line split across chunks. */
+function* pieces(file: Buffer, size: number): Generator<Buffer> {
+  for (let start = 0; start < file.length; start += size) yield file.subarray(start, start + size);
+}
+const tooLarge = () => new RangeError('too large');
+const decodeStream = (file: Buffer, size: number, limit = Infinity) => decodeIndexStream(pieces(file, size), limit, tooLarge);
+
+describe('index file decoding as a stream', () => {
+  it('gives what the whole-file decode gives, whatever the chunk boundaries', async () => {
+    const value = index(1200, { chain: { id: 'c', sequence: 1, baseArchives: ['run-0.hfa'] }, deletions: ['gone/ünï'], renames: [{ from: 'p', to: 'q' }] });
+    const file = encodeIndexFile(value);
+    for (const size of [1, 7, 65, 4096, 65536, file.length]) {
+      const decoded = await decodeStream(file, size);
+      expect(decoded).toEqual(decodeIndexFile(file));
+      expect(Object.keys(decoded)).toEqual(Object.keys(value));
+      expect(encodeIndexFile(decoded).equals(file)).toBe(true);
+    }
+    expect((await decodeStream(encodeIndexFile(index(0)), 3)).entries).toEqual([]);
+  });
+
+  it('reports a changed or cut index as a checksum mismatch, even where the change breaks the JSON', async () => {
+    const file = encodeIndexFile(index(50));
+    const flipped = Buffer.from(file);
+    flipped.writeUInt8(flipped.readUInt8(flipped.length - 40) ^ 0x01, flipped.length - 40);
+    await expect(decodeStream(flipped, 100)).rejects.toThrow(ArchiveIntegrityError);
+    const broken = Buffer.from(file);
+    broken[200] = 0x7b; // a '{' in the middle of an entry: the JSON no longer parses
+    await expect(decodeStream(broken, 100)).rejects.toThrow(/checksum mismatch/);
+    await expect(decodeStream(file.subarray(0, file.length - 10), 100)).rejects.toThrow(ArchiveIntegrityError);
+  });
+
+  it('names the entry and field that do not match, and refuses what is not an index document', async () => {
+    const bad = index(5);
+    (bad.entries[3] as { mode: number }).mode = -1;
+    await expect(decodeStream(reference(bad), 33)).rejects.toThrow(/at entries\.3\.mode/);
+    await expect(decodeStream(reference({ ...index(0), entries: 'none' } as unknown as ArchiveIndex), 33)).rejects.toThrow(/at entries/);
+    await expect(decodeStream(reference({ ...index(1), version: 2 } as unknown as ArchiveIndex), 33)).rejects.toThrow(/at version/);
+    const withChecksum = (json: string) => Buffer.concat([Buffer.from(`HOLDFAST-INDEX 1 sha256=${sha(json)}\n`), Buffer.from(json)]);
+    await expect(decodeStream(withChecksum('{"format":'), 4)).rejects.toThrow(/does not parse/);
+    await expect(decodeStream(withChecksum(`${JSON.stringify(index(1))}  x`), 4)).rejects.toThrow(/after the end/);
+    expect((await decodeStream(withChecksum(`${JSON.stringify(index(1))} \n`), 4)).entries).toHaveLength(1);
+    await expect(decodeStream(withChecksum('[1,2]'), 4)).rejects.toThrow(ArchiveFormatError);
+    await expect(decodeStream(Buffer.from('HOLDFAST-INDEX 2 sha256='), 4)).rejects.toThrow(/does not start with/);
+    await expect(decodeStream(Buffer.alloc(0), 4)).rejects.toThrow(/does not start with/);
+  });
+
+  it('a "__proto__" key in an entry stays an own property and fails validation instead of changing the prototype', async () => {
+    const json = JSON.stringify(index(1)).replace('"kind":"file"', '"kind":"file","__proto__":{"archive":"elsewhere"}');
+    const file = Buffer.concat([Buffer.from(`HOLDFAST-INDEX 1 sha256=${sha(json)}\n`), Buffer.from(json)]);
+    const decoded = await decodeStream(file, 64);
+    expect(decoded.entries[0]?.archive).toBeUndefined();
+    expect(Object.getPrototypeOf(decoded.entries[0])).toBe(Object.prototype);
+  });
+
+  it('stops reading past the size limit', async () => {
+    const file = encodeIndexFile(index(200));
+    await expect(decodeStream(file, 1000, file.length - 1)).rejects.toThrow('too large');
+    expect((await decodeStream(file, 1000, file.length)).entries).toHaveLength(200);
+  });
+
+  it('readIndex decodes a sidecar stream as it arrives, and collects a sealed one for the unseal hook', async () => {
+    const file = encodeIndexFile(index(300));
+    expect(await readIndex({ sidecar: Readable.from(pieces(file, 999)) })).toEqual(decodeIndexFile(file));
+    const sealed = Buffer.from(file.toString('base64'));
+    const unsealIndex = (bytes: Buffer) => Buffer.from(bytes.toString(), 'base64');
+    expect(await readIndex({ sidecar: Readable.from(pieces(sealed, 10)) }, { unsealIndex })).toEqual(decodeIndexFile(file));
+    await expect(readIndex({ sidecar: Readable.from(pieces(sealed, 10)) })).rejects.toThrow(/sealed\?/);
+    await expect(readIndex({ sidecar: Readable.from(pieces(file, 999)) }, { maxIndexBytes: 1000 })).rejects.toThrow(/larger than maxIndexBytes/);
   });
 });
 

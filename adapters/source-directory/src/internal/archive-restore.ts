@@ -32,8 +32,9 @@ export async function restoreArchiveSnapshot(input: ArchiveRestoreInput, destina
         const rooted = rebase(entries, index, original);
         if (!rooted) continue;
         await mkdir(rooted.targetDir, { recursive: true });
-        await restoreSnapshot({ ...snapshot, entries: rooted.entries }, input.rangeReaderFor, rooted.targetDir, {
-          include: (path) => include(rooted.archivePathOf(path)),
+        await restoreSnapshot({ ...snapshot, entries }, input.rangeReaderFor, rooted.targetDir, {
+          include: (path) => rooted.contains(path) && include(path),
+          mapPath: rooted.mapPath,
           restoreOwnership: false,
         });
       }
@@ -51,20 +52,18 @@ function isAncestor(path: string, include: readonly string[] | undefined): boole
 }
 
 /**
- * The entries of root `index` with paths relative to where that root is restored: a folder root's members lose the
- * `<index>-<name>/` prefix; a single-file root lands at its original file name in its original folder.
+ * Where root `index` is restored, and which archive paths it holds: a folder root's members lose the
+ * `<index>-<name>/` prefix; a single-file root lands at its original file name in its original folder. Paths are mapped
+ * as they are restored, not by copying the entries (a copy of 50,000 entries is 30 MiB).
  */
-function rebase(entries: ResolvedEntry[], index: number, original: string): { targetDir: string; entries: ResolvedEntry[]; archivePathOf(path: string): string } | undefined {
-  const prefix = entries.find((entry) => new RegExp(`^${index}-[^/]*$`).test(entry.path));
+function rebase(entries: readonly ResolvedEntry[], index: number, original: string): { targetDir: string; contains(path: string): boolean; mapPath(path: string): string } | undefined {
+  const rootName = new RegExp(`^${index}-[^/]*$`);
+  const prefix = entries.find((entry) => rootName.test(entry.path));
   if (!prefix) return undefined;
   if (prefix.kind !== 'directory') {
     const name = basename(original);
-    return { targetDir: dirname(original), entries: [{ ...prefix, path: name }], archivePathOf: () => prefix.path };
+    return { targetDir: dirname(original), contains: (path) => path === prefix.path, mapPath: () => name };
   }
   const head = `${prefix.path}/`;
-  const strip = (path: string) => path.slice(head.length);
-  const below = entries
-    .filter((entry) => entry.path.startsWith(head))
-    .map((entry): ResolvedEntry => ({ ...entry, path: strip(entry.path), ...(entry.kind === 'hardlink' && entry.target?.startsWith(head) ? { target: strip(entry.target) } : {}) }));
-  return { targetDir: original, entries: below, archivePathOf: (path) => `${head}${path}` };
+  return { targetDir: original, contains: (path) => path.startsWith(head), mapPath: (path) => path.slice(head.length) };
 }

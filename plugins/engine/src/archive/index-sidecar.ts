@@ -1,5 +1,5 @@
 import { pipeline, Readable } from 'node:stream';
-import { collectBytes, readIndex, type ArchiveIndex } from '@holdfast/archive';
+import { readIndex, type ArchiveIndex } from '@holdfast/archive';
 import { INDEX_SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
 import { createDecryptStream, createEncryptStream } from '../codec/index.js';
 
@@ -7,30 +7,52 @@ export { INDEX_SIDECAR_EXTENSION };
 
 // An index of 50,000 files is about 15 MB of JSON; anything far beyond this is not an index we wrote.
 const MAX_INDEX_SIDECAR_BYTES = 512 * 1024 * 1024;
-const tooLarge = () => new Error(`index sidecar larger than ${MAX_INDEX_SIDECAR_BYTES} bytes; refusing to read it`);
-const collect = (stream: NodeJS.ReadableStream) => collectBytes(stream as AsyncIterable<Buffer>, MAX_INDEX_SIDECAR_BYTES, tooLarge);
+const SIDECAR_PIECE = 256 * 1024;
 
 /**
  * Writes `<key>.index.json`: the archive's index file as is, or sealed (HFENC-encrypted with the backup's key, its
  * own header and nonces) when the backup is encrypted, so paths and sizes never lie on storage in the clear.
  */
 export async function writeIndexSidecar(storage: StorageAdapter, key: string, indexFile: Buffer, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<void> {
-  const bytes = encryptionKey ? await collect(Readable.from([indexFile]).pipe(createEncryptStream({ key: encryptionKey }))) : indexFile;
-  await storage.put(`${key}${INDEX_SIDECAR_EXTENSION}`, Readable.from([bytes]), { signal, size: bytes.length });
+  const name = `${key}${INDEX_SIDECAR_EXTENSION}`;
+  // Views of the one buffer, handed over piece by piece so no stage downstream holds a whole copy.
+  const plain = Readable.from(pieces(indexFile));
+  if (!encryptionKey) {
+    await storage.put(name, plain, { signal, size: indexFile.length });
+    return;
+  }
+  // Encrypted as it is stored: a sealed copy of a 15 MB index is never held next to the plain one.
+  const sealed = createEncryptStream({ key: encryptionKey });
+  plain.pipe(sealed);
+  try {
+    await storage.put(name, sealed, { signal });
+  } finally {
+    plain.unpipe(sealed);
+    plain.destroy();
+    if (!sealed.destroyed) sealed.destroy();
+  }
+}
+
+function* pieces(bytes: Buffer): Generator<Buffer> {
+  for (let start = 0; start < bytes.length; start += SIDECAR_PIECE) yield bytes.subarray(start, start + SIDECAR_PIECE);
 }
 
 /** Reads and checks (checksum line, and the HFENC tags when sealed) the index sidecar of `key`. */
 export async function readIndexSidecar(storage: StorageAdapter, key: string, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<ArchiveIndex> {
   const raw = await storage.get(`${key}${INDEX_SIDECAR_EXTENSION}`, { signal });
-  // Decrypted as it arrives: only the plain index is ever held whole, not the sealed copy as well.
-  let sidecar: Buffer;
+  // Decrypted and decoded as it arrives, entry by entry: neither the sealed nor the plain file is ever held whole.
+  let plain: Readable = raw;
   if (encryptionKey) {
     const decrypt = createDecryptStream({ key: encryptionKey });
-    // pipeline destroys every stream with the first error, so the collection below fails instead of waiting.
+    // pipeline destroys every stream with the first error, so the decoding below fails instead of waiting.
     pipeline(raw, decrypt, () => undefined);
-    sidecar = await collect(decrypt);
-  } else {
-    sidecar = await collect(raw);
+    plain = decrypt;
   }
-  return readIndex({ sidecar });
+  try {
+    return await readIndex({ sidecar: plain }, { maxIndexBytes: MAX_INDEX_SIDECAR_BYTES });
+  } finally {
+    // A decode that failed early leaves the rest unread: release the storage's stream.
+    if (!raw.destroyed) raw.destroy();
+    if (!plain.destroyed) plain.destroy();
+  }
 }

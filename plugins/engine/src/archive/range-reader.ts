@@ -140,7 +140,8 @@ interface RecordSpan {
  */
 async function* decryptRecords(source: Readable, layout: RecordLayout, span: RecordSpan): AsyncGenerator<Buffer> {
   const { chunkSize, recordCount, plaintextSize } = layout;
-  const record = Buffer.alloc(chunkSize + TAG_LENGTH);
+  // Unzeroed: every byte is copied in before the record is opened (one range read per restored file adds up).
+  const record = Buffer.allocUnsafe(chunkSize + TAG_LENGTH);
   // The last record is whatever follows the full ones; its length follows from the plaintext size.
   const lengthOf = (index: number): number =>
     index === recordCount - 1 ? plaintextSize - index * chunkSize + TAG_LENGTH : chunkSize + TAG_LENGTH;

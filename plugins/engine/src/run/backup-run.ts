@@ -318,7 +318,9 @@ async function storeIndexSidecars(ctx: RunContext, plan: RunPlan, prepared: Prep
 /** Regular files of a seekable snapshot and their bytes (hard links count as files, as a restore writes them). */
 function filesOfIndex(stats: DumpStats): { count: number; bytes: number } {
   const entries = stats.archive?.index.entries ?? [];
-  const sizeOf = new Map(entries.map((entry) => [entry.path, entry.size ?? 0]));
+  // Sizes of the files hard links point at, only those (a map of every path is megabytes for a large tree).
+  const linked = new Set(entries.filter((entry) => entry.kind === 'hardlink').map((entry) => entry.target ?? ''));
+  const sizeOf = new Map(linked.size === 0 ? [] : entries.filter((entry) => linked.has(entry.path)).map((entry) => [entry.path, entry.size ?? 0]));
   let count = 0;
   let bytes = 0;
   for (const entry of entries) {

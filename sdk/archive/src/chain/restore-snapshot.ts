@@ -6,13 +6,21 @@ import type { ResolvedEntry, Snapshot } from './resolve-snapshot.js';
 
 /** Options of {@link restoreSnapshot}. */
 export interface RestoreSnapshotOptions extends ExtractOptions {
-  /** Restores only the entries it accepts (one file, a folder); everything when omitted. */
+  /** Restores only the entries it accepts (one file, a folder); everything when omitted. Called with archive paths. */
   include?: (path: string) => boolean;
+  /**
+   * Where an included archive path lands below `targetDir` (for example without its top folder, when a root goes back
+   * to its original place); the archive path itself when omitted. Hard link targets are mapped the same way.
+   */
+  mapPath?: (path: string) => string;
 }
 
 /**
  * Restores a resolved snapshot (or part of it) with range reads: each file is read from the archive holding it,
- * touching only its own bytes. A hard link whose target is not selected is restored as a copy of the target.
+ * touching only its own bytes, and checked against the index's size and SHA-256 as it is read (so the summary's
+ * `sha256` map stays empty: holding a second digest per file would only cost memory). A hard link whose target is not
+ * selected is restored as a copy of the target. Nothing is held per entry beyond the snapshot itself, except the
+ * entries hard links point at.
  */
 export async function restoreSnapshot(
   snapshot: Snapshot,
@@ -21,24 +29,24 @@ export async function restoreSnapshot(
   options: RestoreSnapshotOptions = {},
 ): Promise<ExtractSummary> {
   const include = options.include ?? (() => true);
-  const byPath = new Map(snapshot.entries.map((entry) => [entry.path, entry]));
-  const selected = snapshot.entries.filter((entry) => include(entry.path));
-  const selectedPaths = new Set(selected.map((entry) => entry.path));
-  const target = new ExtractionTarget(targetDir, options);
+  const mapPath = options.mapPath ?? ((path: string) => path);
+  const linkTargets = hardLinkTargets(snapshot.entries, include);
+  const target = new ExtractionTarget(targetDir, { ...options, recordDigests: false });
   const writeContent = (entry: ResolvedEntry, from: ResolvedEntry) =>
-    target.file({ ...entry, kind: 'file' }, openMember(rangeReaderFor(from.archive), from));
-  for (const entry of selected) {
+    target.file({ ...entry, path: mapPath(entry.path), kind: 'file' }, openMember(rangeReaderFor(from.archive), from));
+  for (const entry of snapshot.entries) {
+    if (!include(entry.path)) continue;
     switch (entry.kind) {
       case 'directory':
-        await target.directory(entry);
+        await target.directory({ ...entry, path: mapPath(entry.path) });
         break;
       case 'symlink':
-        target.symlink(entry);
+        target.symlink({ ...entry, path: mapPath(entry.path) });
         break;
       case 'hardlink': {
-        const linked = byPath.get(entry.target ?? '');
+        const linked = linkTargets.get(entry.target ?? '');
         if (!linked) throw new ArchiveChainError(`hard link "${entry.path}" points at "${entry.target}", which is not in the snapshot`);
-        if (selectedPaths.has(linked.path)) target.hardlink(entry);
+        if (include(linked.path)) target.hardlink({ ...entry, path: mapPath(entry.path), target: mapPath(linked.path) });
         else await writeContent({ ...entry, ...(linked.size !== undefined ? { size: linked.size } : {}) }, linked);
         break;
       }
@@ -47,4 +55,18 @@ export async function restoreSnapshot(
     }
   }
   return target.finish();
+}
+
+/** The entries that included hard links point at, by path (only those: a map of every path costs megabytes). */
+function hardLinkTargets(entries: readonly ResolvedEntry[], include: (path: string) => boolean): Map<string, ResolvedEntry> {
+  const wanted = new Set<string>();
+  for (const entry of entries) {
+    if (entry.kind === 'hardlink' && include(entry.path)) wanted.add(entry.target ?? '');
+  }
+  const found = new Map<string, ResolvedEntry>();
+  if (wanted.size === 0) return found;
+  for (const entry of entries) {
+    if (wanted.has(entry.path)) found.set(entry.path, entry);
+  }
+  return found;
 }

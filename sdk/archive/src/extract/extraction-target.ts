@@ -25,13 +25,22 @@ export interface ExtractOptions {
   restoreOwnership?: boolean;
 }
 
+/** Options of the target itself. */
+interface TargetOptions extends ExtractOptions {
+  /** Hash each file into `summary.sha256`. @default true */
+  recordDigests?: boolean;
+}
+
 /** What was restored, returned by the extract functions. */
 export interface ExtractSummary {
   files: number;
   directories: number;
   symlinks: number;
   hardlinks: number;
-  /** SHA-256 of each restored file's content, by archive path, so callers can check it against an index. */
+  /**
+   * SHA-256 of each restored file's content, by archive path, so callers can check it against an index. Filled by
+   * extractAll; restoreSnapshot checks every file against the index as it reads it and leaves this empty.
+   */
   sha256: Map<string, string>;
 }
 
@@ -52,12 +61,14 @@ export class ExtractionTarget {
   private readonly symlinks: RestorableEntry[] = [];
   private readonly hardlinks: RestorableEntry[] = [];
   private readonly restoreOwnership: boolean;
+  private readonly recordDigests: boolean;
 
   constructor(
     private readonly root: string,
-    options: ExtractOptions = {},
+    options: TargetOptions = {},
   ) {
     this.restoreOwnership = options.restoreOwnership ?? process.getuid?.() === 0;
+    this.recordDigests = options.recordDigests ?? true;
   }
 
   /** Creates a directory now; its metadata is applied in {@link finish}. */
@@ -73,11 +84,11 @@ export class ExtractionTarget {
     const path = normalizeArchivePath(entry.path);
     const absolute = await this.prepareLeaf(path);
     const handle = await open(absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
-    const hash = createHash('sha256');
+    const hash = this.recordDigests ? createHash('sha256') : undefined;
     let position = 0;
     try {
       for await (const chunk of content) {
-        hash.update(chunk);
+        hash?.update(chunk);
         for (let start = 0; start < chunk.length; start += SPARSE_BLOCK) {
           const block = chunk.subarray(start, start + SPARSE_BLOCK);
           if (!block.equals(ZERO_BLOCK.subarray(0, block.length))) await handle.write(block, 0, block.length, position);
@@ -93,7 +104,7 @@ export class ExtractionTarget {
     const seconds = paxTimeForUtimes(entry.mtime);
     await utimes(absolute, seconds, seconds);
     this.summary.files += 1;
-    this.summary.sha256.set(path, hash.digest('hex'));
+    if (hash) this.summary.sha256.set(path, hash.digest('hex'));
   }
 
   /** Records a symlink to create in {@link finish}. */

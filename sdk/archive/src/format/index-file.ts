@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { ArchiveFormatError, ArchiveIntegrityError } from '../errors.js';
-import { archiveIndexSchema, indexEntrySchema, type ArchiveIndex } from './index-schema.js';
+import type { z } from 'zod';
+import { archiveIndexSchema, indexEntrySchema, type ArchiveIndex, type IndexEntry } from './index-schema.js';
 
 // The index file (index member data and `.index` sidecar, before any sealing) is one checksum line and the JSON:
 //   HOLDFAST-INDEX 1 sha256=<hex of the JSON bytes>\n{...}
 // The line lets a reader reject a changed or truncated index before trusting a single offset in it.
-const MAGIC = 'HOLDFAST-INDEX 1 sha256=';
-const HEADER_LENGTH = MAGIC.length + 64 + 1;
+export const INDEX_MAGIC = 'HOLDFAST-INDEX 1 sha256=';
+/** Bytes of the checksum line, newline included. */
+export const INDEX_HEADER_LENGTH = INDEX_MAGIC.length + 64 + 1;
 // The arrays that grow with the number of files; everything else in an index is a few hundred bytes.
 const LIST_KEYS = new Set(['entries', 'deletions', 'renames']);
 // Entries are serialised in batches of about this many characters (see indexJsonPieces).
@@ -55,8 +57,8 @@ export function encodeIndexFile(index: ArchiveIndex): Buffer {
     hash.update(piece, 'utf8');
     length += Buffer.byteLength(piece, 'utf8');
   }
-  const file = Buffer.allocUnsafe(HEADER_LENGTH + length);
-  let offset = file.write(`${MAGIC}${hash.digest('hex')}\n`, 0, 'latin1');
+  const file = Buffer.allocUnsafe(INDEX_HEADER_LENGTH + length);
+  let offset = file.write(`${INDEX_MAGIC}${hash.digest('hex')}\n`, 0, 'latin1');
   for (const piece of indexJsonPieces(index)) offset += file.write(piece, offset, 'utf8');
   if (offset !== file.length) throw new Error(`index encoding wrote ${offset} of ${file.length} bytes`);
   return file;
@@ -64,21 +66,33 @@ export function encodeIndexFile(index: ArchiveIndex): Buffer {
 
 /** True when the bytes start like an unsealed index file (a sealed one needs the caller's unseal hook first). */
 export function looksLikeIndexFile(bytes: Buffer): boolean {
-  return bytes.subarray(0, MAGIC.length).toString('latin1') === MAGIC;
+  return bytes.subarray(0, INDEX_MAGIC.length).toString('latin1') === INDEX_MAGIC;
 }
 
-const indexHeadSchema = archiveIndexSchema.omit({ entries: true });
+/** Everything of an index but its entries, which are validated one by one. */
+export const indexHeadSchema = archiveIndexSchema.omit({ entries: true });
+
+/** The error for an index that does not match the format, naming where (`entries.12.mode`). */
+export function indexFormatError(path: PropertyKey[], message: string): ArchiveFormatError {
+  return new ArchiveFormatError(`index does not match format version 1 at ${path.map(String).join('.')}: ${message}`);
+}
+
+/** The index in the schema's key order, so an index read and written again gives the same bytes. */
+export function toArchiveIndex(head: z.output<typeof indexHeadSchema>, entries: IndexEntry[]): ArchiveIndex {
+  const { format, version, archiveName, createdAt, chain, deletions, renames } = head;
+  return { format, version, ...(archiveName === undefined ? {} : { archiveName }), createdAt, chain, entries, deletions, renames };
+}
 
 /**
  * Verifies the checksum line, then parses and validates the JSON. Entries are validated one by one and kept as
  * parsed (a whole-document parse copied every entry a second time: 34 MiB for 50,000 files).
  */
 export function decodeIndexFile(bytes: Buffer): ArchiveIndex {
-  if (!looksLikeIndexFile(bytes) || bytes[HEADER_LENGTH - 1] !== 0x0a) {
+  if (!looksLikeIndexFile(bytes) || bytes[INDEX_HEADER_LENGTH - 1] !== 0x0a) {
     throw new ArchiveFormatError('the index does not start with "HOLDFAST-INDEX 1" (sealed? pass unsealIndex)');
   }
-  const expected = bytes.subarray(MAGIC.length, MAGIC.length + 64).toString('latin1');
-  const json = bytes.subarray(HEADER_LENGTH);
+  const expected = bytes.subarray(INDEX_MAGIC.length, INDEX_MAGIC.length + 64).toString('latin1');
+  const json = bytes.subarray(INDEX_HEADER_LENGTH);
   const actual = createHash('sha256').update(json).digest('hex');
   if (actual !== expected) {
     throw new ArchiveIntegrityError(`index checksum mismatch (recorded ${expected}, computed ${actual})`);
@@ -89,7 +103,7 @@ export function decodeIndexFile(bytes: Buffer): ArchiveIndex {
   } catch (error) {
     throw new ArchiveFormatError(`index JSON does not parse: ${(error as Error).message}`);
   }
-  const fail = (path: PropertyKey[], message: string) => new ArchiveFormatError(`index does not match format version 1 at ${path.map(String).join('.')}: ${message}`);
+  const fail = indexFormatError;
   const head = indexHeadSchema.safeParse(parsed);
   if (!head.success) {
     const issue = head.error.issues[0];
@@ -104,7 +118,5 @@ export function decodeIndexFile(bytes: Buffer): ArchiveIndex {
       throw fail(['entries', position, ...(issue?.path ?? [])], issue?.message ?? 'invalid');
     }
   }
-  // The schema's key order, so an index read and written again gives the same bytes.
-  const { format, version, archiveName, createdAt, chain, deletions, renames } = head.data;
-  return { format, version, ...(archiveName === undefined ? {} : { archiveName }), createdAt, chain, entries: entries as ArchiveIndex['entries'], deletions, renames };
+  return toArchiveIndex(head.data, entries as IndexEntry[]);
 }

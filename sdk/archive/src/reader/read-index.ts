@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { ArchiveFormatError, ArchiveInputError, ArchiveIntegrityError } from '../errors.js';
 import { TAIL_SIZE } from '../format/constants.js';
-import { decodeIndexFile, looksLikeIndexFile } from '../format/index-file.js';
+import { decodeIndexFile, INDEX_MAGIC, looksLikeIndexFile } from '../format/index-file.js';
+import { decodeIndexStream } from '../format/index-stream.js';
 import type { ArchiveIndex } from '../format/index-schema.js';
 import { decodeTail, type Trailer } from '../format/trailer.js';
 import { collectBytes } from './collect-bytes.js';
@@ -28,9 +29,9 @@ export interface ReadIndexOptions {
 export async function readIndex(source: IndexSource, options: ReadIndexOptions = {}): Promise<ArchiveIndex> {
   const maxIndexBytes = options.maxIndexBytes ?? 512 * 1024 * 1024;
   if ('sidecar' in source) {
-    const stored = Buffer.isBuffer(source.sidecar) ? source.sidecar : await collectBytes(source.sidecar, maxIndexBytes, () => new ArchiveFormatError(`the index sidecar is larger than maxIndexBytes (${maxIndexBytes})`));
     // A sidecar says nothing about sealing: without a hook it must be a plain index (the format error says "sealed?").
-    return unsealAndDecode(stored, !looksLikeIndexFile(stored) && options.unsealIndex !== undefined, options);
+    if (!Buffer.isBuffer(source.sidecar)) return readSidecarStream(source.sidecar, maxIndexBytes, options);
+    return unsealAndDecode(source.sidecar, !looksLikeIndexFile(source.sidecar) && options.unsealIndex !== undefined, options);
   }
   const trailer = await readTrailer(source.rangeReader, source.archiveSize);
   if (trailer.indexLength > maxIndexBytes) {
@@ -52,6 +53,32 @@ export async function readTrailer(rangeReader: RangeReader, archiveSize: number)
     throw new ArchiveInputError(`archiveSize must be an integer of at least ${TAIL_SIZE}, got ${archiveSize}`);
   }
   return decodeTail(await readRange(rangeReader, archiveSize - TAIL_SIZE, archiveSize - 1));
+}
+
+/**
+ * A plain sidecar stream is decoded as it arrives (never held whole); a sealed one is collected for the unseal hook,
+ * which takes the sealed bytes at once.
+ */
+async function readSidecarStream(sidecar: Readable, maxIndexBytes: number, options: ReadIndexOptions): Promise<ArchiveIndex> {
+  const tooLarge = () => new ArchiveFormatError(`the index sidecar is larger than maxIndexBytes (${maxIndexBytes})`);
+  const chunks = sidecar[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const start: Buffer[] = [];
+  let startLength = 0;
+  while (startLength < INDEX_MAGIC.length) {
+    const next = await chunks.next();
+    if (next.done) break;
+    const chunk = Buffer.from(next.value);
+    start.push(chunk);
+    startLength += chunk.length;
+  }
+  const first = Buffer.concat(start);
+  const rest = { [Symbol.asyncIterator]: () => chunks };
+  async function* whole(): AsyncGenerator<Buffer | string> {
+    yield first;
+    yield* rest;
+  }
+  if (looksLikeIndexFile(first) || options.unsealIndex === undefined) return decodeIndexStream(whole(), maxIndexBytes, tooLarge);
+  return unsealAndDecode(await collectBytes(whole(), maxIndexBytes, tooLarge), true, options);
 }
 
 async function unsealAndDecode(stored: Buffer, isSealed: boolean, options: ReadIndexOptions): Promise<ArchiveIndex> {

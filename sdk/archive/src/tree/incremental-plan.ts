@@ -40,9 +40,9 @@ export class IncrementalPlan {
     for (const entry of files) if (entry.inode !== undefined) this.byInode.set(`${entry.device}:${entry.inode}`, entry);
   }
 
-  /** Marks a path as present in the current tree. */
+  /** Marks a path as present in the current tree (only paths of the previous snapshot are kept: a full run keeps none). */
   visit(path: string): void {
-    this.visited.add(path);
+    if (this.byPath.has(path)) this.visited.add(path);
   }
 
   /** The previous entry this file can reference, or undefined when it must be stored. */

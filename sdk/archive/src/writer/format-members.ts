@@ -5,6 +5,8 @@ import { BLOCK_SIZE, encodeTarHeader, paddingFor, TYPE_FLAG, type TarHeader } fr
 import { encodeTrailerText } from '../format/trailer.js';
 import type { ArchiveOutput } from './output.js';
 
+const INDEX_PIECE = 256 * 1024;
+
 /** Writes the manifest, the archive's first member. */
 export async function writeManifest(output: ArchiveOutput, manifest: ArchiveManifest, createdAt: Date): Promise<void> {
   const bytes = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`, 'utf8');
@@ -20,7 +22,9 @@ export async function writeManifest(output: ArchiveOutput, manifest: ArchiveMani
 export async function writeIndexAndTrailer(output: ArchiveOutput, indexFile: Buffer, isSealed: boolean, createdAt: Date): Promise<void> {
   await output.append(encodeTarHeader(formatHeader(INDEX_PATH, indexFile.length, createdAt, 'index')));
   const indexOffset = output.position;
-  await output.append(indexFile);
+  // In pieces, like any member's data: handed over whole, a 15 MB index would make every stage downstream
+  // (encryption, upload) produce its whole output at once.
+  for (let start = 0; start < indexFile.length; start += INDEX_PIECE) await output.append(indexFile.subarray(start, start + INDEX_PIECE));
   await output.append(Buffer.alloc(paddingFor(indexFile.length)));
   const trailer = encodeTrailerText({
     indexOffset,

@@ -106,7 +106,8 @@ export async function writeChunkedMember(
     buffered.push(chunk);
     bufferedLength += chunk.length;
     while (bufferedLength >= options.chunkSize) {
-      const joined = Buffer.concat(buffered, bufferedLength);
+      // A read the size of a part (a large file read in 1 MiB pieces) is compressed as it is: no copy of every MiB.
+      const joined = buffered.length === 1 ? (buffered[0] as Buffer) : Buffer.concat(buffered, bufferedLength);
       await compressChunk(joined.subarray(0, options.chunkSize));
       buffered = [joined.subarray(options.chunkSize)];
       bufferedLength -= options.chunkSize;
