@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { lstat, stat } from 'node:fs/promises';
+import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import { createArchiveWriter, IncrementalPlan, type ArchiveDumpRequest, type ArchiveWriter, type DumpHandle, type DumpStats, type EntryMeta, type KernelLogger, type Snapshot } from '@holdfast/sdk';
 import { aborted, toAdapterError } from './errors.js';
 import { rootMember, walkRoots, type ArchiveEntry, type ArchiveRoot } from './walk.js';
@@ -15,6 +14,8 @@ export interface ArchiveDumpPlan {
   logger: KernelLogger;
   signal: AbortSignal;
 }
+
+const READ_BUFFER_BYTES = 1024 * 1024;
 
 /** Counts the run log reports: what was stored, what an incremental run could reference instead. */
 interface ArchiveSummary {
@@ -55,10 +56,11 @@ export async function startArchiveDump(plan: ArchiveDumpPlan): Promise<DumpHandl
     // The kernel carries the previous snapshot opaquely; it is the archive library's Snapshot the engine resolved.
     const incremental = new IncrementalPlan(locate, request.previous as Snapshot | undefined);
     const firstPathOfInode = new Map<string, string>();
+    const readBuffer = Buffer.allocUnsafeSlow(READ_BUFFER_BYTES);
     const walk = walkRoots(plan.roots, { exclude: plan.exclude, followSymlinks: plan.followSymlinks, refusal: plan.refusal, warnings, logger: plan.logger, signal: stop.signal });
     for await (const entry of walk) {
       incremental.visit(entry.member);
-      await addEntry(writer, entry, { incremental, firstPathOfInode, summary, warnings, followSymlinks: plan.followSymlinks });
+      await addEntry(writer, entry, { incremental, firstPathOfInode, readBuffer, summary, warnings, followSymlinks: plan.followSymlinks });
     }
     for (const path of incremental.deletedPaths()) {
       writer.recordDeletion(path);
@@ -89,6 +91,8 @@ export async function startArchiveDump(plan: ArchiveDumpPlan): Promise<DumpHandl
 
 interface AddContext {
   incremental: IncrementalPlan;
+  /** The one buffer every file of this dump is read through (files are added one after another). */
+  readBuffer: Buffer;
   firstPathOfInode: Map<string, string>;
   summary: ArchiveSummary;
   warnings: WarningList;
@@ -143,27 +147,32 @@ async function addEntry(writer: ArchiveWriter, entry: ArchiveEntry, context: Add
     } else summary.unchanged += 1;
     return;
   }
-  const source = createReadStream(entry.absolute, { highWaterMark: readBufferBytes(size) });
-  // Opening is lazy: a file that vanished or is unreadable surfaces here, before any byte of its member is written.
-  const opened = await new Promise<Error | undefined>((resolve) => source.once('ready', () => resolve(undefined)).once('error', resolve));
-  if (opened) {
-    context.warnings.add(`${entry.absolute}: skipped, ${describeOpenError(opened)}`);
+  // Opened first: a file that vanished or is unreadable is skipped with a warning before any byte of it is written.
+  const handle = await open(entry.absolute, 'r').catch((error: Error) => error);
+  if (handle instanceof Error) {
+    context.warnings.add(`${entry.absolute}: skipped, ${describeOpenError(handle)}`);
     return;
   }
-  await writer.addFile({ ...meta, size }, source);
+  try {
+    await writer.addFile({ ...meta, size, reusesBuffers: true }, readInto(handle, context.readBuffer));
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
   summary.files += 1;
   summary.bytes += size;
 }
 
-// Each read allocates a buffer of the stream's high-water mark, whatever the file's size. 1 MiB for every small file
-// made a backup of 50,000 files allocate (and map, and unmap: glibc maps allocations this large) 50 GiB, and kept the
-// garbage collector busy with 1 MiB of external memory per file. A file gets a buffer its size (plus one byte, to see
-// that it grew while read), from 16 KiB to 1 MiB.
-const MIN_READ_BUFFER_BYTES = 16 * 1024;
-const MAX_READ_BUFFER_BYTES = 1024 * 1024;
-
-function readBufferBytes(size: number): number {
-  return Math.min(MAX_READ_BUFFER_BYTES, Math.max(MIN_READ_BUFFER_BYTES, size + 1));
+/**
+ * The file's bytes as views of `buffer`, read into again for each chunk: the archive writer copies what it keeps
+ * (`reusesBuffers`), so a backup reads every file through one buffer instead of allocating one per read (a 9 GiB
+ * sparse file was 9,216 buffers of 1 MiB, all garbage the collector only reclaims once tens of MiB have piled up).
+ */
+async function* readInto(handle: FileHandle, buffer: Buffer): AsyncGenerator<Buffer> {
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) return;
+    yield buffer.subarray(0, bytesRead);
+  }
 }
 
 function describeOpenError(error: Error): string {

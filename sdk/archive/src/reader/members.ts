@@ -8,6 +8,7 @@ import { normalizeArchivePath } from '../format/paths.js';
 import { TYPE_FLAG, type TarHeader } from '../format/tar-header.js';
 import type { ByteReader } from './byte-reader.js';
 import { collectBytes } from './collect-bytes.js';
+import { ZeroFrameMemory, zeroPieces } from '../zero-runs.js';
 import { readTarEntries, type RawTarEntry } from './tar-entries.js';
 
 /** One logical member: a whole entry, or all parts of a chunked one joined and decompressed. */
@@ -132,12 +133,21 @@ function decompress(compression: Compression, frames: (isWholeParts: boolean) =>
  */
 async function* zstdParts(parts: AsyncIterable<Buffer>, path: string): AsyncGenerator<Buffer> {
   for await (const part of parts) {
+    const zeroRun = zeroFrames.lengthOf(part);
+    if (zeroRun !== undefined) {
+      yield* zeroPieces(zeroRun);
+      continue;
+    }
     let content: Buffer;
     try {
       content = decompressFrame(part);
     } catch (error) {
       throw new ArchiveIntegrityError(`a zstd part of "${path}" does not decompress: ${(error as Error).message}`);
     }
+    zeroFrames.learn(part, content);
     if (content.length > 0) yield content;
   }
 }
+
+// Shared by every read of the process: the frames of a hole look the same in every archive written by this library.
+const zeroFrames = new ZeroFrameMemory();

@@ -61,8 +61,11 @@ export class ArchiveWriter extends ArchiveOutput {
     );
   }
 
-  /** Adds a regular file; `source` is read once, in order, with backpressure. */
-  addFile(meta: FileMeta, source: Readable): Promise<void> {
+  /**
+   * Adds a regular file; `source` is read once, in order, with backpressure. A source that reads into one buffer it
+   * reuses (an async iterable, not a Readable, which would read ahead) sets `meta.reusesBuffers`.
+   */
+  addFile(meta: FileMeta, source: Readable | AsyncIterable<Buffer>): Promise<void> {
     return this.enqueue(async () => {
       const path = this.claimPath(meta.path);
       const compression = parseCompression(meta.compression ?? this.compression, `"${path}"`);
@@ -243,7 +246,7 @@ export class ArchiveWriter extends ArchiveOutput {
     meta: FileMeta,
     kind: 'file' | 'database-dump',
     compression: Compression,
-    source: Readable,
+    source: Readable | AsyncIterable<Buffer>,
     pax: Record<string, string>,
     database?: string,
   ): Promise<void> {
@@ -251,10 +254,10 @@ export class ArchiveWriter extends ArchiveOutput {
     const offset = this.position;
     const written =
       compression === 'none' && meta.size !== undefined
-        ? await writeWholeMember(this, { ...template, size: meta.size }, source)
+        ? await writeWholeMember(this, { ...template, size: meta.size }, source, meta.reusesBuffers === true)
         : await writeChunkedMember(
             this,
-            { path: meta.path, compression, level: this.options.compressionLevel, chunkSize: this.chunkSize, template },
+            { path: meta.path, compression, level: this.options.compressionLevel, chunkSize: this.chunkSize, template, sizeHint: meta.size },
             source,
           );
     this.entries.set(meta.path, {

@@ -4,6 +4,7 @@ import { compressPart, partSuffix } from '../compression.js';
 import { PAX } from '../format/constants.js';
 import type { Compression } from '../format/index-schema.js';
 import { encodeTarHeader, paddingFor, type TarHeader } from '../format/tar-header.js';
+import { isAllZero } from '../zero-runs.js';
 import type { ArchiveOutput } from './output.js';
 
 /** What writing a member's data produced, for its index entry. */
@@ -14,13 +15,24 @@ export interface WrittenData {
 }
 
 const ZEROS = Buffer.alloc(64 * 1024);
+// ArchiveOutput copies appends below this size into its own piece (GATHER_BELOW_BYTES there).
+const COPIED_BY_OUTPUT_BELOW = 64 * 1024;
+
+/** Stops a source read early: a stream is destroyed; a generator is closed (its finally blocks run). */
+function stopSource(source: Readable | AsyncIterable<Buffer>): void {
+  if ('destroy' in source && typeof source.destroy === 'function') source.destroy();
+  else void (source as AsyncGenerator<Buffer>).return?.(undefined);
+}
 
 /**
  * Writes a member whose size is known and that is stored uncompressed as ONE tar entry, so GNU tar extracts it as
  * the file itself. If the source delivers more or fewer bytes than declared (the file changed while it was read), the
  * content is cut or zero-padded to the declared size like GNU tar does, and the entry is flagged.
  */
-export async function writeWholeMember(output: ArchiveOutput, header: TarHeader, source: Readable): Promise<WrittenData> {
+export async function writeWholeMember(output: ArchiveOutput, header: TarHeader, source: Readable | AsyncIterable<Buffer>, copyChunks = false): Promise<WrittenData> {
+  // Small appends are copied by the output anyway; a large chunk is handed downstream as it is unless it is a view of
+  // a buffer the source reads into again.
+  const appendChunk = (chunk: Buffer) => output.append(copyChunks && chunk.length >= COPIED_BY_OUTPUT_BELOW ? Buffer.from(chunk) : chunk);
   await output.append(encodeTarHeader(header));
   const hash = createHash('sha256');
   let remaining = header.size;
@@ -31,14 +43,14 @@ export async function writeWholeMember(output: ArchiveOutput, header: TarHeader,
       isSizeChanged = true;
       const head = chunk.subarray(0, remaining);
       hash.update(head);
-      await output.append(head);
+      await appendChunk(head);
       remaining = 0;
-      source.destroy();
+      stopSource(source);
       break;
     }
     hash.update(chunk);
     remaining -= chunk.length;
-    await output.append(chunk);
+    await appendChunk(chunk);
   }
   if (remaining > 0) isSizeChanged = true;
   while (remaining > 0) {
@@ -59,6 +71,8 @@ export interface ChunkedMemberOptions {
   chunkSize: number;
   /** Header fields shared by every part (mode, owner, mtime) and the member's HOLDFAST keys. */
   template: TarHeader;
+  /** The member's expected size, if known: a small member gets a part buffer its size, not `chunkSize`. */
+  sizeHint?: number;
 }
 
 /**
@@ -66,18 +80,23 @@ export interface ChunkedMemberOptions {
  * tar entry. Tar needs an entry's size before its data, and a compressed size is only known after compressing, so
  * parts keep memory bounded by the chunk size whatever the member's size. One compressed part is held back so the
  * last part can carry the member's total size and SHA-256.
+ *
+ * Input is copied into the part buffer as it arrives and never kept, so a source may reuse its buffer for its next
+ * chunk. A part that is all zeros (a hole of a sparse file) is not compressed again: its frame is compressed once per
+ * process and reused.
  */
 export async function writeChunkedMember(
   output: ArchiveOutput,
   options: ChunkedMemberOptions,
-  source: Readable,
+  source: Readable | AsyncIterable<Buffer>,
 ): Promise<WrittenData> {
   const hash = createHash('sha256');
   let size = 0;
   let partNumber = 0;
   let pending: Buffer | undefined;
-  let buffered: Buffer[] = [];
-  let bufferedLength = 0;
+  const partBytes = (wanted: number) => Math.min(options.chunkSize, Math.max(MIN_PART_BUFFER_BYTES, wanted));
+  let part = Buffer.allocUnsafeSlow(partBytes((options.sizeHint ?? options.chunkSize) + 1));
+  let partFill = 0;
 
   const emitPart = async (frame: Buffer, isFinal: boolean) => {
     const pax: Record<string, string> = {
@@ -93,8 +112,19 @@ export async function writeChunkedMember(
     await output.append(Buffer.alloc(paddingFor(frame.length)));
     partNumber += 1;
   };
-  const compressChunk = async (chunk: Buffer) => {
-    const frame = await compressPart(options.compression, chunk, options.level);
+  const compressPartBuffer = async () => {
+    const data = part.subarray(0, partFill);
+    let frame: Buffer;
+    if (options.compression === 'none') {
+      // The frame is the part buffer itself, held as `pending`: the next part needs a buffer of its own.
+      frame = data;
+      part = Buffer.allocUnsafeSlow(part.length);
+    } else if (data.length === options.chunkSize && isAllZero(data)) {
+      frame = await zeroFrame(options.compression, options.level, data.length);
+    } else {
+      frame = await compressPart(options.compression, data, options.level);
+    }
+    partFill = 0;
     if (pending) await emitPart(pending, false);
     pending = frame;
   };
@@ -103,17 +133,36 @@ export async function writeChunkedMember(
     const chunk = Buffer.isBuffer(received) ? received : Buffer.from(received);
     hash.update(chunk);
     size += chunk.length;
-    buffered.push(chunk);
-    bufferedLength += chunk.length;
-    while (bufferedLength >= options.chunkSize) {
-      // A read the size of a part (a large file read in 1 MiB pieces) is compressed as it is: no copy of every MiB.
-      const joined = buffered.length === 1 ? (buffered[0] as Buffer) : Buffer.concat(buffered, bufferedLength);
-      await compressChunk(joined.subarray(0, options.chunkSize));
-      buffered = [joined.subarray(options.chunkSize)];
-      bufferedLength -= options.chunkSize;
+    for (let offset = 0; offset < chunk.length; ) {
+      if (partFill === part.length) {
+        // A member larger than its hint (or without one) grows its part buffer up to chunkSize.
+        const grown = Buffer.allocUnsafeSlow(partBytes(part.length * 4));
+        part.copy(grown, 0, 0, partFill);
+        part = grown;
+      }
+      const copied = chunk.copy(part, partFill, offset);
+      partFill += copied;
+      offset += copied;
+      if (partFill === options.chunkSize) await compressPartBuffer();
     }
   }
-  if (bufferedLength > 0 || pending === undefined) await compressChunk(Buffer.concat(buffered, bufferedLength));
+  if (partFill > 0 || pending === undefined) await compressPartBuffer();
   await emitPart(pending as Buffer, true);
   return { size, sha256: hash.digest('hex'), isSizeChanged: false };
+}
+
+const MIN_PART_BUFFER_BYTES = 16 * 1024;
+
+// Frames of a whole part of zeros, by compression, level and length: a few entries per process.
+const zeroFrames = new Map<string, Promise<Buffer>>();
+
+function zeroFrame(compression: Compression, level: number | undefined, length: number): Promise<Buffer> {
+  const key = `${compression}:${level ?? ''}:${length}`;
+  let frame = zeroFrames.get(key);
+  if (!frame) {
+    frame = compressPart(compression, Buffer.alloc(length), level);
+    zeroFrames.set(key, frame);
+    frame.catch(() => zeroFrames.delete(key));
+  }
+  return frame;
 }

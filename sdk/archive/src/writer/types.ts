@@ -40,6 +40,11 @@ export interface EntryMeta {
 export interface FileMeta extends EntryMeta {
   size?: number;
   compression?: Compression;
+  /**
+   * The source hands out views of one buffer it reads into again for its next chunk: the writer copies what it keeps
+   * instead of keeping the chunk (for compressed members it copies anyway; stored ones then cost a copy).
+   */
+  reusesBuffers?: boolean;
 }
 
 /** Options of `ArchiveWriter.addDatabaseDump`. */
