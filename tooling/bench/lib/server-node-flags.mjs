@@ -6,7 +6,7 @@
 // --max-old-space-size=1536: with its default ceiling (a quarter of the machine's memory, up to 4 GiB) V8 lets the old
 // generation grow to up to four times what survived its last full collection before it collects again; below a 2 GiB
 // ceiling it uses a smaller factor (1.8 at 1.5 GiB). A backup of 50,000 small files left up to 100 MiB of dead
-// per-file objects in a heap whose live part was under 50 MiB (docs/benchmarks.md, "Old generation ceiling").
+// per-file objects in a heap whose live part was under 50 MiB (docs/benchmarks.md, "Runs 5-7", old generation ceiling).
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1536'];
 
 // glibc's allocator, read once at process start (docs/benchmarks.md, "glibc allocator settings"):

@@ -23,12 +23,11 @@ export async function writeIndexSidecar(storage: StorageAdapter, key: string, in
   }
   // Encrypted as it is stored: a sealed copy of a 15 MB index is never held next to the plain one.
   const sealed = createEncryptStream({ key: encryptionKey });
-  plain.pipe(sealed);
+  pipeline(plain, sealed, () => undefined);
   try {
     await storage.put(name, sealed, { signal });
   } finally {
-    plain.unpipe(sealed);
-    plain.destroy();
+    // A put that failed may leave its body unread: destroying it ends the pipeline (and the plain pieces) too.
     if (!sealed.destroyed) sealed.destroy();
   }
 }

@@ -6,6 +6,7 @@ import { ArchiveFormatError, ArchiveUnsafePathError } from '../errors.js';
 import type { EntryKind } from '../format/index-schema.js';
 import { normalizeArchivePath } from '../format/paths.js';
 import { paxTimeForUtimes } from '../format/times.js';
+import { isAllZero } from '../zero-runs.js';
 
 /** The metadata the target restores; index entries and streamed members both provide it. */
 export interface RestorableEntry {
@@ -47,7 +48,6 @@ export interface ExtractSummary {
 // Sparse restore: runs of zeros this long are skipped (left as holes) instead of written, so a 9 GiB mostly-empty
 // file costs what its data costs on disk.
 const SPARSE_BLOCK = 64 * 1024;
-const ZERO_BLOCK = Buffer.alloc(SPARSE_BLOCK);
 
 /**
  * Writes members into a directory safely: no path may leave it, and no path may pass through a symlink (symlinks are
@@ -91,7 +91,7 @@ export class ExtractionTarget {
         hash?.update(chunk);
         for (let start = 0; start < chunk.length; start += SPARSE_BLOCK) {
           const block = chunk.subarray(start, start + SPARSE_BLOCK);
-          if (!block.equals(ZERO_BLOCK.subarray(0, block.length))) await handle.write(block, 0, block.length, position);
+          if (!isAllZero(block)) await handle.write(block, 0, block.length, position);
           position += block.length;
         }
       }

@@ -64,6 +64,17 @@ export function encodeIndexFile(index: ArchiveIndex): Buffer {
   return file;
 }
 
+/**
+ * Checks the checksum line at the start of `bytes` (at least its INDEX_HEADER_LENGTH bytes) and answers the SHA-256
+ * it records for the JSON that follows.
+ */
+export function recordedIndexChecksum(bytes: Buffer): string {
+  if (bytes.length < INDEX_HEADER_LENGTH || !looksLikeIndexFile(bytes) || bytes[INDEX_HEADER_LENGTH - 1] !== 0x0a) {
+    throw new ArchiveFormatError('the index does not start with "HOLDFAST-INDEX 1" (sealed? pass unsealIndex)');
+  }
+  return bytes.subarray(INDEX_MAGIC.length, INDEX_MAGIC.length + 64).toString('latin1');
+}
+
 /** True when the bytes start like an unsealed index file (a sealed one needs the caller's unseal hook first). */
 export function looksLikeIndexFile(bytes: Buffer): boolean {
   return bytes.subarray(0, INDEX_MAGIC.length).toString('latin1') === INDEX_MAGIC;
@@ -88,10 +99,7 @@ export function toArchiveIndex(head: z.output<typeof indexHeadSchema>, entries: 
  * parsed (a whole-document parse copied every entry a second time: 34 MiB for 50,000 files).
  */
 export function decodeIndexFile(bytes: Buffer): ArchiveIndex {
-  if (!looksLikeIndexFile(bytes) || bytes[INDEX_HEADER_LENGTH - 1] !== 0x0a) {
-    throw new ArchiveFormatError('the index does not start with "HOLDFAST-INDEX 1" (sealed? pass unsealIndex)');
-  }
-  const expected = bytes.subarray(INDEX_MAGIC.length, INDEX_MAGIC.length + 64).toString('latin1');
+  const expected = recordedIndexChecksum(bytes);
   const json = bytes.subarray(INDEX_HEADER_LENGTH);
   const actual = createHash('sha256').update(json).digest('hex');
   if (actual !== expected) {
@@ -103,19 +111,18 @@ export function decodeIndexFile(bytes: Buffer): ArchiveIndex {
   } catch (error) {
     throw new ArchiveFormatError(`index JSON does not parse: ${(error as Error).message}`);
   }
-  const fail = indexFormatError;
   const head = indexHeadSchema.safeParse(parsed);
   if (!head.success) {
     const issue = head.error.issues[0];
-    throw fail(issue?.path ?? [], issue?.message ?? 'invalid');
+    throw indexFormatError(issue?.path ?? [], issue?.message ?? 'invalid');
   }
   const entries = (parsed as { entries?: unknown }).entries;
-  if (!Array.isArray(entries)) throw fail(['entries'], 'expected an array');
+  if (!Array.isArray(entries)) throw indexFormatError(['entries'], 'expected an array');
   for (const [position, entry] of entries.entries()) {
     const result = indexEntrySchema.safeParse(entry);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw fail(['entries', position, ...(issue?.path ?? [])], issue?.message ?? 'invalid');
+      throw indexFormatError(['entries', position, ...(issue?.path ?? [])], issue?.message ?? 'invalid');
     }
   }
   return toArchiveIndex(head.data, entries as IndexEntry[]);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { JSONParser } from '@streamparser/json';
 import { ArchiveFormatError, ArchiveIntegrityError } from '../errors.js';
-import { INDEX_HEADER_LENGTH, INDEX_MAGIC, indexFormatError, indexHeadSchema, toArchiveIndex } from './index-file.js';
+import { INDEX_HEADER_LENGTH, indexFormatError, indexHeadSchema, recordedIndexChecksum, toArchiveIndex } from './index-file.js';
 import { indexEntrySchema, type ArchiveIndex, type IndexEntry } from './index-schema.js';
 
 /**
@@ -60,12 +60,11 @@ export async function decodeIndexStream(source: AsyncIterable<Uint8Array | strin
       header = Buffer.concat([header, bytes.subarray(0, wanted)]);
       bytes = bytes.subarray(wanted);
       if (header.length < INDEX_HEADER_LENGTH) continue;
-      checkHeaderLine(header);
+      recordedIndexChecksum(header);
     }
     if (bytes.length > 0) feed(bytes);
   }
-  if (header.length < INDEX_HEADER_LENGTH) checkHeaderLine(header);
-  const expected = header.subarray(INDEX_MAGIC.length, INDEX_MAGIC.length + 64).toString('latin1');
+  const expected = recordedIndexChecksum(header);
   const actual = hash.digest('hex');
   if (actual !== expected) throw new ArchiveIntegrityError(`index checksum mismatch (recorded ${expected}, computed ${actual})`);
   if (!parseError && !parser.isEnded) {
@@ -85,10 +84,4 @@ export async function decodeIndexStream(source: AsyncIterable<Uint8Array | strin
   // Emitted entries are taken out of the document (keepStack: false), which leaves an empty array where they were.
   if (!Array.isArray((head as { entries?: unknown }).entries)) throw indexFormatError(['entries'], 'expected an array');
   return toArchiveIndex(headResult.data, entries);
-}
-
-function checkHeaderLine(header: Buffer): void {
-  if (header.length < INDEX_HEADER_LENGTH || header.subarray(0, INDEX_MAGIC.length).toString('latin1') !== INDEX_MAGIC || header[INDEX_HEADER_LENGTH - 1] !== 0x0a) {
-    throw new ArchiveFormatError('the index does not start with "HOLDFAST-INDEX 1" (sealed? pass unsealIndex)');
-  }
 }

@@ -4,8 +4,8 @@ import { compressPart, partSuffix } from '../compression.js';
 import { PAX } from '../format/constants.js';
 import type { Compression } from '../format/index-schema.js';
 import { encodeTarHeader, paddingFor, type TarHeader } from '../format/tar-header.js';
-import { isAllZero } from '../zero-runs.js';
-import type { ArchiveOutput } from './output.js';
+import { isAllZero, zeroPieces } from '../zero-runs.js';
+import { GATHER_BELOW_BYTES, type ArchiveOutput } from './output.js';
 
 /** What writing a member's data produced, for its index entry. */
 export interface WrittenData {
@@ -14,15 +14,6 @@ export interface WrittenData {
   isSizeChanged: boolean;
 }
 
-const ZEROS = Buffer.alloc(64 * 1024);
-// ArchiveOutput copies appends below this size into its own piece (GATHER_BELOW_BYTES there).
-const COPIED_BY_OUTPUT_BELOW = 64 * 1024;
-
-/** Stops a source read early: a stream is destroyed; a generator is closed (its finally blocks run). */
-function stopSource(source: Readable | AsyncIterable<Buffer>): void {
-  if ('destroy' in source && typeof source.destroy === 'function') source.destroy();
-  else void (source as AsyncGenerator<Buffer>).return?.(undefined);
-}
 
 /**
  * Writes a member whose size is known and that is stored uncompressed as ONE tar entry, so GNU tar extracts it as
@@ -32,7 +23,7 @@ function stopSource(source: Readable | AsyncIterable<Buffer>): void {
 export async function writeWholeMember(output: ArchiveOutput, header: TarHeader, source: Readable | AsyncIterable<Buffer>, copyChunks = false): Promise<WrittenData> {
   // Small appends are copied by the output anyway; a large chunk is handed downstream as it is unless it is a view of
   // a buffer the source reads into again.
-  const appendChunk = (chunk: Buffer) => output.append(copyChunks && chunk.length >= COPIED_BY_OUTPUT_BELOW ? Buffer.from(chunk) : chunk);
+  const appendChunk = (chunk: Buffer) => output.append(copyChunks && chunk.length >= GATHER_BELOW_BYTES ? Buffer.from(chunk) : chunk);
   await output.append(encodeTarHeader(header));
   const hash = createHash('sha256');
   let remaining = header.size;
@@ -45,7 +36,7 @@ export async function writeWholeMember(output: ArchiveOutput, header: TarHeader,
       hash.update(head);
       await appendChunk(head);
       remaining = 0;
-      stopSource(source);
+      // Leaving the loop stops the source (a stream is destroyed, a generator returns).
       break;
     }
     hash.update(chunk);
@@ -53,10 +44,8 @@ export async function writeWholeMember(output: ArchiveOutput, header: TarHeader,
     await appendChunk(chunk);
   }
   if (remaining > 0) isSizeChanged = true;
-  while (remaining > 0) {
-    const zeros = ZEROS.subarray(0, Math.min(remaining, ZEROS.length));
+  for (const zeros of zeroPieces(remaining)) {
     hash.update(zeros);
-    remaining -= zeros.length;
     await output.append(zeros);
   }
   await output.append(Buffer.alloc(paddingFor(header.size)));

@@ -5,7 +5,8 @@ import { Readable } from 'node:stream';
 // own: 50,000 small files made 150,000 pieces, each with its own buffers and write requests. Small appends are
 // gathered into pieces of up to STAGING_BYTES instead; larger ones are handed over as they are.
 const STAGING_BYTES = 256 * 1024;
-const GATHER_BELOW_BYTES = 64 * 1024;
+/** Appends below this size are copied into a gathered piece (so a caller may reuse their buffer at once). */
+export const GATHER_BELOW_BYTES = 64 * 1024;
 
 /**
  * The archive's byte stream. Producers `await append(bytes)`, which resolves only once the consumer has asked for
