@@ -1,5 +1,6 @@
 import { ArchiveChainError } from '../errors.js';
 import { ExtractionTarget, type ExtractOptions, type ExtractSummary } from '../extract/extraction-target.js';
+import { CoalescedReads, type PlannedRead } from '../reader/coalesced-reads.js';
 import { openMember } from '../reader/open-member.js';
 import type { RangeReader } from '../reader/range.js';
 import type { ResolvedEntry, Snapshot } from './resolve-snapshot.js';
@@ -17,8 +18,9 @@ export interface RestoreSnapshotOptions extends ExtractOptions {
 
 /**
  * Restores a resolved snapshot (or part of it) with range reads: each file is read from the archive holding it,
- * touching only its own bytes, and checked against the index's size and SHA-256 as it is read (so the summary's
- * `sha256` map stays empty: holding a second digest per file would only cost memory). A hard link whose target is not
+ * touching only its own bytes (files that lie one after the other share one range read: CoalescedReads), and checked
+ * against the index's size and SHA-256 as it is read (so the summary's `sha256` map stays empty: holding a second
+ * digest per file would only cost memory). A hard link whose target is not
  * selected is restored as a copy of the target. Nothing is held per entry beyond the snapshot itself, except the
  * entries hard links point at.
  */
@@ -30,32 +32,46 @@ export async function restoreSnapshot(
 ): Promise<ExtractSummary> {
   const include = options.include ?? (() => true);
   const mapPath = options.mapPath ?? ((path: string) => path);
-  const linkTargets = hardLinkTargets(snapshot.entries, include);
+  const { entries } = snapshot;
+  const linkTargets = hardLinkTargets(entries, include);
   const target = new ExtractionTarget(targetDir, { ...options, recordDigests: false });
-  const writeContent = (entry: ResolvedEntry, from: ResolvedEntry) =>
-    target.file({ ...entry, path: mapPath(entry.path), kind: 'file' }, openMember(rangeReaderFor(from.archive), from));
-  for (const entry of snapshot.entries) {
-    if (!include(entry.path)) continue;
-    switch (entry.kind) {
-      case 'directory':
-        await target.directory({ ...entry, path: mapPath(entry.path) });
-        break;
-      case 'symlink':
-        target.symlink({ ...entry, path: mapPath(entry.path) });
-        break;
-      case 'hardlink': {
-        const linked = linkTargets.get(entry.target ?? '');
-        if (!linked) throw new ArchiveChainError(`hard link "${entry.path}" points at "${entry.target}", which is not in the snapshot`);
-        if (include(linked.path)) target.hardlink({ ...entry, path: mapPath(entry.path), target: mapPath(linked.path) });
-        else await writeContent({ ...entry, ...(linked.size !== undefined ? { size: linked.size } : {}) }, linked);
-        break;
+  const plannedAt = (index: number): PlannedRead | undefined => {
+    const entry = entries[index] as ResolvedEntry;
+    return DATA_KINDS.has(entry.kind) && include(entry.path) ? entry : undefined;
+  };
+  const reads = new CoalescedReads(rangeReaderFor, plannedAt, entries.length);
+  const writeContent = (entry: ResolvedEntry, from: ResolvedEntry, reader: RangeReader) =>
+    target.file({ ...entry, path: mapPath(entry.path), kind: 'file' }, openMember(reader, from));
+  try {
+    for (const [index, entry] of entries.entries()) {
+      if (!include(entry.path)) continue;
+      switch (entry.kind) {
+        case 'directory':
+          await target.directory({ ...entry, path: mapPath(entry.path) });
+          break;
+        case 'symlink':
+          target.symlink({ ...entry, path: mapPath(entry.path) });
+          break;
+        case 'hardlink': {
+          const linked = linkTargets.get(entry.target ?? '');
+          if (!linked) throw new ArchiveChainError(`hard link "${entry.path}" points at "${entry.target}", which is not in the snapshot`);
+          if (include(linked.path)) target.hardlink({ ...entry, path: mapPath(entry.path), target: mapPath(linked.path) });
+          // A copy of a target that was not selected: it lies elsewhere in the archive, so it gets a range read of its own.
+          else await writeContent({ ...entry, ...(linked.size !== undefined ? { size: linked.size } : {}) }, linked, rangeReaderFor(linked.archive));
+          break;
+        }
+        default:
+          await writeContent(entry, entry, reads.readerFor(index));
       }
-      default:
-        await writeContent(entry, entry);
     }
+  } finally {
+    reads.close();
   }
   return target.finish();
 }
+
+/** Kinds whose members hold content (openMember reads them). */
+const DATA_KINDS = new Set(['file', 'database-dump']);
 
 /** The entries that included hard links point at, by path (only those: a map of every path costs megabytes). */
 function hardLinkTargets(entries: readonly ResolvedEntry[], include: (path: string) => boolean): Map<string, ResolvedEntry> {
