@@ -28,6 +28,9 @@ async function archiveOf(files: Record<string, Buffer | string>) {
   return { work, source, file, snapshot: resolveSnapshot([result.index]) };
 }
 
+/** Planned reads of members of archive "a", each given as [offset, length]. */
+const membersOfA = (...members: [number, number][]): PlannedRead[] => members.map(([offset, length]) => ({ archive: 'a', offset, length }));
+
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
@@ -75,12 +78,7 @@ describe('coalesced range reads of a restore', () => {
       const bytes = archive.subarray(start, end + 1);
       return Readable.from([0, 3, 6, 9, 12, 15, 18].filter((at) => at < bytes.length).map((at) => bytes.subarray(at, at + 3)));
     };
-    const plans: PlannedRead[] = [
-      { archive: 'a', offset: 2, length: 3 },
-      { archive: 'a', offset: 7, length: 4 },
-      { archive: 'a', offset: 11, length: 1 },
-      { archive: 'a', offset: 0, length: 2 },
-    ];
+    const plans = membersOfA([2, 3], [7, 4], [11, 1], [0, 2]);
     const reads = new CoalescedReads(() => rangeReader, (index) => plans[index], plans.length);
     const texts: string[] = [];
     for (const [index, plan] of plans.entries()) {
@@ -113,12 +111,7 @@ describe('coalesced range reads of a restore', () => {
         })(),
       );
     };
-    const plans: PlannedRead[] = [
-      { archive: 'a', offset: 0, length: 6 },
-      { archive: 'a', offset: 6, length: 4 },
-      { archive: 'a', offset: 10, length: 3 },
-      { archive: 'a', offset: 13, length: 3 },
-    ];
+    const plans = membersOfA([0, 6], [6, 4], [10, 3], [13, 3]);
     const reads = new CoalescedReads(() => rangeReader, (index) => plans[index], plans.length);
     const first = await reads.readerFor(0)(0, 5);
     const iterator = first[Symbol.asyncIterator]();
