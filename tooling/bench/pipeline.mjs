@@ -76,7 +76,7 @@ function backupRow(work, kind, target, options, keep) {
     const result = await holdfastChild({ mode: 'backup', kind, target, dataDir: join(runDir, 'data'), ...options, destinations });
     if (keep && round === 0) keep({ runDir, ...result });
     else await rm(runDir, { recursive: true, force: true });
-    return { seconds: result.seconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
+    return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
   };
 }
 
@@ -90,7 +90,7 @@ function restoreRow(kept, kind) {
     if (kind === 'directory') await mkdir(targetPath, { recursive: true });
     try {
       const result = await holdfastChild({ mode: 'restore', dataDir: join(backup.runDir, 'data'), storageId: backup.storageId, file: backup.path, ...(kind === 'postgres' ? { database } : { targetPath }) });
-      return { seconds: result.seconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
+      return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
     } finally {
       if (kind === 'postgres') await psql('postgres', `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
       else await rm(targetPath, { recursive: true, force: true });
@@ -114,7 +114,7 @@ async function runRounds(rows) {
       log(`round ${round + 1}/${repeats}: ${row.name} (load ${load.toFixed(1)})`);
       const result = await row.run(round);
       results.get(row.name).push({ ...result, load });
-      log(`  ${result.seconds.toFixed(2)} s${result.bytes ? `, ${mib(result.bytes).toFixed(1)} MiB out` : ''}${result.peakRssKiB ? `, peak RSS ${(result.peakRssKiB / 1024).toFixed(0)} MiB` : ''}`);
+      log(`  ${result.seconds.toFixed(2)} s${result.cpuSeconds ? ` (Holdfast CPU ${(result.cpuSeconds.user + result.cpuSeconds.system).toFixed(2)} s)` : ''}${result.bytes ? `, ${mib(result.bytes).toFixed(1)} MiB out` : ''}${result.peakRssKiB ? `, peak RSS ${(result.peakRssKiB / 1024).toFixed(0)} MiB` : ''}`);
     }
   }
   return selected.map((row) => {

@@ -165,7 +165,9 @@ interface Section {
 }
 
 function startSection(run: (body: PassThrough) => Promise<void>): Section {
-  const body = new PassThrough({ highWaterMark: 1024 * 1024 });
+  // Small, like the engine's restore input: pieces that wait longer are moved to V8's old generation and cost full
+  // collections (docs/benchmarks.md, "Restore input buffer").
+  const body = new PassThrough({ highWaterMark: 64 * 1024 });
   const restoring = run(body);
   restoring.catch(() => undefined);
   return { body, restoring };

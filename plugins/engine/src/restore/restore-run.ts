@@ -11,6 +11,14 @@ import { readSidecar } from '../run/sidecar.js';
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
 
+/**
+ * What the restore's input buffers between the decoders and the source's restore tool. 64 KiB, not more: a 1 MiB
+ * buffer kept a dozen decoded pieces waiting, long enough for V8 to move them to the old generation, and a
+ * PostgreSQL restore then ran a full collection every few MiB: twice the CPU, 0.8 s more per 256 MiB and 20 MiB more
+ * RSS than with 64 KiB (docs/benchmarks.md, "Restore input buffer"). The tools read their stdin in 64 KiB pieces too.
+ */
+export const RESTORE_INPUT_BUFFER_BYTES = 64 * 1024;
+
 /** The body of `POST /api/storage/:id/restore`, stored on the execution as its request. */
 export const restoreRequestSchema = z.strictObject({
   // Like download-url's `file`: a NUL here once failed the run and then its own failure record (issue 10.4).
@@ -92,7 +100,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     await ctx.enter('03-restore', 10);
     // One pipeline into a PassThrough the source reads: an error anywhere (checksum, tag, codec) destroys the
     // restore's input with that error, so the restore fails instead of taking a short stream for a whole one.
-    const input = new PassThrough({ highWaterMark: 1024 * 1024 });
+    const input = new PassThrough({ highWaterMark: RESTORE_INPUT_BUFFER_BYTES });
     const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);

@@ -3,7 +3,7 @@ import { abortablePipeline, type ResolvedAdapterConfig, type RestoreResult, type
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
-import { ChecksumGate } from '../restore/restore-run.js';
+import { ChecksumGate, RESTORE_INPUT_BUFFER_BYTES } from '../restore/restore-run.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
@@ -111,7 +111,7 @@ async function restoreStream(
   const { found, key, codec, source } = input;
   const download = await found.storage.adapter.get(found.key, { signal: ctx.signal });
   await ctx.enter('03-restore', 10);
-  const stream = new PassThrough({ highWaterMark: 1024 * 1024 });
+  const stream = new PassThrough({ highWaterMark: RESTORE_INPUT_BUFFER_BYTES });
   const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
   const piping = abortablePipeline(ctx.signal, download, new ChecksumGate(found.sidecar.sha256), ...decoders, stream);
   piping.catch(() => undefined);

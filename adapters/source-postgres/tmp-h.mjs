@@ -1,0 +1,17 @@
+import 'reflect-metadata';
+import { createReadStream } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Decompressor } from '@cloudpss/zstd/napi';
+import { postgresSourceConfig } from './dist/config.js';
+import { restoreDump } from './dist/internal/restore.js';
+const [file, db] = process.argv.slice(2);
+const config = postgresSourceConfig.parse({ host: '127.0.0.1', port: 5432, user: 'root', sslMode: 'disable' });
+const context = { config, ssh: undefined, signal: new AbortController().signal, targetVersion: async () => '15.19', warnings: [] };
+const t = process.hrtime.bigint(); const c0 = process.cpuUsage();
+const input = new PassThrough({ highWaterMark: 1024 * 1024 });
+const piping = pipeline(createReadStream(file), new Decompressor(), input);
+await Promise.all([restoreDump(context, input, { database: db }), piping]);
+const c = process.cpuUsage(c0);
+console.log('adapter restore wall', (Number(process.hrtime.bigint() - t) / 1e9).toFixed(2), 'cpu', ((c.user + c.system) / 1e6).toFixed(2));
+process.exit(0);
