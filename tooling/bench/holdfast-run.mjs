@@ -64,6 +64,12 @@ async function waitFor(executionId) {
 try {
   let started;
   let cpuAtStart;
+  // Wall time, CPU time and the memory timeline all count from the moment the run is triggered.
+  const startClocks = () => {
+    started = process.hrtime.bigint();
+    cpuAtStart = process.cpuUsage();
+    timelineStart = started;
+  };
   let execution;
   let ids = {};
   if (spec.mode === 'backup') {
@@ -94,15 +100,11 @@ try {
       }),
     );
     ids = { storageId: storages[0].id, sourceId: source.id };
-    started = process.hrtime.bigint();
-    cpuAtStart = process.cpuUsage();
-    timelineStart = started;
+    startClocks();
     const run = data(await holdfast.call('POST', `/api/jobs/${job.id}/run`));
     execution = await waitFor(run.executionId);
   } else {
-    started = process.hrtime.bigint();
-    cpuAtStart = process.cpuUsage();
-    timelineStart = started;
+    startClocks();
     const body = {
       file: spec.file,
       ...(spec.database ? { database: spec.database } : {}),

@@ -1,7 +1,7 @@
 import { ArchiveChainError } from '../errors.js';
 import { ExtractionTarget, type ExtractOptions, type ExtractSummary } from '../extract/extraction-target.js';
 import { CoalescedReads, type PlannedRead } from '../reader/coalesced-reads.js';
-import { openMember } from '../reader/open-member.js';
+import { DATA_KINDS, openMember } from '../reader/open-member.js';
 import type { RangeReader } from '../reader/range.js';
 import type { ResolvedEntry, Snapshot } from './resolve-snapshot.js';
 
@@ -69,9 +69,6 @@ export async function restoreSnapshot(
   }
   return target.finish();
 }
-
-/** Kinds whose members hold content (openMember reads them). */
-const DATA_KINDS = new Set(['file', 'database-dump']);
 
 /** The entries that included hard links point at, by path (only those: a map of every path costs megabytes). */
 function hardLinkTargets(entries: readonly ResolvedEntry[], include: (path: string) => boolean): Map<string, ResolvedEntry> {

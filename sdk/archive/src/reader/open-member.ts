@@ -6,7 +6,8 @@ import { ByteReader } from './byte-reader.js';
 import { readMembers } from './members.js';
 import type { RangeReader } from './range.js';
 
-const DATA_KINDS = new Set(['file', 'database-dump']);
+/** Kinds whose members hold content to read (files and database dumps). */
+export const DATA_KINDS: ReadonlySet<string> = new Set(['file', 'database-dump']);
 
 /**
  * Streams one file's or dump's uncompressed content with a single range read of exactly its bytes
