@@ -31,8 +31,10 @@ export interface ParallelZstdOptions {
  * order. Concatenated frames are a valid stream of both formats (`zstd -d`, `gunzip` and Node's decoders read them as
  * one), so the output stays a standard `.zst` or `.gz` file.
  *
- * Backpressure: at most `threads + 1` blocks are out at once; the write callback is held while that many are out, so
- * a slow destination slows the source down instead of filling memory.
+ * Backpressure: at most `threads + 2` blocks are out at once, counted from the moment a block is sent until its frame
+ * is pushed in order (a frame that finished before an earlier one still counts: it waits in memory). The write
+ * callback is held while that many are out, so a slow destination or one slow frame slows the source down instead of
+ * filling memory.
  */
 export class ParallelBlockCompressor extends Transform {
   private readonly maxInFlight: number;
@@ -40,9 +42,8 @@ export class ParallelBlockCompressor extends Transform {
   private blockFill = 0;
   private blocksSent = 0;
   private nextToPush = 0;
-  private inFlight = 0;
   private readonly finished = new Map<number, Buffer>();
-  /** Blocks back from the workers, reused: the stream allocates at most `threads + 2` blocks in its life. */
+  /** Blocks back from the workers, reused: the stream allocates at most `threads + 3` blocks in its life. */
   private readonly freeBlocks: Buffer[] = [];
   private heldWrite: TransformCallback | null = null;
   private heldFlush: TransformCallback | null = null;
@@ -50,7 +51,9 @@ export class ParallelBlockCompressor extends Transform {
 
   constructor(private readonly options: ParallelBlockOptions) {
     super();
-    this.maxInFlight = options.threads + 1;
+    // threads + 2, not + 1: with one spare block a worker that finishes while the oldest frame is still compressing
+    // has the next block waiting; threads + 1 compressed 512 MiB 5-10 % slower (same run, 2 threads).
+    this.maxInFlight = options.threads + 2;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -62,14 +65,14 @@ export class ParallelBlockCompressor extends Transform {
       offset += copied;
       if (this.blockFill === this.options.frameBytes) this.sendBlock();
     }
-    if (this.inFlight >= this.maxInFlight) this.heldWrite = callback;
+    if (this.blocksOut() >= this.maxInFlight) this.heldWrite = callback;
     else callback();
   }
 
   override _flush(callback: TransformCallback): void {
     // An empty input still gets one (empty) frame, so the file is a valid zstd stream that decodes to nothing.
     if (this.blockFill > 0 || this.blocksSent === 0) this.sendBlock();
-    if (this.inFlight === 0) callback();
+    if (this.blocksOut() === 0) callback();
     else this.heldFlush = callback;
   }
 
@@ -79,13 +82,17 @@ export class ParallelBlockCompressor extends Transform {
     callback(error);
   }
 
+  /** Blocks sent whose frames are not pushed yet: compressing, or finished and waiting for an earlier frame. */
+  private blocksOut(): number {
+    return this.blocksSent - this.nextToPush;
+  }
+
   private sendBlock(): void {
     const block = this.block ?? Buffer.allocUnsafeSlow(this.options.frameBytes);
     const length = this.blockFill;
     this.block = null;
     this.blockFill = 0;
     const sequence = this.blocksSent++;
-    this.inFlight++;
     this.options.compressBlock(block, length, (error, frame, returned) => {
       if (returned) this.freeBlocks.push(returned);
       this.onFrame(sequence, error, frame);
@@ -100,19 +107,18 @@ export class ParallelBlockCompressor extends Transform {
       return;
     }
     this.finished.set(sequence, frame!);
-    this.inFlight--;
     // Frames come back from different workers in any order; push only the next one in input order.
     for (let next = this.finished.get(this.nextToPush); next; next = this.finished.get(this.nextToPush)) {
       this.finished.delete(this.nextToPush);
       this.nextToPush++;
       this.push(next);
     }
-    if (this.heldWrite && this.inFlight < this.maxInFlight) {
+    if (this.heldWrite && this.blocksOut() < this.maxInFlight) {
       const callback = this.heldWrite;
       this.heldWrite = null;
       callback();
     }
-    if (this.heldFlush && this.inFlight === 0) {
+    if (this.heldFlush && this.blocksOut() === 0) {
       const callback = this.heldFlush;
       this.heldFlush = null;
       callback();
