@@ -14,11 +14,14 @@ export const CODEC_EXTENSIONS: Readonly<Record<CompressionCodec, string>> = {
 };
 
 /**
- * Uncompressed bytes per zstd frame when compressing on worker threads. Each frame is compressed independently;
- * at the default level zstd's window is 2 MiB, so frames of that size lose almost nothing (measured on bench rows:
- * 1, 2, 4 and 8 MiB frames all within 1 % of one stream). `threads + 2` blocks of this size exist per backup.
+ * Uncompressed bytes per independent frame (a zstd frame, a gzip member) when compressing on threads; `threads + 3`
+ * blocks of this size exist per backup. 512 KiB since 2026-11-28: on a 1 GiB PostgreSQL dump (3 alternating backups
+ * each, docs/benchmarks.md "Session 7") peak RSS fell from 162-165 to 149-153 MiB (ZSTD) and from 152-158 to
+ * 143-144 MiB (GZIP) against 2 MiB frames, at the same speed, and the ZSTD output was 1.6 % smaller (zstd tunes
+ * its parameters to the smaller input). Backups written with 2 MiB frames restore as before: decoders read
+ * concatenated frames of any size.
  */
-export const ZSTD_FRAME_BYTES = 2 * 1024 * 1024;
+export const ZSTD_FRAME_BYTES = 512 * 1024;
 
 /**
  * ZSTD threads when the job names none: every core up to four. Compression is the slowest stage of a backup on a
