@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createArchiveWriter, openMember, readIndex, type Compression } from '../src/index.js';
 import { compressPart } from '../src/compression.js';
-import { isAllZero, ZeroFrameMemory, zeroPieces } from '../src/zero-runs.js';
+import { isAllZero, RecentMap, ZeroFrameMemory, zeroPieces } from '../src/zero-runs.js';
 import { countingFileRangeReader, makeTempDir, writeArchiveFile } from './support/archive-files.js';
 
 const MiB = 1024 * 1024;
@@ -90,6 +90,37 @@ describe('zero runs', () => {
     const large = randomBytes(4096);
     memory.learn(large, Buffer.alloc(10));
     expect(memory.lengthOf(large)).toBeUndefined();
+  });
+
+  it('keeps learning once full: the least recently used frame makes room, so a later hole is still recognised', async () => {
+    // Many small zero-filled files of different sizes (each its own frame) come before a sparse file's holes.
+    const memory = new ZeroFrameMemory(1024, 8);
+    const small = await Promise.all(Array.from({ length: 12 }, (_, index) => compressPart('zstd', Buffer.alloc(100 + index))));
+    small.forEach((frame, index) => memory.learn(frame, Buffer.alloc(100 + index)));
+    const hole = await compressPart('zstd', Buffer.alloc(MiB));
+    expect(memory.lengthOf(hole)).toBeUndefined();
+    memory.learn(hole, Buffer.alloc(MiB));
+    expect(memory.lengthOf(hole)).toBe(MiB);
+    // Capacity 8: the first frames were forgotten, the last ones (and the hole) are known.
+    expect(memory.lengthOf(small[0] as Buffer)).toBeUndefined();
+    expect(memory.lengthOf(small[11] as Buffer)).toBe(111);
+    // A frame in use stays: the hole, asked for again and again, survives eight new frames learned after it.
+    for (let index = 0; index < 8; index += 1) {
+      memory.learn(await compressPart('zstd', Buffer.alloc(200 + index)), Buffer.alloc(200 + index));
+      expect(memory.lengthOf(hole)).toBe(MiB);
+    }
+  });
+
+  it('RecentMap keeps the most recently used entries up to its capacity', () => {
+    const recent = new RecentMap<string, number>(2);
+    recent.set('a', 1);
+    recent.set('b', 2);
+    expect(recent.get('a')).toBe(1);
+    recent.set('c', 3);
+    expect(recent.get('b')).toBeUndefined();
+    expect(recent.get('a')).toBe(1);
+    expect(recent.get('c')).toBe(3);
+    expect(recent.size).toBe(2);
   });
 
   it('tells zeros from anything else and serves long runs in pieces', () => {

@@ -4,7 +4,7 @@ import { compressPart, partSuffix } from '../compression.js';
 import { PAX } from '../format/constants.js';
 import type { Compression } from '../format/index-schema.js';
 import { encodeTarHeader, paddingFor, type TarHeader } from '../format/tar-header.js';
-import { isAllZero, zeroPieces } from '../zero-runs.js';
+import { isAllZero, RecentMap, zeroPieces } from '../zero-runs.js';
 import { GATHER_BELOW_BYTES, type ArchiveOutput } from './output.js';
 
 /** What writing a member's data produced, for its index entry. */
@@ -142,8 +142,9 @@ export async function writeChunkedMember(
 
 const MIN_PART_BUFFER_BYTES = 16 * 1024;
 
-// Frames of a whole part of zeros, by compression, level and length: a few entries per process.
-const zeroFrames = new Map<string, Promise<Buffer>>();
+// Frames of a whole part of zeros, by compression, level and length. Bounded: a process that backs up many
+// zero-filled files of different lengths keeps only the most recently used frames, not one per length forever.
+const zeroFrames = new RecentMap<string, Promise<Buffer>>(64);
 
 function zeroFrame(compression: Compression, level: number | undefined, length: number): Promise<Buffer> {
   const key = `${compression}:${level ?? ''}:${length}`;
