@@ -67,6 +67,11 @@ function holdfastChild(spec) {
   });
 }
 
+/** The figures a row keeps of a benchmark child's answer (backup and restore children answer alike). */
+function childFigures(result) {
+  return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
+}
+
 /** A Holdfast backup row: a fresh data directory and destination(s) per run, removed afterwards unless kept. */
 function backupRow(work, kind, target, options, keep) {
   return async (round) => {
@@ -76,7 +81,7 @@ function backupRow(work, kind, target, options, keep) {
     const result = await holdfastChild({ mode: 'backup', kind, target, dataDir: join(runDir, 'data'), ...options, destinations });
     if (keep && round === 0) keep({ runDir, ...result });
     else await rm(runDir, { recursive: true, force: true });
-    return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
+    return childFigures(result);
   };
 }
 
@@ -90,7 +95,7 @@ function restoreRow(kept, kind) {
     if (kind === 'directory') await mkdir(targetPath, { recursive: true });
     try {
       const result = await holdfastChild({ mode: 'restore', dataDir: join(backup.runDir, 'data'), storageId: backup.storageId, file: backup.path, ...(kind === 'postgres' ? { database } : { targetPath }) });
-      return { seconds: result.seconds, cpuSeconds: result.cpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, memory: result.memoryPeak, baselineRssKiB: result.baselineRssKiB, baselineMemory: result.baselineMemory };
+      return childFigures(result);
     } finally {
       if (kind === 'postgres') await psql('postgres', `DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`);
       else await rm(targetPath, { recursive: true, force: true });
