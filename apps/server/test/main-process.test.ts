@@ -56,11 +56,22 @@ describe('node apps/server/dist/main.js', () => {
       expect.arrayContaining(['database opened', 'shutdown requested', 'stopping HTTP listener', 'closing database', 'shutdown complete']),
     );
     expect(messages.indexOf('stopping HTTP listener')).toBeLessThan(messages.indexOf('closing database'));
+    const heap = running.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((e) => e.msg === 'V8 heap growth set');
+    expect(heap?.heapGrowingPercent).toBe(20);
     const loaded = running.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.msg === 'adapter loaded');
     expect(loaded.map((entry) => entry.package)).toEqual(
       expect.arrayContaining(['@holdfast/storage-local', '@holdfast/notify-generic-webhook', 'community-echo']),
     );
     await expect(access(join(dataDir, 'holdfast.db'))).resolves.toBeUndefined();
+  });
+
+  it('exits 1 with a one-line error naming a bad HOLDFAST_HEAP_GROWING_PERCENT, before touching the data directory', async () => {
+    running = spawnNode(MAIN, [], env({ HOLDFAST_HEAP_GROWING_PERCENT: '1.5' }));
+    expect((await running.exited).code).toBe(1);
+    const stderr = running.stderr().trim();
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toBe('holdfast: HOLDFAST_HEAP_GROWING_PERCENT must be an integer from 0 to 400 (0: V8\'s own heap growth), got "1.5"');
+    expect(existsSync(join(dataDir, 'holdfast.db'))).toBe(false);
   });
 
   it('exits 1 with a one-line error naming a bad community package', async () => {
