@@ -4,9 +4,9 @@ import { setFlagsFromString } from 'node:v8';
  * How much V8 lets its heap grow past what its last full collection found alive before it collects again, in percent.
  * V8's own factor is 1.8 here (under the 1.5 GiB ceiling `npm start` sets) and up to 4 without it. A restore of a
  * 50,000-file seekable archive keeps about 60 MiB alive (the snapshot's entries and the loaded code) and promotes
- * per-file garbage steadily; with the default factor its heap grew to 95-105 MiB and the process peaked at 198-228 MiB,
- * with 20 % at 175-178 MiB in the same runs, at a speed inside the run-to-run spread (docs/benchmarks.md, "Heap growing
- * factor"). A streaming backup's old generation hardly grows, so it collects no more often.
+ * per-file garbage steadily; with the default factor its heap grew to 92-100 MiB and the process peaked at 193-222 MiB,
+ * with 20 % at 171-174 MiB in alternating reruns, at a speed near the run-to-run spread (docs/benchmarks.md, "Heap growing
+ * factor"). A streaming backup's heap stays flat, so it should rarely reach the lower limit.
  */
 export const DEFAULT_HEAP_GROWING_PERCENT = 20;
 
