@@ -2,7 +2,8 @@ import { createReadStream } from 'node:fs';
 import { link, lstat, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readIndex, resolveSnapshot, type ArchiveRangeReader } from '@holdfast/sdk';
+import { Readable } from 'node:stream';
+import { readIndex, resolveSnapshot, type ArchiveRangeReader, type DumpStats } from '@holdfast/sdk';
 import { directorySource, dumpToBuffer } from './helpers.js';
 import { removeAll, tempDir } from './tree.js';
 
@@ -33,7 +34,7 @@ describe('source-directory seekable archive restore', () => {
     });
     const archivePath = join(work, 'run-0.hfa');
     await writeFile(archivePath, archive);
-    const snapshot = resolveSnapshot([await readIndex({ sidecar: stats.archive?.indexFile as Buffer })]);
+    const snapshot = resolveSnapshot([await readIndex({ sidecar: sidecarOf(stats) })]);
     expect(snapshot.entries.find((entry) => entry.path === '1-app.conf')).toMatchObject({ kind: 'hardlink', target: '0-data/shared.conf' });
     await rm(join(work, 'srv'), { recursive: true });
     await rm(single);
@@ -65,7 +66,7 @@ describe('source-directory seekable archive restore', () => {
     });
     const archivePath = join(work, 'run-0.hfa');
     await writeFile(archivePath, archive);
-    const snapshot = resolveSnapshot([await readIndex({ sidecar: stats.archive?.indexFile as Buffer })]);
+    const snapshot = resolveSnapshot([await readIndex({ sidecar: sidecarOf(stats) })]);
     await rm(data, { recursive: true });
     await source.restoreArchive?.(
       { snapshot, rangeReaderFor: () => async (start, end) => createReadStream(archivePath, { start, end }), include: ['0-data/keep/one.txt'] },
@@ -75,3 +76,10 @@ describe('source-directory seekable archive restore', () => {
     expect(await lstat(join(data, 'other.txt')).catch(() => undefined)).toBeUndefined();
   });
 });
+
+/** The index sidecar's bytes as the engine reads them: produced in pieces, never handed over as one buffer. */
+function sidecarOf(stats: DumpStats): Readable {
+  const indexFile = stats.archive?.indexFile;
+  if (!indexFile || Buffer.isBuffer(indexFile)) throw new Error('the dump should hand over its index file in pieces');
+  return Readable.from(indexFile.chunks());
+}

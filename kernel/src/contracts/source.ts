@@ -86,6 +86,12 @@ export interface ArchiveDumpRequest {
   previous?: ArchiveSnapshotRef;
 }
 
+/** Bytes produced afresh, in pieces, on each call of `chunks` (what `@holdfast/archive` returns as `indexFile`). */
+export interface IndexFilePieces {
+  readonly length: number;
+  chunks(): Iterable<Buffer>;
+}
+
 /** Figures of a finished dump. */
 export interface DumpStats {
   bytes: number;
@@ -96,8 +102,11 @@ export interface DumpStats {
   /** Set when the dump was written as a seekable archive: its index (the engine stores it as the index sidecar). */
   archive?: {
     index: ArchiveIndexSummary;
-    /** The index file to store as the `.index.json` sidecar (the engine seals it when the backup is encrypted). */
-    indexFile: Buffer;
+    /**
+     * The index file to store as the `.index.json` sidecar (the engine seals it when the backup is encrypted): its
+     * bytes, or better a producer of them in pieces, so a large index (15 MB for 50,000 files) is never held whole.
+     */
+    indexFile: Buffer | IndexFilePieces;
     archiveSize: number;
     /** Counts for the run log (files stored, unchanged, renamed...). */
     summary?: Readonly<Record<string, number>>;

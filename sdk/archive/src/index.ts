@@ -19,6 +19,7 @@ export type { FileIdentity, UnchangedFile } from './tree/incremental-plan.js';
 export { readRange } from './reader/range.js';
 export { collectBytes } from './reader/collect-bytes.js';
 export { decodeIndexFile } from './format/index-file.js';
+export type { IndexFileBytes } from './format/index-file.js';
 export { databaseDumps, findDatabaseDump, selectDownloadDump } from './databases.js';
 export type { ArchiveIndex, ArchiveManifest, ChainInfo, Compression, EntryKind, IndexEntry } from './format/index-schema.js';
 export type { Trailer } from './format/trailer.js';

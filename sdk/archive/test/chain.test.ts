@@ -12,7 +12,7 @@ import {
   type ArchiveIndex,
   type IndexEntry,
 } from '../src/index.js';
-import { countingFileRangeReader, makeTempDir, writeArchiveFile } from './support/archive-files.js';
+import { countingFileRangeReader, indexFileOf, makeTempDir, writeArchiveFile } from './support/archive-files.js';
 import { describeTree, type TreeRecord } from './support/tree-compare.js';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -75,7 +75,7 @@ describe('incremental chains', () => {
         await addDirectoryTree(w, source, previous ? { previous } : {});
       });
       sizes.push(result.archiveSize);
-      indexes.push(await readIndex({ sidecar: result.indexFile }));
+      indexes.push(await readIndex({ sidecar: indexFileOf(result) }));
     }
 
     expect(indexes[1]?.renames).toEqual([{ from: 'docs/a.txt', to: 'docs/a-renamed.txt' }]);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { ArchiveFormatError, ArchiveIntegrityError, decodeIndexFile, readIndex, resolveSnapshot, type ArchiveIndex, type IndexEntry } from '../src/index.js';
-import { encodeIndexFile } from '../src/format/index-file.js';
+import { encodeIndexFile, indexFileBytes } from '../src/format/index-file.js';
 import { decodeIndexStream } from '../src/format/index-stream.js';
 
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -55,6 +55,24 @@ describe('index file encoding', () => {
     ]) {
       expect(encodeIndexFile(value).equals(reference(value))).toBe(true);
     }
+  });
+
+  it('produces the same bytes in pieces on every reading, without one buffer of the whole file', () => {
+    const value = index(3000, { deletions: ['gone'], renames: [{ from: 'a', to: 'ü' }] });
+    const file = indexFileBytes(value);
+    const first = [...file.chunks()];
+    expect(first.length).toBeGreaterThan(5);
+    expect(Math.max(...first.map((piece) => piece.length))).toBeLessThan(80 * 1024);
+    expect(Buffer.concat(first).equals(reference(value))).toBe(true);
+    expect(file.length).toBe(reference(value).length);
+    expect(Buffer.concat([...file.chunks()]).equals(reference(value))).toBe(true);
+  });
+
+  it('fails a reading whose index changed since it was measured, instead of writing a file its checksum rejects', () => {
+    const value = index(10);
+    const file = indexFileBytes(value);
+    (value.entries[4] as { size: number }).size = 999;
+    expect(() => [...file.chunks()]).toThrow(/the index changed while it was written/);
   });
 
   it('reads back what it wrote, keys in the schema order, so a second encoding is identical', () => {

@@ -7,7 +7,7 @@ import { lstat, mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addDirectoryTree, createArchiveWriter, extractAll, readIndex, resolveSnapshot, restoreSnapshot } from '../src/index.js';
-import { countingFileRangeReader, makeTempDir, writeArchiveFile } from './support/archive-files.js';
+import { countingFileRangeReader, indexFileOf, makeTempDir, writeArchiveFile } from './support/archive-files.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -59,11 +59,11 @@ describe('restored modification times', () => {
     expected.set('folder', toMicrosecond(-86_400_123_456_789n));
 
     const archive = join(temp.path, 'a.hfa');
-    const { indexFile } = await writeArchiveFile(createArchiveWriter({ compression: 'none', archiveName: 'a.hfa' }), archive, (writer) => addDirectoryTree(writer, source).then(() => undefined));
+    const result = await writeArchiveFile(createArchiveWriter({ compression: 'none', archiveName: 'a.hfa' }), archive, (writer) => addDirectoryTree(writer, source).then(() => undefined));
     const extracted = join(temp.path, 'extracted');
     await mkdir(extracted);
     await extractAll(createReadStream(archive), extracted);
-    const snapshot = resolveSnapshot([await readIndex({ sidecar: indexFile })]);
+    const snapshot = resolveSnapshot([await readIndex({ sidecar: indexFileOf(result) })]);
     const restored = join(temp.path, 'restored');
     await mkdir(restored);
     await restoreSnapshot(snapshot, () => countingFileRangeReader(archive).rangeReader, restored);

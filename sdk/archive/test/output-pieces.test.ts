@@ -46,7 +46,7 @@ describe('archive output pieces', () => {
     const archive = Buffer.concat(pieces);
     expect(archive.length).toBe(result.archiveSize);
     expect(pieces.length).toBeLessThan(400);
-    const index = await readIndex({ sidecar: result.indexFile });
+    const index = await readIndex({ sidecar: Readable.from(result.indexFile.chunks()) });
     expect(index.entries).toHaveLength(400);
     const last = index.entries.at(-1)!;
     // The last member's bytes sit where the index says they do.

@@ -1,6 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
 import { readIndex, type ArchiveIndex } from '@holdfast/archive';
-import { INDEX_SIDECAR_EXTENSION, type StorageAdapter } from '@holdfast/kernel';
+import { INDEX_SIDECAR_EXTENSION, type IndexFilePieces, type StorageAdapter } from '@holdfast/kernel';
 import { createDecryptStream, createEncryptStream } from '../codec/index.js';
 
 export { INDEX_SIDECAR_EXTENSION };
@@ -13,10 +13,10 @@ const SIDECAR_PIECE = 256 * 1024;
  * Writes `<key>.index.json`: the archive's index file as is, or sealed (HFENC-encrypted with the backup's key, its
  * own header and nonces) when the backup is encrypted, so paths and sizes never lie on storage in the clear.
  */
-export async function writeIndexSidecar(storage: StorageAdapter, key: string, indexFile: Buffer, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<void> {
+export async function writeIndexSidecar(storage: StorageAdapter, key: string, indexFile: Buffer | IndexFilePieces, encryptionKey: Buffer | null, signal?: AbortSignal): Promise<void> {
   const name = `${key}${INDEX_SIDECAR_EXTENSION}`;
-  // Views of the one buffer, handed over piece by piece so no stage downstream holds a whole copy.
-  const plain = Readable.from(pieces(indexFile));
+  // Piece by piece (a source's pieces are produced as they are read), so no stage here holds a whole copy.
+  const plain = Readable.from(Buffer.isBuffer(indexFile) ? pieces(indexFile) : indexFile.chunks());
   if (!encryptionKey) {
     await storage.put(name, plain, { signal, size: indexFile.length });
     return;

@@ -87,7 +87,8 @@ async function writeArchive(target: ArchiveTarget, fill: (writer: ArchiveWriter)
   })();
   const [result] = await Promise.all([finished, written]);
   if (target.hasIndexSidecar) {
-    const sidecar = target.isEncrypted ? await runThrough(createEncryptStream({ key }), result.indexFile) : result.indexFile;
+    const indexFile = Buffer.concat([...result.indexFile.chunks()]);
+    const sidecar = target.isEncrypted ? await runThrough(createEncryptStream({ key }), indexFile) : indexFile;
     await writeFile(`${target.file}.index.json`, sidecar);
   }
   return result.index;

@@ -51,17 +51,64 @@ function* indexJsonPieces(index: ArchiveIndex): Generator<string> {
  * the second writes into the one buffer returned), so the only large allocation is the result itself.
  */
 export function encodeIndexFile(index: ArchiveIndex): Buffer {
+  const { sha256, length } = measureIndexJson(index);
+  const file = Buffer.allocUnsafe(INDEX_HEADER_LENGTH + length);
+  let offset = file.write(`${INDEX_MAGIC}${sha256}\n`, 0, 'latin1');
+  for (const piece of indexJsonPieces(index)) offset += file.write(piece, offset, 'utf8');
+  if (offset !== file.length) throw new Error(`index encoding wrote ${offset} of ${file.length} bytes`);
+  return file;
+}
+
+/** An index file that is produced afresh, in pieces, each time it is read: never held as one buffer. */
+export interface IndexFileBytes {
+  /** Bytes of the whole file, checksum line included. */
+  readonly length: number;
+  /** The file's bytes in pieces of about 64 KiB (the checksum line first). */
+  chunks(): Generator<Buffer>;
+}
+
+/**
+ * The index file of `index` as {@link IndexFileBytes}: one pass now for the checksum and the length, one more per
+ * reading. The entries must not change in between; a reading that would differ from the checksum line fails instead
+ * of writing a file readers would reject.
+ */
+export function indexFileBytes(index: ArchiveIndex): IndexFileBytes {
+  const { sha256, length } = measureIndexJson(index);
+  const headerLine = `${INDEX_MAGIC}${sha256}\n`;
+  return {
+    length: INDEX_HEADER_LENGTH + length,
+    *chunks() {
+      yield Buffer.from(headerLine, 'latin1');
+      const hash = createHash('sha256');
+      for (const piece of indexJsonPieces(index)) {
+        const bytes = Buffer.from(piece, 'utf8');
+        hash.update(bytes);
+        yield bytes;
+      }
+      const again = hash.digest('hex');
+      if (again !== sha256) throw new Error(`the index changed while it was written (checksum ${sha256}, now ${again})`);
+    },
+  };
+}
+
+/** A buffer's bytes as {@link IndexFileBytes} (a sealed index is one buffer: the seal hook takes and returns it whole). */
+export function bufferedIndexFile(bytes: Buffer): IndexFileBytes {
+  return {
+    length: bytes.length,
+    *chunks() {
+      for (let start = 0; start < bytes.length; start += PIECE_CHARS) yield bytes.subarray(start, start + PIECE_CHARS);
+    },
+  };
+}
+
+function measureIndexJson(index: ArchiveIndex): { sha256: string; length: number } {
   const hash = createHash('sha256');
   let length = 0;
   for (const piece of indexJsonPieces(index)) {
     hash.update(piece, 'utf8');
     length += Buffer.byteLength(piece, 'utf8');
   }
-  const file = Buffer.allocUnsafe(INDEX_HEADER_LENGTH + length);
-  let offset = file.write(`${INDEX_MAGIC}${hash.digest('hex')}\n`, 0, 'latin1');
-  for (const piece of indexJsonPieces(index)) offset += file.write(piece, offset, 'utf8');
-  if (offset !== file.length) throw new Error(`index encoding wrote ${offset} of ${file.length} bytes`);
-  return file;
+  return { sha256: hash.digest('hex'), length };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { ArchiveInputError } from '../errors.js';
 import { DATABASES_PREFIX, DEFAULT_CHUNK_SIZE, PAX, RESERVED_PREFIX } from '../format/constants.js';
-import { encodeIndexFile } from '../format/index-file.js';
+import { bufferedIndexFile, encodeIndexFile, indexFileBytes } from '../format/index-file.js';
 import { chainSchema, compressionSchema, type ArchiveIndex, type ChainInfo, type Compression, type IndexEntry } from '../format/index-schema.js';
 import { normalizeArchivePath } from '../format/paths.js';
 import { encodeTarHeader, TYPE_FLAG, type TarHeader } from '../format/tar-header.js';
@@ -149,7 +149,7 @@ export class ArchiveWriter extends ArchiveOutput {
     this.renames.push({ from: normalizeArchivePath(from), to: normalizeArchivePath(to) });
   }
 
-  /** Writes the index and trailer, ends the stream, and returns the index and the sidecar bytes. */
+  /** Writes the index and trailer, ends the stream, and returns the index and the sidecar's bytes (produced on reading). */
   finish(): Promise<ArchiveResult> {
     return this.enqueue(async () => {
       this.isFinished = true;
@@ -160,11 +160,14 @@ export class ArchiveWriter extends ArchiveOutput {
         createdAt: this.createdAt.toISOString(),
         chain: this.chain,
         entries: [...this.entries.values()],
-        deletions: this.deletions,
-        renames: this.renames,
+        // Copies: the index is read again after finish (the sidecar), so it must not share lists the writer owns.
+        deletions: [...this.deletions],
+        renames: [...this.renames],
       };
-      const plain = encodeIndexFile(index);
-      const indexFile = this.options.sealIndex ? Buffer.from(await this.options.sealIndex(plain)) : plain;
+      // Unsealed, the index file is serialised again for each reading rather than kept: 15 MB for 50,000 files.
+      const indexFile = this.options.sealIndex
+        ? bufferedIndexFile(Buffer.from(await this.options.sealIndex(encodeIndexFile(index))))
+        : indexFileBytes(index);
       await writeIndexAndTrailer(this, indexFile, this.options.sealIndex !== undefined, this.createdAt);
       this.endOutput();
       return { index, indexFile, archiveSize: this.position };

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
 import { INDEX_PATH, MANIFEST_PATH, PAX, TRAILER_PATH } from '../format/constants.js';
+import type { IndexFileBytes } from '../format/index-file.js';
 import type { ArchiveManifest } from '../format/index-schema.js';
 import { BLOCK_SIZE, encodeTarHeader, paddingFor, TYPE_FLAG, type TarHeader } from '../format/tar-header.js';
 import { encodeTrailerText } from '../format/trailer.js';
 import type { ArchiveOutput } from './output.js';
-
-const INDEX_PIECE = 256 * 1024;
 
 /** Writes the manifest, the archive's first member. */
 export async function writeManifest(output: ArchiveOutput, manifest: ArchiveManifest, createdAt: Date): Promise<void> {
@@ -19,17 +18,24 @@ export async function writeManifest(output: ArchiveOutput, manifest: ArchiveMani
  * Writes the index member, then the trailer and the end-of-archive blocks: together exactly the fixed-size tail
  * readers look for (trailer header, one trailer data block, two zero blocks).
  */
-export async function writeIndexAndTrailer(output: ArchiveOutput, indexFile: Buffer, isSealed: boolean, createdAt: Date): Promise<void> {
+export async function writeIndexAndTrailer(output: ArchiveOutput, indexFile: IndexFileBytes, isSealed: boolean, createdAt: Date): Promise<void> {
   await output.append(encodeTarHeader(formatHeader(INDEX_PATH, indexFile.length, createdAt, 'index')));
   const indexOffset = output.position;
-  // In pieces, like any member's data: handed over whole, a 15 MB index would make every stage downstream
-  // (encryption, upload) produce its whole output at once.
-  for (let start = 0; start < indexFile.length; start += INDEX_PIECE) await output.append(indexFile.subarray(start, start + INDEX_PIECE));
+  // In pieces, like any member's data, and produced as they are written: a 15 MB index handed over whole would make
+  // every stage downstream (encryption, upload) produce its whole output at once, and held whole it is 15 MB more.
+  const hash = createHash('sha256');
+  for (const piece of indexFile.chunks()) {
+    hash.update(piece);
+    await output.append(piece);
+  }
+  if (output.position - indexOffset !== indexFile.length) {
+    throw new Error(`the index member has ${output.position - indexOffset} bytes, its header says ${indexFile.length}`);
+  }
   await output.append(Buffer.alloc(paddingFor(indexFile.length)));
   const trailer = encodeTrailerText({
     indexOffset,
     indexLength: indexFile.length,
-    indexSha256: createHash('sha256').update(indexFile).digest('hex'),
+    indexSha256: hash.digest('hex'),
     isIndexSealed: isSealed,
   });
   // No role key here: the trailer must stay a single ustar block (no pax header) for the tail to have a fixed size.

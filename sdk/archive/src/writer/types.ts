@@ -1,3 +1,4 @@
+import type { IndexFileBytes } from '../format/index-file.js';
 import type { ArchiveIndex, ChainInfo, Compression } from '../format/index-schema.js';
 import type { MtimeInput } from '../format/times.js';
 
@@ -58,7 +59,10 @@ export interface DatabaseDumpOptions {
 /** What `ArchiveWriter.finish` returns once the last byte is emitted. */
 export interface ArchiveResult {
   index: ArchiveIndex;
-  /** The index member's stored bytes (sealed when `sealIndex` is set): write them as the `.index` sidecar. */
-  indexFile: Buffer;
+  /**
+   * The index member's stored bytes (sealed when `sealIndex` is set): write them as the `.index` sidecar with
+   * `Readable.from(indexFile.chunks())`. Unsealed, they are serialised from `index` again on each reading.
+   */
+  indexFile: IndexFileBytes;
   archiveSize: number;
 }

@@ -27,6 +27,11 @@ export async function writeArchiveFile(
   return result;
 }
 
+/** The index file a writer returned, in one buffer (what the `.index` sidecar holds). */
+export function indexFileOf(result: Pick<ArchiveResult, 'indexFile'>): Buffer {
+  return Buffer.concat([...result.indexFile.chunks()]);
+}
+
 /** A range reader over a local file that counts every byte it serves, like a storage server would see. */
 export function countingFileRangeReader(file: string): { rangeReader: RangeReader; served: () => number; requests: [number, number][] } {
   let served = 0;
