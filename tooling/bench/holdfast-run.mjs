@@ -12,7 +12,11 @@
 // a run the memory grows and what holds it.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { applyServerHeapSettings } from '../../apps/server/dist/heap-settings.js';
 import { startHoldfast } from './lib/holdfast-stack.mjs';
+
+// The V8 heap growth the server process sets at startup (HOLDFAST_HEAP_GROWING_PERCENT), so figures match a server's.
+const heapGrowth = applyServerHeapSettings(process.env);
 
 const spec = JSON.parse(process.argv[2] ?? '{}');
 if (!['backup', 'restore'].includes(spec.mode) || !spec.dataDir) {
@@ -46,6 +50,7 @@ const timeline =
     : null;
 
 const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey });
+heapGrowth.markIdle();
 const data = (answer) => answer?.data ?? answer;
 const baselineRssKiB = Number(/VmRSS:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0);
 // What the idle stack holds before the run (V8 heap, buffers), to tell the fixed cost from the pipeline's.

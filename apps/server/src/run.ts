@@ -1,4 +1,4 @@
-import { applyServerHeapSettings } from './heap-settings.js';
+import { applyServerHeapSettings, describeHeapGrowth } from './heap-settings.js';
 import { startServer, type ServerHandle } from './start-server.js';
 
 /**
@@ -7,9 +7,10 @@ import { startServer, type ServerHandle } from './start-server.js';
  * growth first (heap-settings.ts): this is the one place that owns the whole process.
  */
 export async function runServerProcess(env: NodeJS.ProcessEnv = process.env): Promise<ServerHandle> {
-  const heapGrowingPercent = applyServerHeapSettings(env);
+  const heap = applyServerHeapSettings(env);
   const handle = await startServer({ env });
-  handle.logger.info({ heapGrowingPercent }, 'V8 heap growth set');
+  heap.markIdle();
+  handle.logger.info({ heapGrowingPercent: describeHeapGrowth(heap.growth) }, 'V8 heap growth set');
   const onSignal = (signal: NodeJS.Signals) => {
     handle.logger.info({ signal }, 'shutdown requested');
     handle.close().then(

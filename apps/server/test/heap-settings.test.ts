@@ -3,53 +3,88 @@ import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HEAP_GROWING_PERCENT, heapGrowingPercentFrom } from '../src/heap-settings.js';
+import { growingPercentFor, heapGrowthFrom, TIGHT_GROWING_PERCENT, WORKING_SET_BYTES } from '../src/heap-settings.js';
 
 const run = promisify(execFile);
 const SETTINGS = fileURLToPath(new URL('../dist/heap-settings.js', import.meta.url));
+const MiB = 1024 * 1024;
 
-// Keeps a slowly growing live set while making ten times as much garbage, like a restore of many small files, and
-// prints the largest heap V8 committed along the way.
+// Builds a live set of about argv[2] MiB, before the process marks itself idle (argv[3] = 'idle': the server's loaded
+// code) or after it (a run's working set, like a seekable archive's index), then makes garbage that lives long enough
+// to be promoted (like a restore's per-file objects). Prints the largest heap V8 committed and its full collections.
 const WORKLOAD = `
+const { PerformanceObserver, constants } = await import('node:perf_hooks');
 const { applyServerHeapSettings } = await import(process.argv[1]);
-applyServerHeapSettings(process.env);
-const kept = [];
+const heap = applyServerHeapSettings(process.env);
+let majors = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors += 1;
+}).observe({ entryTypes: ['gc'] });
+if (process.argv[3] !== 'idle') heap.markIdle();
+const live = [];
+while (process.memoryUsage().heapUsed < Number(process.argv[2]) * 1024 * 1024) {
+  live.push(Array.from({ length: 10000 }, (_, item) => ({ name: 'kept-' + item, size: item })));
+}
+if (process.argv[3] === 'idle') heap.markIdle();
+majors = 0;
 let largest = 0;
-for (let round = 0; round < 300; round += 1) {
+// Each batch stays alive for the next three (about 1.5 MiB in all), long enough to be promoted, then becomes garbage.
+const recent = [];
+for (let round = 0; round < 1600; round += 1) {
   const garbage = [];
-  for (let item = 0; item < 20000; item += 1) garbage.push({ name: 'entry-' + item, size: item });
-  if (round % 3 === 0) kept.push(garbage.slice(0, 2000));
+  for (let item = 0; item < 5000; item += 1) garbage.push({ name: 'entry-' + item, size: item });
+  recent.push(garbage);
+  if (recent.length > 4) recent.shift();
+  await new Promise((resolve) => setImmediate(resolve));
   largest = Math.max(largest, process.memoryUsage().heapTotal);
 }
-process.stdout.write(String(largest));
+await new Promise((resolve) => setTimeout(resolve, 50));
+process.stdout.write(JSON.stringify({ largest, majors, live: live.length }));
 `;
 
-async function largestHeap(env: NodeJS.ProcessEnv): Promise<number> {
-  const { stdout } = await run(process.execPath, ['--max-semi-space-size=2', '--input-type=module', '-e', WORKLOAD, SETTINGS], { env: { PATH: process.env.PATH, ...env } });
-  return Number(stdout);
+async function workload(liveMiB: number, when: 'idle' | 'working set', env: NodeJS.ProcessEnv): Promise<{ largest: number; majors: number }> {
+  if (!existsSync(SETTINGS)) throw new Error(`${SETTINGS} is missing: build first (npm test does)`);
+  const args = ['--max-semi-space-size=2', '--max-old-space-size=1536', '--input-type=module', '-e', WORKLOAD, SETTINGS, String(liveMiB), when];
+  const { stdout } = await run(process.execPath, args, { env: { PATH: process.env.PATH, ...env } });
+  return JSON.parse(stdout) as { largest: number; majors: number };
 }
 
 describe('V8 heap growth of the server process', () => {
-  it('defaults to 20 % and accepts integers from 0 to 400', () => {
-    expect(heapGrowingPercentFrom({})).toBe(DEFAULT_HEAP_GROWING_PERCENT);
-    expect(DEFAULT_HEAP_GROWING_PERCENT).toBe(20);
-    expect(heapGrowingPercentFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '' })).toBe(20);
-    expect(heapGrowingPercentFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '0' })).toBe(0);
-    expect(heapGrowingPercentFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '50' })).toBe(50);
-    expect(heapGrowingPercentFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '400' })).toBe(400);
+  it('is adaptive by default and accepts auto or an integer from 0 to 400', () => {
+    for (const raw of [undefined, '', ' ', 'auto']) expect(heapGrowthFrom({ HOLDFAST_HEAP_GROWING_PERCENT: raw })).toEqual({ mode: 'auto' });
+    expect(heapGrowthFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '0' })).toEqual({ mode: 'fixed', percent: 0 });
+    expect(heapGrowthFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '50' })).toEqual({ mode: 'fixed', percent: 50 });
+    expect(heapGrowthFrom({ HOLDFAST_HEAP_GROWING_PERCENT: '400' })).toEqual({ mode: 'fixed', percent: 400 });
   });
 
-  it.each(['-1', '1.5', '401', 'lots', '20%', '0x10'])('rejects %j with a message naming the variable', (value) => {
-    expect(() => heapGrowingPercentFrom({ HOLDFAST_HEAP_GROWING_PERCENT: value })).toThrow(
-      `HOLDFAST_HEAP_GROWING_PERCENT must be an integer from 0 to 400 (0: V8's own heap growth), got "${value}"`,
+  it.each(['-1', '1.5', '401', 'lots', '20%', '0x10', 'AUTO '])('rejects %j with a message naming the variable', (value) => {
+    expect(() => heapGrowthFrom({ HOLDFAST_HEAP_GROWING_PERCENT: value })).toThrow(
+      `HOLDFAST_HEAP_GROWING_PERCENT must be auto or an integer from 0 to 400 (0: V8's own heap growth), got "${value}"`,
     );
   });
 
-  it('keeps the heap of a garbage-heavy process well below what V8 grows it to on its own', async () => {
-    if (!existsSync(SETTINGS)) throw new Error(`${SETTINGS} is missing: build first (npm test does)`);
-    const own = await largestHeap({ HOLDFAST_HEAP_GROWING_PERCENT: '0' });
-    const server = await largestHeap({});
-    // Measured 71.6 MiB against 34.7: the bound leaves room for V8's own variation, not for the setting having no effect.
-    expect(server).toBeLessThan(own * 0.75);
+  it('tightens the growth only while a working set of 8 MiB or more is alive beyond the idle live set', () => {
+    expect(WORKING_SET_BYTES).toBe(8 * MiB);
+    expect(TIGHT_GROWING_PERCENT).toBe(20);
+    expect(growingPercentFor(35 * MiB, 35 * MiB)).toBe(0);
+    expect(growingPercentFor(42 * MiB, 35 * MiB)).toBe(0);
+    expect(growingPercentFor(43 * MiB, 35 * MiB)).toBe(20);
+    expect(growingPercentFor(200 * MiB, 35 * MiB)).toBe(20);
+  });
+
+  it('keeps the heap of a large working set well below what V8 grows it to on its own', async () => {
+    const own = await workload(100, 'working set', { HOLDFAST_HEAP_GROWING_PERCENT: '0' });
+    const adaptive = await workload(100, 'working set', {});
+    // 20 % of about 100 MiB alive is about 20 MiB of garbage room, V8's own factor about 80 MiB.
+    expect(adaptive.largest).toBeLessThan(own.largest - 20 * MiB);
+  });
+
+  it('runs about as many full collections as V8 on its own when nothing beyond the idle live set is alive', async () => {
+    const own = await workload(40, 'idle', { HOLDFAST_HEAP_GROWING_PERCENT: '0' });
+    const adaptive = await workload(40, 'idle', {});
+    const fixed = await workload(40, 'idle', { HOLDFAST_HEAP_GROWING_PERCENT: '20' });
+    // A fixed 20 % collects every few MiB of promoted garbage: the case the adaptive growth exists for.
+    expect(fixed.majors).toBeGreaterThan(own.majors * 2);
+    expect(adaptive.majors).toBeLessThanOrEqual(own.majors * 1.25 + 2);
   });
 });

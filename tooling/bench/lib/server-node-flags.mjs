@@ -7,10 +7,9 @@
 // generation grow to up to four times what survived its last full collection before it collects again; below a 2 GiB
 // ceiling it uses a smaller factor (1.8 at 1.5 GiB). A backup of 50,000 small files left up to 100 MiB of dead
 // per-file objects in a heap whose live part was under 50 MiB (docs/benchmarks.md, "Runs 5-7", old generation ceiling).
-// --heap-growing-percent=20: the server process sets this itself at startup (apps/server/src/heap-settings.ts,
-// HOLDFAST_HEAP_GROWING_PERCENT); the benchmark children compose the stack without the server's main, so they pass it
-// here. Keep the two values equal.
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1536', '--heap-growing-percent=20'];
+// The heap growth the server sets itself at startup (apps/server/src/heap-settings.ts, HOLDFAST_HEAP_GROWING_PERCENT)
+// is not a flag here: the benchmark children call the same applyServerHeapSettings (holdfast-run.mjs).
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1536'];
 
 // glibc's allocator, read once at process start (docs/benchmarks.md, "glibc allocator settings"):
 // MALLOC_ARENA_MAX=2: one arena per core instead of up to eight per core; each thread pool thread that compresses or
