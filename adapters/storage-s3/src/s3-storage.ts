@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import {
   TOKENS,
   inject,
@@ -20,6 +19,7 @@ import { aborted, notFound, s3ErrorName, toAdapterError } from './internal/error
 import { probeBucket } from './internal/health.js';
 import { listPrefixOf, objectKeyOf, rootPrefixOf } from './internal/keys.js';
 import { abortIncompleteUploads, listObjects } from './internal/list.js';
+import { loadS3Sdk } from './internal/sdk.js';
 import { uploadObject } from './internal/upload.js';
 
 const MiB = 1024 * 1024;
@@ -38,9 +38,10 @@ export class S3Storage implements StorageAdapter {
     this.rootPrefix = rootPrefixOf(config.prefix);
   }
 
-  /** The client, built on first use (the constructor must not fail or do I/O). */
-  private s3(): S3Connection {
-    this.connection ??= createConnection(this.config, this.context);
+  /** The client, built on first use (the constructor must not fail or do I/O; the SDK loads with the first client). */
+  private async s3(): Promise<S3Connection> {
+    const sdk = await loadS3Sdk();
+    this.connection ??= createConnection(sdk, this.config, this.context);
     return this.connection;
   }
 
@@ -48,7 +49,7 @@ export class S3Storage implements StorageAdapter {
     const started = Date.now();
     const place = `bucket ${this.config.bucket}${this.rootPrefix ? ` prefix ${this.rootPrefix}` : ''}`;
     try {
-      const connection = this.s3();
+      const connection = await this.s3();
       await probeBucket(connection, this.rootPrefix, AbortSignal.timeout(CHECK_TIMEOUT_MS));
       return { ok: true, message: `${connection.where}: reachable, listing and writing allowed (probe upload created and aborted)`, latencyMs: Date.now() - started };
     } catch (error) {
@@ -62,13 +63,13 @@ export class S3Storage implements StorageAdapter {
     let connection: S3Connection;
     try {
       objectKey = objectKeyOf(this.rootPrefix, key);
-      connection = this.s3();
+      connection = await this.s3();
     } catch (error) {
       body.destroy();
       throw error;
     }
     try {
-      const report = await uploadObject(connection.client, body, {
+      const report = await uploadObject(connection, body, {
         bucket: connection.bucket,
         objectKey,
         partSize: this.config.partSizeMiB * MiB,
@@ -90,7 +91,7 @@ export class S3Storage implements StorageAdapter {
   async get(key: string, options: GetOptions = {}): Promise<Readable> {
     const objectKey = objectKeyOf(this.rootPrefix, key);
     try {
-      return await openObject(this.s3(), { key, objectKey }, options);
+      return await openObject(await this.s3(), { key, objectKey }, options);
     } catch (error) {
       if (options.signal?.aborted) throw aborted(`read of "${key}"`, error);
       throw toAdapterError(error, `cannot read "${key}"`, this.connection?.secrets);
@@ -99,14 +100,14 @@ export class S3Storage implements StorageAdapter {
 
   async *list(prefix: string, options: { signal?: AbortSignal } = {}): AsyncIterable<StorageObjectInfo> {
     const s3Prefix = listPrefixOf(this.rootPrefix, prefix);
-    yield* listObjects(this.s3(), this.rootPrefix, s3Prefix, options.signal);
+    yield* listObjects(await this.s3(), this.rootPrefix, s3Prefix, options.signal);
   }
 
   async stat(key: string): Promise<StorageObjectInfo> {
     const objectKey = objectKeyOf(this.rootPrefix, key);
-    const connection = this.s3();
+    const connection = await this.s3();
     try {
-      const head = await connection.client.send(new HeadObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
+      const head = await connection.client.send(new connection.sdk.HeadObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
       return { key, size: head.ContentLength ?? 0, modifiedAt: head.LastModified ?? new Date(0) };
     } catch (error) {
       if (s3ErrorName(error) === 'NotFound' || s3ErrorName(error) === 'NoSuchKey') throw notFound(key);
@@ -116,10 +117,10 @@ export class S3Storage implements StorageAdapter {
 
   async delete(key: string): Promise<void> {
     const objectKey = objectKeyOf(this.rootPrefix, key);
-    const connection = this.s3();
+    const connection = await this.s3();
     try {
       // S3 answers 204 for a missing key too, so delete is idempotent without a HEAD first.
-      await connection.client.send(new DeleteObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
+      await connection.client.send(new connection.sdk.DeleteObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
     } catch (error) {
       if (s3ErrorName(error) === 'NoSuchKey') return;
       throw toAdapterError(error, `cannot delete "${key}" from ${connection.where}`, connection.secrets);
@@ -129,7 +130,7 @@ export class S3Storage implements StorageAdapter {
   /** Aborts the unfinished multipart uploads of `key` that a crashed put left on the server. */
   async removeIncomplete(key: string): Promise<void> {
     const objectKey = objectKeyOf(this.rootPrefix, key);
-    const connection = this.s3();
+    const connection = await this.s3();
     try {
       const count = await abortIncompleteUploads(connection, objectKey);
       if (count > 0) this.context.logger.info({ key, count }, 's3 aborted unfinished multipart uploads');

@@ -155,6 +155,28 @@ describe('storage-webdav transfers', () => {
     expect(await settledFilesBelow(local)).toEqual(['keep/existing.bin']);
   });
 
+  it('calls made with an already aborted signal reject with ABORTED, store nothing and leave the process running', async () => {
+    // Regression: node-fetch destroyed the request body of such a request with an error nothing listened to, an
+    // uncaught exception that ended the process (a cancelled run's next request).
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const dav = storage(basicConfig(state, root));
+      const cancelled = AbortSignal.abort();
+      const listing = (async () => {
+        for await (const _ of dav.list('', { signal: cancelled })) void _;
+      })();
+      const errors = [await errorOf(dav.put('a/b.bin', text('x'), { signal: cancelled })), await errorOf(dav.get('a/b.bin', { signal: cancelled })), await errorOf(listing)];
+      expect(errors.map((error) => error.code)).toEqual(['ABORTED', 'ABORTED', 'ABORTED']);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(uncaught).toEqual([]);
+      expect(await settledFilesBelow(local)).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
+
   it('lands 16 concurrent puts into the same new folders (racing MKCOLs are not errors)', async () => {
     // Regression: Apache answers a MKCOL that lost the race to a concurrent one with 403, which failed the put.
     const dav = storage(basicConfig(state, root));

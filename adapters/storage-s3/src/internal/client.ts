@@ -1,13 +1,16 @@
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { AdapterError, type AdapterContext } from '@holdfast/sdk';
 import type { S3StorageConfig } from '../config.js';
 import { resolveLogin, type S3Login } from './credentials.js';
 import { S3_ORIGIN } from './errors.js';
+import type { S3Sdk } from './sdk.js';
 import { resolveEndpoint } from './presets.js';
 
 /** A configured client plus what error messages need: where it points and which secrets to keep out of them. */
 export interface S3Connection {
   client: S3Client;
+  /** The SDK module the client came from, for its command classes (loaded on first use, see sdk.ts). */
+  sdk: S3Sdk;
   bucket: string;
   /** Where requests go, for messages (`https://... bucket x`). */
   where: string;
@@ -15,13 +18,13 @@ export interface S3Connection {
 }
 
 /** Builds the S3 client of a config. Throws AdapterError(CONFIG) when no credentials are available. */
-export function createConnection(config: S3StorageConfig, context: AdapterContext): S3Connection {
+export function createConnection(sdk: S3Sdk, config: S3StorageConfig, context: AdapterContext): S3Connection {
   const login: S3Login = resolveLogin(config, context);
   const resolved = resolveEndpoint({ ...config, region: config.region ?? login.region });
   if ('problems' in resolved) {
     throw new AdapterError(S3_ORIGIN, 'CONFIG', resolved.problems.map((problem) => `${problem.path}: ${problem.message}`).join('; '));
   }
-  const client = new S3Client({
+  const client = new sdk.S3Client({
     endpoint: resolved.endpoint,
     region: resolved.region,
     forcePathStyle: resolved.forcePathStyle,
@@ -39,5 +42,5 @@ export function createConnection(config: S3StorageConfig, context: AdapterContex
     },
   });
   const where = `${resolved.endpoint ?? `AWS S3 ${resolved.region}`} bucket ${config.bucket}`;
-  return { client, bucket: config.bucket, where, secrets: [login.secretAccessKey, login.sessionToken ?? ''] };
+  return { client, sdk, bucket: config.bucket, where, secrets: [login.secretAccessKey, login.sessionToken ?? ''] };
 }

@@ -1,5 +1,4 @@
 import { addAbortSignal, type Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { AdapterError, type ByteRange } from '@holdfast/sdk';
 import { archivedObjectError, isArchivedObjectError, type ArchiveState } from './archived.js';
 import type { S3Connection } from './client.js';
@@ -16,7 +15,7 @@ export function rangeHeader(key: string, range: ByteRange | undefined): string |
 
 async function archiveStateOf(connection: S3Connection, objectKey: string): Promise<ArchiveState> {
   try {
-    const head = await connection.client.send(new HeadObjectCommand({ Bucket: connection.bucket, Key: objectKey }), { abortSignal: AbortSignal.timeout(15_000) });
+    const head = await connection.client.send(new connection.sdk.HeadObjectCommand({ Bucket: connection.bucket, Key: objectKey }), { abortSignal: AbortSignal.timeout(15_000) });
     return { storageClass: head.StorageClass, restore: head.Restore };
   } catch {
     // The HEAD only improves the message; the archive error stands without it.
@@ -35,7 +34,7 @@ export async function openObject(
 ): Promise<Readable> {
   const Range = rangeHeader(location.key, options.range);
   try {
-    const answer = await connection.client.send(new GetObjectCommand({ Bucket: connection.bucket, Key: location.objectKey, Range }), { abortSignal: options.signal });
+    const answer = await connection.client.send(new connection.sdk.GetObjectCommand({ Bucket: connection.bucket, Key: location.objectKey, Range }), { abortSignal: options.signal });
     const body = answer.Body as Readable | undefined;
     if (!body) throw new AdapterError(S3_ORIGIN, 'TRANSIENT', `the server answered the read of "${location.key}" without a body`);
     return options.signal ? addAbortSignal(options.signal, body) : body;

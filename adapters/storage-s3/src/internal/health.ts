@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { AbortMultipartUploadCommand, CreateMultipartUploadCommand, HeadBucketCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { S3Connection } from './client.js';
 
 /**
@@ -10,14 +9,14 @@ import type { S3Connection } from './client.js';
 export async function probeBucket(connection: S3Connection, rootPrefix: string, signal: AbortSignal): Promise<void> {
   const Bucket = connection.bucket;
   try {
-    await connection.client.send(new HeadBucketCommand({ Bucket }), { abortSignal: signal });
+    await connection.client.send(new connection.sdk.HeadBucketCommand({ Bucket }), { abortSignal: signal });
   } catch (error) {
     // HEAD answers carry no error body ("403", "404"): ask again with a GET, whose error names the cause.
-    await connection.client.send(new ListObjectsV2Command({ Bucket, Prefix: rootPrefix, MaxKeys: 1 }), { abortSignal: signal });
+    await connection.client.send(new connection.sdk.ListObjectsV2Command({ Bucket, Prefix: rootPrefix, MaxKeys: 1 }), { abortSignal: signal });
     throw error;
   }
-  await connection.client.send(new ListObjectsV2Command({ Bucket, Prefix: rootPrefix, MaxKeys: 1 }), { abortSignal: signal });
+  await connection.client.send(new connection.sdk.ListObjectsV2Command({ Bucket, Prefix: rootPrefix, MaxKeys: 1 }), { abortSignal: signal });
   const Key = `${rootPrefix}.holdfast-check-${randomBytes(8).toString('hex')}`;
-  const created = await connection.client.send(new CreateMultipartUploadCommand({ Bucket, Key }), { abortSignal: signal });
-  await connection.client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: created.UploadId }), { abortSignal: AbortSignal.timeout(15_000) });
+  const created = await connection.client.send(new connection.sdk.CreateMultipartUploadCommand({ Bucket, Key }), { abortSignal: signal });
+  await connection.client.send(new connection.sdk.AbortMultipartUploadCommand({ Bucket, Key, UploadId: created.UploadId }), { abortSignal: AbortSignal.timeout(15_000) });
 }

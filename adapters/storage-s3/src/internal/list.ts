@@ -1,4 +1,3 @@
-import { AbortMultipartUploadCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import type { StorageObjectInfo } from '@holdfast/sdk';
 import type { S3Connection } from './client.js';
 import { toAdapterError } from './errors.js';
@@ -18,7 +17,7 @@ export async function* listObjects(
   do {
     let page;
     try {
-      page = await connection.client.send(new ListObjectsV2Command({ Bucket: connection.bucket, Prefix: s3Prefix, ContinuationToken }), { abortSignal: signal });
+      page = await connection.client.send(new connection.sdk.ListObjectsV2Command({ Bucket: connection.bucket, Prefix: s3Prefix, ContinuationToken }), { abortSignal: signal });
     } catch (error) {
       throw toAdapterError(error, `cannot list "${s3Prefix}" in ${connection.where}`, connection.secrets);
     }
@@ -37,10 +36,10 @@ export async function abortIncompleteUploads(connection: S3Connection, objectKey
   let KeyMarker: string | undefined;
   let UploadIdMarker: string | undefined;
   do {
-    const page = await connection.client.send(new ListMultipartUploadsCommand({ Bucket: connection.bucket, Prefix: objectKey, KeyMarker, UploadIdMarker }));
+    const page = await connection.client.send(new connection.sdk.ListMultipartUploadsCommand({ Bucket: connection.bucket, Prefix: objectKey, KeyMarker, UploadIdMarker }));
     for (const upload of page.Uploads ?? []) {
       if (upload.Key !== objectKey || !upload.UploadId) continue;
-      await connection.client.send(new AbortMultipartUploadCommand({ Bucket: connection.bucket, Key: objectKey, UploadId: upload.UploadId }));
+      await connection.client.send(new connection.sdk.AbortMultipartUploadCommand({ Bucket: connection.bucket, Key: objectKey, UploadId: upload.UploadId }));
       aborted++;
     }
     const more = page.IsTruncated === true;

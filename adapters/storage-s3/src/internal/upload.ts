@@ -1,17 +1,9 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { addAbortSignal, type Readable } from 'node:stream';
-import {
-  AbortMultipartUploadCommand,
-  CompleteMultipartUploadCommand,
-  CreateMultipartUploadCommand,
-  PutObjectCommand,
-  UploadPartCommand,
-  type CompletedPart,
-  type S3Client,
-  type StorageClass,
-} from '@aws-sdk/client-s3';
+import type { CompletedPart, StorageClass } from '@aws-sdk/client-s3';
 import { AdapterError, type KernelLogger } from '@holdfast/sdk';
+import type { S3Connection } from './client.js';
 import { S3_ORIGIN } from './errors.js';
 import { MAX_PARTS, maxBytes, partSizeFor, type PartSizing } from './part-size.js';
 
@@ -41,7 +33,8 @@ const md5 = (data: Buffer): string => createHash('md5').update(data).digest('bas
  * On any error or abort the multipart upload is aborted on the server (no orphan parts). Memory: at most
  * `parallelParts` part buffers exist, the one being filled included; they are reused from part to part.
  */
-export async function uploadObject(client: S3Client, body: Readable, plan: UploadPlan): Promise<UploadReport> {
+export async function uploadObject(connection: S3Connection, body: Readable, plan: UploadPlan): Promise<UploadReport> {
+  const { client, sdk } = connection;
   plan.signal?.throwIfAborted();
   const limit = maxBytes(plan);
   if (plan.knownSize !== undefined && plan.knownSize > limit) {
@@ -63,7 +56,7 @@ export async function uploadObject(client: S3Client, body: Readable, plan: Uploa
   const sendPart = (partNumber: number, buffer: Buffer, length: number): void => {
     const data = buffer.subarray(0, length);
     const sending = client
-      .send(new UploadPartCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: state.uploadId, PartNumber: partNumber, Body: data, ContentLength: length, ContentMD5: md5(data) }), { abortSignal: stop.signal })
+      .send(new sdk.UploadPartCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: state.uploadId, PartNumber: partNumber, Body: data, ContentLength: length, ContentMD5: md5(data) }), { abortSignal: stop.signal })
       .then((answer) => {
         completed.push({ PartNumber: partNumber, ETag: answer.ETag });
         plan.logger.debug({ key: plan.objectKey, partNumber, bytes: length, inFlight: inFlight.size }, 's3 part uploaded');
@@ -98,7 +91,7 @@ export async function uploadObject(client: S3Client, body: Readable, plan: Uploa
       let offset = 0;
       while (offset < chunk.length) {
         if (filled === buffer.length) {
-          if (partNumber === 1) state.uploadId = await createUpload(client, target, stop.signal);
+          if (partNumber === 1) state.uploadId = await createUpload(connection, target, stop.signal);
           if (partNumber >= MAX_PARTS) {
             throw new AdapterError(S3_ORIGIN, 'CONFIG', `the backup outgrew ${MAX_PARTS} parts (${limit} bytes at maxPartSizeMiB ${plan.maxPartSize / 1024 / 1024}): raise maxPartSizeMiB`);
           }
@@ -118,7 +111,7 @@ export async function uploadObject(client: S3Client, body: Readable, plan: Uploa
     if (state.uploadId === undefined) {
       // Everything fitted into the first part: one PutObject is atomic by itself.
       const data = buffer.subarray(0, filled);
-      await client.send(new PutObjectCommand({ ...target, Body: data, ContentLength: filled, ContentMD5: md5(data) }), { abortSignal: stop.signal });
+      await client.send(new sdk.PutObjectCommand({ ...target, Body: data, ContentLength: filled, ContentMD5: md5(data) }), { abortSignal: stop.signal });
       return { ...report, parts: 1, largestPartBytes: filled, maxPartsInFlight: 1 };
     }
     if (filled > 0) {
@@ -130,7 +123,7 @@ export async function uploadObject(client: S3Client, body: Readable, plan: Uploa
     stop.signal.throwIfAborted();
     completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
     await client.send(
-      new CompleteMultipartUploadCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: state.uploadId, MultipartUpload: { Parts: completed } }),
+      new sdk.CompleteMultipartUploadCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: state.uploadId, MultipartUpload: { Parts: completed } }),
       { abortSignal: stop.signal },
     );
     report.parts = partNumber;
@@ -142,7 +135,7 @@ export async function uploadObject(client: S3Client, body: Readable, plan: Uploa
     stop.abort(cause);
     body.destroy();
     await Promise.allSettled([...inFlight]);
-    if (state.uploadId !== undefined) await abortUpload(client, plan, state.uploadId);
+    if (state.uploadId !== undefined) await abortUpload(connection, plan, state.uploadId);
     // The caller's abort wins over whatever error the cut-off requests reported.
     if (plan.signal?.aborted) throw plan.signal.reason ?? cause;
     throw cause;
@@ -151,16 +144,16 @@ export async function uploadObject(client: S3Client, body: Readable, plan: Uploa
   }
 }
 
-async function createUpload(client: S3Client, target: { Bucket: string; Key: string; StorageClass?: StorageClass }, signal: AbortSignal): Promise<string> {
-  const created = await client.send(new CreateMultipartUploadCommand({ ...target, ContentType: 'application/octet-stream' }), { abortSignal: signal });
+async function createUpload({ client, sdk }: S3Connection, target: { Bucket: string; Key: string; StorageClass?: StorageClass }, signal: AbortSignal): Promise<string> {
+  const created = await client.send(new sdk.CreateMultipartUploadCommand({ ...target, ContentType: 'application/octet-stream' }), { abortSignal: signal });
   if (!created.UploadId) throw new AdapterError(S3_ORIGIN, 'TRANSIENT', 'the server started a multipart upload without an UploadId');
   return created.UploadId;
 }
 
 /** Aborts a multipart upload so its parts do not linger (and cost storage). Own timeout: the upload's signal fired. */
-async function abortUpload(client: S3Client, plan: UploadPlan, uploadId: string): Promise<void> {
+async function abortUpload({ client, sdk }: S3Connection, plan: UploadPlan, uploadId: string): Promise<void> {
   try {
-    await client.send(new AbortMultipartUploadCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: uploadId }), { abortSignal: AbortSignal.timeout(30_000) });
+    await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: uploadId }), { abortSignal: AbortSignal.timeout(30_000) });
   } catch (error) {
     plan.logger.warn({ key: plan.objectKey, uploadId, err: (error as Error).message }, 's3 could not abort a multipart upload; removeIncomplete() or a bucket lifecycle rule cleans it up');
   }
