@@ -84,7 +84,36 @@ describe('FanOut', () => {
       process.off('warning', onWarning);
     }
     expect(slow.received()).toBe(3000 * 4096);
-    for (const event of ['drain', 'close', 'error']) expect(branch.body.listenerCount(event)).toBeLessThanOrEqual(3);
+    for (const event of ['drain', 'close']) expect(branch.body.listenerCount(event)).toBeLessThanOrEqual(3);
+    // Plus the branch's own permanent error listener (see startBranch).
+    expect(branch.body.listenerCount('error')).toBeLessThanOrEqual(4);
     expect(warnings).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('a run aborted before a put reads its body fails that put, without an uncaught error', async () => {
+    // Regression (seen in CI under load): the Stuck Job Timeout aborted a run while the local put still awaited its
+    // temp file's open; the fan-out destroyed the branch body with the abort error before the put had attached its
+    // pipeline, and the error on the unlistened PassThrough ended up as an uncaught exception.
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const controller = new AbortController();
+      const branch = startBranch('late', async (body) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await pipeline(body, slowSink(0).sink, { signal: controller.signal });
+      });
+      // A stalled source (nothing written yet), as in a run the Stuck Job Timeout cancels.
+      const stalled = new Readable({ read() {} });
+      const run = pipeline(stalled, new FanOut([branch]), { signal: controller.signal });
+      setTimeout(() => controller.abort(new Error('stuck')), 10);
+      await expect(run).rejects.toThrow();
+      await expect(branch.done).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(uncaught).toEqual([]);
+      expect(branch.body.destroyed).toBe(true);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
   });
 });

@@ -17,6 +17,10 @@ export interface FanOutBranch {
  */
 export function startBranch(name: string, start: (body: PassThrough) => Promise<unknown>, highWaterMark = 1024 * 1024): FanOutBranch {
   const body = new PassThrough({ highWaterMark });
+  // A failed or aborted run destroys the body with its error (FanOut._destroy), possibly before the put has attached
+  // anything to it (a local put still opening its temp file): that error event would be uncaught and end the
+  // process. The put learns of it anyway, from its signal and from reading a destroyed body.
+  body.on('error', () => undefined);
   const branch: FanOutBranch = { name, body, isAlive: true, done: Promise.resolve() };
   const done = Promise.resolve()
     .then(() => start(body))
