@@ -13,6 +13,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { applyServerHeapSettings } from '../../apps/server/dist/heap-settings.js';
+import { applyYoungCollections } from '../../apps/server/dist/young-collections.js';
 import { startHoldfast } from './lib/holdfast-stack.mjs';
 
 // The V8 heap growth the server process sets at startup (HOLDFAST_HEAP_GROWING_PERCENT), so figures match a server's.
@@ -51,6 +52,8 @@ const timeline =
 
 const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey });
 heapGrowth.markIdle();
+// The young collections the server paces once started (HOLDFAST_YOUNG_COLLECTIONS).
+applyYoungCollections(process.env);
 const data = (answer) => answer?.data ?? answer;
 const baselineRssKiB = Number(/VmRSS:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0);
 // What the idle stack holds before the run (V8 heap, buffers), to tell the fixed cost from the pipeline's.

@@ -58,6 +58,7 @@ describe('node apps/server/dist/main.js', () => {
     expect(messages.indexOf('stopping HTTP listener')).toBeLessThan(messages.indexOf('closing database'));
     const heap = running.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((e) => e.msg === 'V8 heap growth set');
     expect(heap?.heapGrowingPercent).toBe('auto');
+    expect(heap?.youngCollections).toBe('auto');
     const loaded = running.stdoutLines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.msg === 'adapter loaded');
     expect(loaded.map((entry) => entry.package)).toEqual(
       expect.arrayContaining(['@holdfast/storage-local', '@holdfast/notify-generic-webhook', 'community-echo']),
@@ -71,6 +72,15 @@ describe('node apps/server/dist/main.js', () => {
     const stderr = running.stderr().trim();
     expect(stderr.split('\n')).toHaveLength(1);
     expect(stderr).toBe('holdfast: HOLDFAST_HEAP_GROWING_PERCENT must be auto or an integer from 0 to 400 (0: V8\'s own heap growth), got "1.5"');
+    expect(existsSync(join(dataDir, 'holdfast.db'))).toBe(false);
+  });
+
+  it('exits 1 with a one-line error naming a bad HOLDFAST_YOUNG_COLLECTIONS, before touching the data directory', async () => {
+    running = spawnNode(MAIN, [], env({ HOLDFAST_YOUNG_COLLECTIONS: 'always' }));
+    expect((await running.exited).code).toBe(1);
+    const stderr = running.stderr().trim();
+    expect(stderr.split('\n')).toHaveLength(1);
+    expect(stderr).toBe('holdfast: HOLDFAST_YOUNG_COLLECTIONS must be auto or off, got "always"');
     expect(existsSync(join(dataDir, 'holdfast.db'))).toBe(false);
   });
 
