@@ -5,8 +5,8 @@ import { applyYoungCollections, youngCollectionsFrom } from './young-collections
 /**
  * Runs the server as the process's main job: starts it, then on SIGTERM or SIGINT shuts down gracefully and
  * exits 0 (1 when shutdown itself fails). Used by `node dist/main.js` and `holdfast serve`. Sets the process's V8 heap
- * growth first (heap-settings.ts) and, once started, the young collections paced by buffer allocation
- * (young-collections.ts): this is the one place that owns the whole process.
+ * growth first (heap-settings.ts) and, once started, the young collections while busy (young-collections.ts): this
+ * is the one place that owns the whole process.
  */
 export async function runServerProcess(env: NodeJS.ProcessEnv = process.env): Promise<ServerHandle> {
   const heap = applyServerHeapSettings(env);
