@@ -10,6 +10,9 @@ export interface Hop {
   json: any;  
 }
 
+/** Long enough for a loaded CI machine, shorter than the 60 s test timeout so the failure names the stuck URL. */
+const REQUEST_TIMEOUT_MS = 20_000;
+
 export class Browser {
   readonly cookies = new Map<string, string>();
 
@@ -36,9 +39,17 @@ export class Browser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const response = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-    this.remember(response);
-    const text = await response.text();
+    // A stuck hop fails within REQUEST_TIMEOUT_MS with its URL in the message, not as an anonymous test timeout.
+    const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual', signal });
+      this.remember(response);
+      text = await response.text();
+    } catch (error) {
+      throw new Error(`browser: ${init.method ?? (init.form ? 'POST' : 'GET')} ${url} failed: ${(error as Error).message}`, { cause: error });
+    }
     let json: unknown;
     try {
       json = text ? JSON.parse(text) : undefined;
