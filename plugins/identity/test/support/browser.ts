@@ -41,14 +41,15 @@ export class Browser {
     }
     // A stuck hop fails within REQUEST_TIMEOUT_MS with its URL in the message, not as an anonymous test timeout.
     const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+    const method = init.method ?? (init.form ? 'POST' : 'GET');
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, { method: init.method ?? (init.form ? 'POST' : 'GET'), headers, body, redirect: 'manual', signal });
+      response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
       this.remember(response);
       text = await response.text();
     } catch (error) {
-      throw new Error(`browser: ${init.method ?? (init.form ? 'POST' : 'GET')} ${url} failed: ${(error as Error).message}`, { cause: error });
+      throw new Error(`browser: ${method} ${url} failed: ${(error as Error).message}`, { cause: error });
     }
     let json: unknown;
     try {
