@@ -7,7 +7,7 @@ import { createCatalogPlugin, RECOVERY_KIT_BUILDER } from '@holdfast/catalog';
 import { buildRecoveryKit, createEnginePlugin } from '@holdfast/engine';
 import { composeHoldfast } from '@holdfast/boot';
 import { createHttpPlugin } from '@holdfast/http';
-import { AdapterRegistry, TOKENS } from '@holdfast/kernel';
+import { AdapterRegistry, EventBus, TOKENS } from '@holdfast/kernel';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import pino from 'pino';
 import { container as rootContainer } from 'tsyringe';
@@ -37,6 +37,9 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
     },
   });
   container.register(TOKENS.AuditWriter, { useValue: { write: async () => undefined } });
+  // As in the server's core services: the engine emits its outcome events on it.
+  const events = new EventBus(logger);
+  container.register(TOKENS.EventBus, { useValue: events });
   container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
   // A second process on the same data directory (a restore after a backup) must bring the same system key.
   const env = { HOLDFAST_ENCRYPTION_KEY: systemKey ?? randomBytes(32).toString('hex') };
@@ -55,6 +58,8 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
   return {
     db,
     url,
+    /** The stack's event bus: the engine's outcome events tell a benchmark when a run has finished. */
+    events,
     async call(method, path, body) {
       const response = await fetch(`${url}${path}`, {
         method,
