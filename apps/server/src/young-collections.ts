@@ -12,9 +12,10 @@ import { runInNewContext } from 'node:vm';
  * collection every 50 ms took the CPU from 21.7-27.6 to 17.2-20.2 s and the peak RSS from 153-160 to 146-152 MiB; a
  * PostgreSQL ZSTD backup did not change. Collecting only after some MiB of buffer growth (every 100 ms or so) lost
  * the gain, so the pace is time, and the gate is whether the main thread is busy at all: an idle server runs none.
- * Every 20 ms instead of 50 (docs/benchmarks.md, "Session 12"): a directory restore 2.3 instead of 3.5-4.0 s, a
- * directory ZSTD backup peaking at 150-151 instead of 161-184 MiB, a PostgreSQL ZSTD backup at 146-150 instead of
- * 152-159; 10 ms gained nothing more. A young collection of this heap takes a fraction of a millisecond.
+ * Every 20 ms instead of 50 (docs/benchmarks.md, "Session 12"): a directory restore 2.3 instead of 3.5-4.0 s (not
+ * repeated in a later bench run: 3.1-3.9 s), a directory ZSTD backup peaking at 150-151 instead of 161-184 MiB, a
+ * PostgreSQL ZSTD backup at 146-150 instead of 152-159; 10 ms gained nothing more. A young collection of this heap
+ * takes a fraction of a millisecond.
  */
 export const CHECK_EVERY_MS = 20;
 /** Share of the last interval the event loop spent working above which the process counts as busy. */
