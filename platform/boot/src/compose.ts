@@ -6,6 +6,7 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
 import type { Logger } from 'pino';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { pinScheduleLocale } from './date-locale.js';
 
 /** What {@link composeHoldfast} assembles; the caller registers process services (logger, registry...) first. */
 export interface ComposeOptions {
@@ -67,6 +68,8 @@ const COMPOSITION_TOKENS: ReadonlySet<InjectionToken<unknown>> = new Set([TOKENS
  */
 export async function composeHoldfast(options: ComposeOptions): Promise<ComposedHoldfast> {
   const { container, logger } = options;
+  // Before any plugin computes a schedule (the catalog seeds its system tasks when it starts).
+  pinScheduleLocale();
   const plugins = orderPlugins(options.plugins, (token) => COMPOSITION_TOKENS.has(token) || container.isRegistered(token, true));
   container.register(TOKENS.Plugins, { useValue: plugins });
   for (const plugin of plugins) plugin.register?.(container);

@@ -7,15 +7,24 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
 
+/**
+ * True for a zone luxon knows. UTC is answered without asking the runtime: luxon's check builds an
+ * `Intl.DateTimeFormat`, and the first one loads ICU's date data (about 8 MiB a server otherwise never needs).
+ */
+function isKnownZone(timezone: string): boolean {
+  return timezone === 'UTC' || IANAZone.isValidZone(timezone);
+}
+
 /** The wall-clock fields of `date` in `timezone`; throws a CONFIG error naming a bad zone or date. */
 export function wallClock(date: Date, timezone: string): DateTime {
-  if (typeof timezone !== 'string' || !IANAZone.isValidZone(timezone)) {
+  if (typeof timezone !== 'string' || !isKnownZone(timezone)) {
     throw new AdapterError({ kind: 'naming', id: 'template' }, 'CONFIG', `unknown time zone "${String(timezone)}" (expected an IANA name such as Europe/Berlin)`);
   }
   if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
     throw new TypeError('[naming-template] the naming context has no valid date');
   }
-  return DateTime.fromMillis(date.getTime(), { zone: timezone });
+  // A fixed locale: luxon otherwise asks the runtime for the system's, which loads ICU as above.
+  return DateTime.fromMillis(date.getTime(), { zone: timezone, locale: 'en-US', numberingSystem: 'latn' });
 }
 
 /** Renders one date token from the wall-clock time. */

@@ -2,6 +2,8 @@ import { z } from 'zod';
 
 /** True for an IANA zone name the runtime knows. */
 export function isKnownTimezone(zone: string): boolean {
+  // The default zone is answered without a formatter: the first Intl.DateTimeFormat loads ICU's date data (MiBs).
+  if (zone === 'UTC') return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return zone.length > 0;

@@ -21,6 +21,12 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
 }
 
 function partsOf(instant: number, zone: string): Record<string, number> {
+  // UTC from the Date itself: the process's first Intl.DateTimeFormat loads ICU's date data (MiBs it otherwise never
+  // needs when every zone is UTC, the default).
+  if (zone === 'UTC') {
+    const date = new Date(instant);
+    return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1, day: date.getUTCDate(), hour: date.getUTCHours(), minute: date.getUTCMinutes(), second: date.getUTCSeconds() };
+  }
   const parts: Record<string, number> = {};
   for (const part of formatterOf(zone).formatToParts(new Date(instant))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);

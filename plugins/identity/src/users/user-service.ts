@@ -162,6 +162,8 @@ export class UserService {
 }
 
 function isIanaZone(zone: string): boolean {
+  // UTC without a formatter: the process's first Intl.DateTimeFormat loads ICU's date data (MiBs).
+  if (zone === 'UTC') return true;
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: zone });
     return true;
