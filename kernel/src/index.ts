@@ -31,3 +31,4 @@ export * from './sidecar.js';
 export * from './local-paths.js';
 export * from './text-rules.js';
 export * from './compression.js';
+export { isKnownTimeZone } from './time-zones.js';

@@ -1,5 +1,5 @@
-import { DateTime, IANAZone } from 'luxon';
-import { AdapterError } from '@holdfast/sdk';
+import { DateTime } from 'luxon';
+import { AdapterError, isKnownTimeZone } from '@holdfast/sdk';
 import type { DateToken } from './pattern.js';
 
 // Fixed English abbreviations: a name must not change with the server's locale.
@@ -7,23 +7,15 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 
 const pad = (value: number, width: number) => String(value).padStart(width, '0');
 
-/**
- * True for a zone luxon knows. UTC is answered without asking the runtime: luxon's check builds an
- * `Intl.DateTimeFormat`, and the first one loads ICU's date data (about 8 MiB a server otherwise never needs).
- */
-function isKnownZone(timezone: string): boolean {
-  return timezone === 'UTC' || IANAZone.isValidZone(timezone);
-}
-
 /** The wall-clock fields of `date` in `timezone`; throws a CONFIG error naming a bad zone or date. */
 export function wallClock(date: Date, timezone: string): DateTime {
-  if (typeof timezone !== 'string' || !isKnownZone(timezone)) {
+  if (typeof timezone !== 'string' || !isKnownTimeZone(timezone)) {
     throw new AdapterError({ kind: 'naming', id: 'template' }, 'CONFIG', `unknown time zone "${String(timezone)}" (expected an IANA name such as Europe/Berlin)`);
   }
   if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
     throw new TypeError('[naming-template] the naming context has no valid date');
   }
-  // A fixed locale: luxon otherwise asks the runtime for the system's, which loads ICU as above.
+  // A fixed locale: luxon otherwise asks the runtime for the system's through an Intl.DateTimeFormat (see isKnownTimeZone).
   return DateTime.fromMillis(date.getTime(), { zone: timezone, locale: 'en-US', numberingSystem: 'latn' });
 }
 

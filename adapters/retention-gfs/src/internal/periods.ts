@@ -1,5 +1,5 @@
-import { DateTime, IANAZone } from 'luxon';
-import { AdapterError } from '@holdfast/sdk';
+import { DateTime } from 'luxon';
+import { AdapterError, isKnownTimeZone } from '@holdfast/sdk';
 import type { GfsTier } from '../config.js';
 
 const ORIGIN = { kind: 'retention', id: 'gfs' } as const;
@@ -9,8 +9,7 @@ export type PeriodOf = (instant: Date) => string;
 
 /** Checks the zone once per `select` call, so a typo fails loudly instead of silently bucketing in UTC. */
 export function assertTimeZone(timezone: string): void {
-  // UTC needs no check: luxon's builds an Intl.DateTimeFormat, whose first instance loads ICU's date data (MiBs).
-  if (typeof timezone !== 'string' || (timezone !== 'UTC' && !IANAZone.isValidZone(timezone))) {
+  if (typeof timezone !== 'string' || !isKnownTimeZone(timezone)) {
     throw new AdapterError(ORIGIN, 'CONFIG', `unknown time zone "${String(timezone)}" (expected an IANA name such as Europe/Berlin)`);
   }
 }

@@ -1,16 +1,5 @@
+import { isKnownTimeZone } from '@holdfast/kernel';
 import { z } from 'zod';
-
-/** True for an IANA zone name the runtime knows. */
-export function isKnownTimezone(zone: string): boolean {
-  // The default zone is answered without a formatter: the first Intl.DateTimeFormat loads ICU's date data (MiBs).
-  if (zone === 'UTC') return true;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return zone.length > 0;
-  } catch {
-    return false;
-  }
-}
 
 const count = (min: number, max: number) => z.int().min(min).max(max);
 
@@ -40,7 +29,7 @@ export const SETTING_DEFINITIONS = {
     description: 'Minutes without progress before a run is cancelled; null = never',
   },
   systemTimezone: {
-    schema: z.string().min(1).max(100).refine(isKnownTimezone, { message: 'must be an IANA time zone name such as Europe/Berlin' }),
+    schema: z.string().min(1).max(100).refine(isKnownTimeZone, { message: 'must be an IANA time zone name such as Europe/Berlin' }),
     default: 'UTC',
     description: 'Zone for schedules, retention buckets and dates in names',
   },

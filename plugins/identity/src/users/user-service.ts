@@ -1,6 +1,6 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import type { EventBus } from '@holdfast/kernel';
-import { ConflictError, NotFoundError, ValidationError } from '@holdfast/kernel';
+import { ConflictError, isKnownTimeZone, NotFoundError, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import { AccountEntity } from '../entities/account.js';
 import { ApiKeyEntity } from '../entities/api-key.js';
@@ -123,7 +123,7 @@ export class UserService {
     const em = this.em();
     const user = await em.findOne(UserEntity, { id });
     if (!user) throw new NotFoundError('User not found');
-    if (preferences.timezone !== undefined && preferences.timezone !== '' && !isIanaZone(preferences.timezone)) {
+    if (preferences.timezone !== undefined && preferences.timezone !== '' && !isKnownTimeZone(preferences.timezone)) {
       throw new ValidationError(`Unknown time zone "${preferences.timezone}"`, [{ path: 'timezone', message: 'not an IANA time zone' }]);
     }
     em.assign(user, { ...definedOnly(preferences), updatedAt: new Date() });
@@ -158,17 +158,6 @@ export class UserService {
     if (!(await em.count(UserEntity, { isSuperAdmin: true, id: { $ne: exceptId } }))) {
       throw new ConflictError('This is the last super administrator; promote another user first');
     }
-  }
-}
-
-function isIanaZone(zone: string): boolean {
-  // UTC without a formatter: the process's first Intl.DateTimeFormat loads ICU's date data (MiBs).
-  if (zone === 'UTC') return true;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
   }
 }
 
