@@ -72,6 +72,33 @@ export async function* walkRoots(roots: readonly ArchiveRoot[], options: WalkOpt
   }
 }
 
+// Names of one folder whose stats are asked for ahead of the one being yielded.
+const STAT_AHEAD = 32;
+
+/** What the stat of one name found: its stats, a warning instead, or that an exclude pattern matched it. */
+type Inspection = { stats: Stats } | { warning: string } | { excluded: true };
+
+/** Stats one name as the walk needs them (following links when configured); never rejects. */
+async function inspect(absolute: string, options: WalkOptions): Promise<Inspection> {
+  try {
+    // A followed link must not carry Holdfast's own data directory (system key, database) into the archive.
+    if (options.followSymlinks && options.refusal && (await lstat(absolute)).isSymbolicLink()) {
+      const refused = await options.refusal(absolute);
+      if (refused !== undefined) return { warning: `${absolute}: symlink not followed, ${refused}` };
+    }
+    const stats = options.followSymlinks
+      ? await stat(absolute).catch(async (error: unknown) => {
+          // A dangling link cannot be followed; say so rather than "vanished".
+          if (errnoOf(error) === 'ENOENT' && (await lstat(absolute)).isSymbolicLink()) throw new Error('dangling symlink');
+          throw error;
+        })
+      : await lstat(absolute);
+    return { stats };
+  } catch (error) {
+    return { warning: `${absolute}: skipped, ${describe(error)}` };
+  }
+}
+
 async function* walkDirectory(
   directory: string,
   member: string,
@@ -87,31 +114,31 @@ async function* walkDirectory(
     options.warnings.add(`${directory}: folder skipped, ${describe(error)}`);
     return;
   }
-  for (const name of names) {
-    if (options.signal.aborted) throw aborted('dump');
+  // The stats of the next names are asked for while this one is handled: each lstat is a round trip to libuv's thread
+  // pool, and one at a time they were most of the time of a tree of small files (docs/benchmarks.md, "many small files").
+  const inspections: Promise<Inspection>[] = [];
+  const ask = (index: number) => {
+    const name = names[index]!;
     const path = relative === '' ? name : `${relative}/${name}`;
-    if (excluded(path)) continue;
-    const absolute = join(directory, name);
-    const entryMember = `${member}/${name}`;
-    let stats: Stats;
-    try {
-      // A followed link must not carry Holdfast's own data directory (system key, database) into the archive.
-      if (options.followSymlinks && options.refusal && (await lstat(absolute)).isSymbolicLink()) {
-        const refused = await options.refusal(absolute);
-        if (refused !== undefined) {
-          options.warnings.add(`${absolute}: symlink not followed, ${refused}`);
-          continue;
-        }
-      }
-      stats = options.followSymlinks ? await stat(absolute).catch(async (error: unknown) => {
-        // A dangling link cannot be followed; say so rather than "vanished".
-        if (errnoOf(error) === 'ENOENT' && (await lstat(absolute)).isSymbolicLink()) throw new Error('dangling symlink');
-        throw error;
-      }) : await lstat(absolute);
-    } catch (error) {
-      options.warnings.add(`${absolute}: skipped, ${describe(error)}`);
+    inspections[index] = excluded(path) ? Promise.resolve({ excluded: true }) : inspect(join(directory, name), options);
+  };
+  for (let index = 0; index < Math.min(STAT_AHEAD, names.length); index++) ask(index);
+  for (let index = 0; index < names.length; index++) {
+    if (index + STAT_AHEAD < names.length) ask(index + STAT_AHEAD);
+    const inspection = await inspections[index]!;
+    // Answered: the array keeps no stats of a folder's earlier names.
+    delete inspections[index];
+    if (options.signal.aborted) throw aborted('dump');
+    if ('excluded' in inspection) continue;
+    if ('warning' in inspection) {
+      options.warnings.add(inspection.warning);
       continue;
     }
+    const { stats } = inspection;
+    const name = names[index]!;
+    const path = relative === '' ? name : `${relative}/${name}`;
+    const absolute = join(directory, name);
+    const entryMember = `${member}/${name}`;
     if (stats.isDirectory()) {
       const identity = `${stats.dev}:${stats.ino}`;
       if (ancestors.includes(identity)) {

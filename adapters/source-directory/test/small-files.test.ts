@@ -1,0 +1,174 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import tar from 'tar-stream';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { ArchiveEntry } from '../src/internal/walk.js';
+import { WarningList } from '../src/internal/warnings.js';
+import { directorySource, dumpToBuffer } from './helpers.js';
+import { tempDir } from './tree.js';
+
+// Small files (up to 64 KiB) are read whole ahead of the tar writer, several at once. These tests check what that
+// must keep: every byte and header in order, the descriptor limit, files that change between the walk and the read,
+// and that the read-ahead does overlap (more than one file in flight), which is what made trees of small files fast.
+const descriptors = vi.hoisted(() => ({ open: 0, peak: 0, reading: 0, peakReading: 0, stating: 0, peakStating: 0, shrinkTo: new Map<string, number>() }));
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  return {
+    ...actual,
+    lstat: async (...args: Parameters<typeof actual.lstat>) => {
+      descriptors.stating += 1;
+      descriptors.peakStating = Math.max(descriptors.peakStating, descriptors.stating);
+      try {
+        return await actual.lstat(...args);
+      } finally {
+        descriptors.stating -= 1;
+      }
+    },
+    open: async (...args: Parameters<typeof actual.open>) => {
+      const path = String(args[0]);
+      const handle = await actual.open(...args);
+      descriptors.open += 1;
+      descriptors.peak = Math.max(descriptors.peak, descriptors.open);
+      const close = handle.close.bind(handle);
+      const read = handle.read.bind(handle) as (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number; buffer: Buffer }>;
+      return Object.assign(handle, {
+        close: async () => {
+          descriptors.open -= 1;
+          return close();
+        },
+        read: async (buffer: Buffer, offset: number, length: number, position: number) => {
+          // A file listed in shrinkTo "shrinks" to that size after its stat: reads past it find nothing.
+          const limit = descriptors.shrinkTo.get(path) ?? Infinity;
+          buffer.fill(0xaa, offset, offset + length);
+          const allowed = Math.max(0, Math.min(length, limit - position));
+          if (allowed === 0) return { bytesRead: 0, buffer };
+          descriptors.reading += 1;
+          descriptors.peakReading = Math.max(descriptors.peakReading, descriptors.reading);
+          try {
+            return await read(buffer, offset, allowed, position);
+          } finally {
+            descriptors.reading -= 1;
+          }
+        },
+      });
+    },
+  };
+});
+
+const { writeArchive } = await import('../src/internal/pack.js');
+
+/** Every member of a tar: name, type, mode, size and content. */
+async function unpack(archive: Buffer): Promise<Map<string, { type: string; mode: number; size: number; content: Buffer }>> {
+  const members = new Map<string, { type: string; mode: number; size: number; content: Buffer }>();
+  const extract = tar.extract();
+  const feeding = (async () => extract.end(archive))();
+  for await (const entry of extract) {
+    const pieces: Buffer[] = [];
+    for await (const piece of entry) pieces.push(piece as Buffer);
+    members.set(entry.header.name, { type: String(entry.header.type), mode: entry.header.mode ?? 0, size: entry.header.size ?? 0, content: Buffer.concat(pieces) });
+  }
+  await feeding;
+  return members;
+}
+
+/** Packs hand-made entries (stats taken now, as the walk would) and returns the tar with the warnings. */
+async function packEntries(entries: ArchiveEntry[], maxOpenFiles: number, beforeWrite?: () => Promise<void>): Promise<{ archive: Buffer; warnings: string[] }> {
+  const warnings = new WarningList();
+  const pack = tar.pack();
+  async function* walked() {
+    yield* entries;
+  }
+  await beforeWrite?.();
+  const chunks: Buffer[] = [];
+  pack.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve) => pack.on('end', resolve));
+  await writeArchive(pack, walked(), { maxOpenFiles, followSymlinks: false, warnings, signal: new AbortController().signal });
+  pack.finalize();
+  await ended;
+  return { archive: Buffer.concat(chunks), warnings: warnings.list() };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await tempDir('small-files');
+  descriptors.open = 0;
+  descriptors.peak = 0;
+  descriptors.peakReading = 0;
+  descriptors.peakStating = 0;
+  descriptors.shrinkTo.clear();
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('source-directory: trees of small files', () => {
+  it('stores 300 small files of every size around the limit byte for byte, in order, reading several ahead but at most maxConcurrentFiles', async () => {
+    const root = join(dir, 'tree');
+    const expected = new Map<string, Buffer>();
+    const sizes = [0, 1, 511, 512, 513, 4096, 65_535, 65_536, 65_537, 200_000];
+    for (let index = 0; index < 300; index++) {
+      const sub = join(root, `d${index % 7}`);
+      await mkdir(sub, { recursive: true });
+      const content = randomBytes(sizes[index % sizes.length]!);
+      const name = `f${String(index).padStart(3, '0')}.bin`;
+      await writeFile(join(sub, name), content, { mode: index % 2 === 0 ? 0o640 : 0o600 });
+      expected.set(`0-tree/d${index % 7}/${name}`, content);
+    }
+    const { archive, stats } = await dumpToBuffer(directorySource({ paths: [root], maxConcurrentFiles: 3 }));
+    expect(stats.warnings).toEqual([]);
+    const members = await unpack(archive);
+    const files = [...members].filter(([, member]) => member.type === 'file');
+    expect(files).toHaveLength(300);
+    for (const [name, member] of files) {
+      expect(member.content.equals(expected.get(name)!), name).toBe(true);
+      expect(member.size).toBe(expected.get(name)!.length);
+      expect(member.mode, name).toBe((await stat(join(dir, name.replace(/^0-tree/, 'tree')))).mode & 0o7777);
+    }
+    // Archive order is the walk's: folders and names sorted.
+    const names = [...members.keys()];
+    expect(names).toEqual([...names].sort());
+    // Reads overlap (one file at a time, the tree took 12 times as long as `tar | zstd`), within the descriptor limit.
+    expect(descriptors.peakReading).toBeGreaterThanOrEqual(2);
+    expect(descriptors.peak).toBeGreaterThanOrEqual(2);
+    expect(descriptors.peak).toBeLessThanOrEqual(3);
+    // The walk asks for the stats of a folder's next names while it yields one.
+    expect(descriptors.peakStating).toBeGreaterThanOrEqual(2);
+    expect(descriptors.open).toBe(0);
+  });
+
+  it('pads a small file that shrinks while it is read with zeros, and warns', async () => {
+    const path = join(dir, 'log.txt');
+    const original = Buffer.alloc(40_000, 0x41);
+    await writeFile(path, original);
+    descriptors.shrinkTo.set(path, 10_000);
+    const { archive, warnings } = await packEntries([{ kind: 'file', member: 'log.txt', absolute: path, stats: await stat(path) }], 2);
+    const stored = (await unpack(archive)).get('log.txt')!;
+    expect(stored.size).toBe(40_000);
+    expect(stored.content.subarray(0, 10_000).equals(original.subarray(0, 10_000))).toBe(true);
+    expect(stored.content.subarray(10_000).every((byte) => byte === 0)).toBe(true);
+    expect(warnings.join('\n')).toContain(`${path}: it shrank while it was read; the rest is zero-filled`);
+  });
+
+  it('streams a file that grew past the small size after the walk, and skips one that vanished, with a warning', async () => {
+    const grown = join(dir, 'grown.bin');
+    const gone = join(dir, 'gone.bin');
+    const kept = join(dir, 'kept.bin');
+    await writeFile(grown, 'tiny');
+    await writeFile(gone, 'soon deleted');
+    await writeFile(kept, 'stays');
+    const entries: ArchiveEntry[] = [];
+    for (const path of [gone, grown, kept]) entries.push({ kind: 'file', member: path.slice(dir.length + 1), absolute: path, stats: await stat(path) });
+    const large = randomBytes(300_000);
+    const { archive, warnings } = await packEntries(entries, 2, async () => {
+      await unlink(gone);
+      await writeFile(grown, large);
+    });
+    const members = await unpack(archive);
+    expect([...members.keys()]).toEqual(['grown.bin', 'kept.bin']);
+    expect(members.get('grown.bin')!.content.equals(large)).toBe(true);
+    expect(members.get('kept.bin')!.content.toString()).toBe('stays');
+    expect(warnings).toEqual([`${gone}: skipped, it vanished while the backup ran`]);
+    expect(descriptors.open).toBe(0);
+  });
+});
