@@ -5,7 +5,7 @@
 // records its output size.
 //   HOLDFAST_BENCH_SIZE_MB   size of the generated database / directory (default 1024)
 //   HOLDFAST_BENCH_REPEATS   runs per row (default 3)
-//   HOLDFAST_BENCH_PARTS     postgres,directory (default both)
+//   HOLDFAST_BENCH_PARTS     postgres,directory,files (default all three; files: a tree of small files of half the size)
 //   HOLDFAST_BENCH_ROWS      only these row names (separated by ';'; default all), e.g. to measure RSS at 4 GiB
 //   HOLDFAST_BENCH_RESTORE   0 to skip the restore rows
 import { spawn } from 'node:child_process';
@@ -15,7 +15,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateDirectory, generatePostgres } from './lib/generate.mjs';
+import { generateDirectory, generatePostgres, generateSmallFiles } from './lib/generate.mjs';
 import { psql, run } from './lib/measure.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,7 +25,7 @@ const quick = process.argv.includes('--quick');
 const env = quick ? { HOLDFAST_BENCH_SIZE_MB: '64', HOLDFAST_BENCH_RESTORE: '0', ...process.env } : process.env;
 const sizeMiB = Number(env.HOLDFAST_BENCH_SIZE_MB ?? 1024);
 const repeats = Number(env.HOLDFAST_BENCH_REPEATS ?? 3);
-const parts = (env.HOLDFAST_BENCH_PARTS ?? 'postgres,directory').split(',').map((part) => part.trim());
+const parts = (env.HOLDFAST_BENCH_PARTS ?? 'postgres,directory,files').split(',').map((part) => part.trim());
 // Row names contain commas, so the list is separated by semicolons.
 const onlyRows = env.HOLDFAST_BENCH_ROWS ? new Set(env.HOLDFAST_BENCH_ROWS.split(';').map((row) => row.trim())) : null;
 // The baseline files are only needed by the baseline restore rows.
@@ -231,6 +231,18 @@ function directoryRows(work, source, keepers) {
   };
 }
 
+// A tree of small files (what source trees, mail folders and node_modules look like): the per-file cost, not the
+// bytes, decides these rows.
+function smallFileRows(work, source) {
+  const rows = [
+    { name: 'files: tar | gzip (tool default -6)', side: 'baseline', command: `tar -cf - -C '${source}' . | gzip | wc -c` },
+    { name: 'files: Holdfast GZIP 3', side: 'holdfast', job: { compression: 'GZIP' } },
+    { name: 'files: Holdfast ZSTD (threads auto)', side: 'holdfast', job: { compression: 'ZSTD' } },
+    { name: 'files: tar | zstd -3 -T0', side: 'baseline', command: `tar -cf - -C '${source}' . | zstd -3 -T0 -q -c | wc -c` },
+  ];
+  return rows.map((row) => ({ ...row, command: row.command ?? `compression ${row.job.compression}`, run: row.job ? backupRow(work, 'directory', source, row.job, null) : () => shellRow(row.command) }));
+}
+
 const work = await mkdtemp(join(tmpdir(), 'holdfast-pipeline-bench-'));
 const report = { startedAt: new Date().toISOString(), sizeMiB, repeats, node: process.version, loadAtStart: await loadAverage(), parts: {} };
 const keepers = {};
@@ -254,6 +266,15 @@ try {
     const set = directoryRows(work, source, keepers);
     if (withRestore && needsBaselineFiles(['dir restore: gunzip | tar -x'])) await set.prepare();
     report.parts.directory = { sourceBytes, rows: await runRounds(set.rows) };
+    await rm(source, { recursive: true, force: true });
+  }
+  if (parts.includes('files')) {
+    const source = join(work, 'small-files-source');
+    const sourceBytes = Math.round((sizeMiB * 1024 * 1024) / 2);
+    log(`files: generating ${mib(sourceBytes).toFixed(0)} MiB of small files under ${source}`);
+    const files = await generateSmallFiles(source, sourceBytes);
+    log(`files: ${files} files`);
+    report.parts.files = { sourceBytes, files, rows: await runRounds(smallFileRows(work, source)) };
   }
 } finally {
   report.loadAtEnd = await loadAverage();
@@ -306,6 +327,8 @@ const comparisons = [
   ['directory', 'dir: Holdfast GZIP 3', 'dir: tar | gzip -3 (Holdfast level)', 'speed vs baseline'],
   ['directory', 'dir: Holdfast ZSTD (threads auto)', 'dir: tar | zstd -3 -T0', 'speed vs baseline'],
   ['directory', 'dir restore: Holdfast of the GZIP backup', 'dir restore: gunzip | tar -x', 'restore speed vs baseline (acceptance 3: >= 0.9)'],
+  ['files', 'files: Holdfast GZIP 3', 'files: tar | gzip (tool default -6)', 'speed vs baseline, small files'],
+  ['files', 'files: Holdfast ZSTD (threads auto)', 'files: tar | zstd -3 -T0', 'speed vs baseline, small files'],
 ];
 const computed = comparisons.map(([part, holdfast, baseline, what]) => ({ part, holdfast, baseline, what, ratio: ratio(part, holdfast, baseline) })).filter((c) => c.ratio !== null);
 if (computed.length > 0) {

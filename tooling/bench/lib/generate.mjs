@@ -45,3 +45,27 @@ export async function generateDirectory(dir, bytes) {
   }
   return written;
 }
+
+/**
+ * Writes a tree of small files under `dir` until `bytes` are written: sizes spread evenly from 0 to 24 KiB (12 KiB on
+ * average, like a source tree or `node_modules`), alternately log-like text and random bytes, 100 files a folder in
+ * folders two levels deep. Answers the number of files.
+ */
+export async function generateSmallFiles(dir, bytes) {
+  const { writeFile } = await import('node:fs/promises');
+  let written = 0;
+  let index = 0;
+  for (; written < bytes; index += 1) {
+    const sub = join(dir, `group-${Math.floor(index / 10_000)}`, `folder-${Math.floor(index / 100) % 100}`);
+    if (index % 100 === 0) await mkdir(sub, { recursive: true });
+    // A fixed spread of sizes (no random generator needed for the sizes themselves): 0, 245, 490, ... 24,255 bytes.
+    const size = Math.min((index * 245) % 24_500, bytes - written);
+    const content =
+      index % 2 === 0
+        ? randomBytes(size)
+        : Buffer.from(`${index} request served in ${index % 977} ms for ${randomBytes(6).toString('hex')} with status ok\n`.repeat(Math.ceil(size / 70) + 1)).subarray(0, size);
+    await writeFile(join(sub, index % 2 === 0 ? `blob-${index}.bin` : `entry-${index}.log`), content);
+    written += size;
+  }
+  return index;
+}
