@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { chmod, link, lstat, lutimes, mkdir, realpath, rm, symlink, unlink, utimes } from 'node:fs/promises';
+import { chmod, link, lstat, lutimes, mkdir, open, realpath, rm, symlink, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,28 +19,91 @@ interface PendingFolder {
   mtime: Date;
 }
 
-/** Removes a non-folder at `path` so the entry can take its place (a restore overwrites). */
-async function clearForFile(path: string): Promise<void> {
-  const existing = await lstat(path).catch(() => undefined);
-  if (!existing) return;
-  if (existing.isDirectory()) await rm(path, { recursive: true });
-  else await unlink(path);
+// Files up to this size are collected from the archive and written with one write on a handle that also sets their
+// mode and times; larger ones are streamed.
+const SMALL_FILE_BYTES = 64 * 1024;
+// Parent folders remembered as checked, at most; the set starts over beyond it (tar order is depth-first, so the
+// folders that matter are the recent ones).
+const CHECKED_PARENTS_LIMIT = 10_000;
+
+/**
+ * Refuses to write below a path component that is a symlink: a crafted earlier entry could redirect it outside. A
+ * parent found to be a real folder is remembered for the rest of the restore, so a folder of many files is checked
+ * once instead of twice per file (mkdir and realpath, two round trips to the thread pool each time). Only this
+ * restore can turn a checked folder into something else, and only by removing it first (an entry of another type
+ * at its path): `forgetAll()` is called then.
+ */
+class ParentCheck {
+  private readonly checked = new Set<string>();
+
+  async ensure(path: string): Promise<boolean> {
+    const parent = dirname(path);
+    if (this.checked.has(parent)) return true;
+    await mkdir(parent, { recursive: true });
+    if ((await realpath(parent)) !== parent) return false;
+    if (this.checked.size >= CHECKED_PARENTS_LIMIT) this.checked.clear();
+    this.checked.add(parent);
+    return true;
+  }
+
+  forgetAll(): void {
+    this.checked.clear();
+  }
 }
 
-/** Refuses to write below a path component that is a symlink: a crafted earlier entry could redirect it outside. */
-async function ensureParent(root: string, path: string): Promise<boolean> {
-  const parent = dirname(path);
-  await mkdir(parent, { recursive: true });
-  return (await realpath(parent)) === parent;
+/** Removes a non-folder at `path` so the entry can take its place (a restore overwrites); a folder there goes too. */
+async function clearForFile(path: string, parents: ParentCheck): Promise<void> {
+  const existing = await lstat(path).catch(() => undefined);
+  if (!existing) return;
+  if (existing.isDirectory()) {
+    await rm(path, { recursive: true });
+    parents.forgetAll();
+  } else await unlink(path);
+}
+
+/** Creates `path` (never through an existing link: O_EXCL), replacing whatever is there (a restore overwrites). */
+async function createFile(path: string, parents: ParentCheck): Promise<FileHandle> {
+  try {
+    return await open(path, 'wx', 0o600);
+  } catch (error) {
+    // Most restores go into an empty folder: asking first (lstat) would cost every file a round trip and an error.
+    if (errnoOf(error) !== 'EEXIST') throw error;
+    await clearForFile(path, parents);
+    return open(path, 'wx', 0o600);
+  }
+}
+
+/** The body of an entry of `size` bytes, whole. */
+async function collect(body: Readable, size: number): Promise<Buffer> {
+  const content = Buffer.allocUnsafe(size);
+  let filled = 0;
+  for await (const piece of body) {
+    (piece as Buffer).copy(content, filled);
+    filled += (piece as Buffer).length;
+  }
+  if (filled !== size) throw new Error(`the archive entry ended after ${filled} of its ${size} bytes`);
+  return content;
+}
+
+/** Writes a small file in one piece and sets its mode and times on the same handle. */
+async function writeSmallFile(path: string, content: Buffer, mode: number, mtime: Date, parents: ParentCheck): Promise<void> {
+  const handle = await createFile(path, parents);
+  try {
+    await handle.writeFile(content);
+    await handle.chmod(mode);
+    await handle.utimes(mtime, mtime);
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Resolves a hard link's target member to a file path, or the reason it is refused. */
 type LinkResolver = (memberName: string) => { path: string } | { refused: string };
 
-async function writeEntry(location: MemberLocation, header: Header, body: Readable, folders: PendingFolder[], warnings: WarningList, resolveLink: LinkResolver, signal: AbortSignal): Promise<void> {
+async function writeEntry(location: MemberLocation, header: Header, body: Readable, folders: PendingFolder[], warnings: WarningList, resolveLink: LinkResolver, parents: ParentCheck, signal: AbortSignal): Promise<void> {
   const { root, relative } = location;
   const path = join(root, relative);
-  if (!(await ensureParent(root, path))) {
+  if (!(await parents.ensure(path))) {
     warnings.add(`${header.name}: refused, a parent folder is a symlink`);
     return;
   }
@@ -56,7 +119,12 @@ async function writeEntry(location: MemberLocation, header: Header, body: Readab
     }
     case 'file':
     case 'contiguous-file': {
-      await clearForFile(path);
+      const size = header.size ?? 0;
+      if (size <= SMALL_FILE_BYTES) {
+        await writeSmallFile(path, await collect(body, size), mode, mtime, parents);
+        return;
+      }
+      await clearForFile(path, parents);
       await pipeline(body, createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal });
       await chmod(path, mode);
       await utimes(path, mtime, mtime);
@@ -68,7 +136,7 @@ async function writeEntry(location: MemberLocation, header: Header, body: Readab
         warnings.add(`${header.name}: symlink refused, ${check.refused}`);
         return;
       }
-      await clearForFile(path);
+      await clearForFile(path, parents);
       await symlink(header.linkname!, path);
       await lutimes(path, mtime, mtime);
       return;
@@ -79,7 +147,7 @@ async function writeEntry(location: MemberLocation, header: Header, body: Readab
         warnings.add(`${header.name}: hard link refused, ${target.refused}`);
         return;
       }
-      await clearForFile(path);
+      await clearForFile(path, parents);
       await link(target.path, path);
       return;
     }
@@ -122,6 +190,7 @@ export async function restoreArchive(input: Readable, destination: RestoreDestin
   const where = destination.kind === 'folder' ? folderRoot : 'the original paths';
   const warnings = new WarningList();
   const folders: PendingFolder[] = [];
+  const parents = new ParentCheck();
   const extract = tar.extract();
   const feeding = feed(input, extract, signal);
   let entries = 0;
@@ -134,7 +203,7 @@ export async function restoreArchive(input: Readable, destination: RestoreDestin
       if ('refused' in location) {
         warnings.add(`${entry.header.name}: refused, ${location.refused}`);
       } else {
-        await writeEntry(location, entry.header, entry as unknown as Readable, folders, warnings, resolveLink, signal);
+        await writeEntry(location, entry.header, entry as unknown as Readable, folders, warnings, resolveLink, parents, signal);
       }
       entry.resume();
     }
