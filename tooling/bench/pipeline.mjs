@@ -233,14 +233,40 @@ function directoryRows(work, source, keepers) {
 
 // A tree of small files (what source trees, mail folders and node_modules look like): the per-file cost, not the
 // bytes, decides these rows.
-function smallFileRows(work, source) {
+function smallFileRows(work, source, keepers) {
+  const tarBase = join(work, 'small-files.tar.gz');
   const rows = [
     { name: 'files: tar | gzip (tool default -6)', side: 'baseline', command: `tar -cf - -C '${source}' . | gzip | wc -c` },
-    { name: 'files: Holdfast GZIP 3', side: 'holdfast', job: { compression: 'GZIP' } },
+    { name: 'files: Holdfast GZIP 3', side: 'holdfast', job: { compression: 'GZIP' }, keep: 'filesGzip' },
     { name: 'files: Holdfast ZSTD (threads auto)', side: 'holdfast', job: { compression: 'ZSTD' } },
     { name: 'files: tar | zstd -3 -T0', side: 'baseline', command: `tar -cf - -C '${source}' . | zstd -3 -T0 -q -c | wc -c` },
   ];
-  return rows.map((row) => ({ ...row, command: row.command ?? `compression ${row.job.compression}`, run: row.job ? backupRow(work, 'directory', source, row.job, null) : () => shellRow(row.command) }));
+  const restoreRows = [
+    { name: 'files restore: Holdfast of the GZIP backup', side: 'holdfast', command: 'POST /api/storage/:id/restore (targetPath)', restore: 'filesGzip' },
+    { name: 'files restore: gunzip | tar -x', side: 'baseline', command: 'gunzip -c small-files.tar.gz | tar -x -C <fresh dir>' },
+  ];
+  return {
+    prepare: () => run('sh', ['-c', `tar -cf - -C '${source}' . | gzip -3 > '${tarBase}'`]),
+    rows: [...rows, ...(withRestore ? restoreRows : [])].map((row) => ({
+      ...row,
+      command: row.command ?? `compression ${row.job.compression}`,
+      run: row.job
+        ? backupRow(work, 'directory', source, row.job, row.keep ? (kept) => (keepers[row.keep] = kept) : null)
+        : row.restore
+          ? restoreRow(() => keepers[row.restore], 'directory')
+          : row.name.startsWith('files restore')
+            ? async () => {
+                const target = join(work, `untar-${randomBytes(4).toString('hex')}`);
+                await mkdir(target);
+                try {
+                  return await shellRow(`gunzip -c '${tarBase}' | tar -x -C '${target}'`);
+                } finally {
+                  await rm(target, { recursive: true, force: true });
+                }
+              }
+            : () => shellRow(row.command),
+    })),
+  };
 }
 
 const work = await mkdtemp(join(tmpdir(), 'holdfast-pipeline-bench-'));
@@ -274,7 +300,9 @@ try {
     log(`files: generating ${mib(sourceBytes).toFixed(0)} MiB of small files under ${source}`);
     const files = await generateSmallFiles(source, sourceBytes);
     log(`files: ${files} files`);
-    report.parts.files = { sourceBytes, files, rows: await runRounds(smallFileRows(work, source)) };
+    const set = smallFileRows(work, source, keepers);
+    if (withRestore && needsBaselineFiles(['files restore: gunzip | tar -x'])) await set.prepare();
+    report.parts.files = { sourceBytes, files, rows: await runRounds(set.rows) };
   }
 } finally {
   report.loadAtEnd = await loadAverage();
@@ -329,6 +357,7 @@ const comparisons = [
   ['directory', 'dir restore: Holdfast of the GZIP backup', 'dir restore: gunzip | tar -x', 'restore speed vs baseline (acceptance 3: >= 0.9)'],
   ['files', 'files: Holdfast GZIP 3', 'files: tar | gzip (tool default -6)', 'speed vs baseline, small files'],
   ['files', 'files: Holdfast ZSTD (threads auto)', 'files: tar | zstd -3 -T0', 'speed vs baseline, small files'],
+  ['files', 'files restore: Holdfast of the GZIP backup', 'files restore: gunzip | tar -x', 'restore speed vs baseline, small files'],
 ];
 const computed = comparisons.map(([part, holdfast, baseline, what]) => ({ part, holdfast, baseline, what, ratio: ratio(part, holdfast, baseline) })).filter((c) => c.ratio !== null);
 if (computed.length > 0) {
