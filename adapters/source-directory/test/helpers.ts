@@ -33,6 +33,11 @@ export async function membersOf(archive: Buffer): Promise<{ name: string; type: 
 /** Builds a tar from hand-written entries (for crafted archives). */
 export async function craftTar(entries: { name: string; type?: 'file' | 'symlink' | 'directory' | 'link'; linkname?: string; body?: string }[]): Promise<Readable> {
   const pack = tar.pack();
+  // Read while the entries go in: a pack that nobody reads stops calling back once its buffer is full.
+  const chunks: Buffer[] = [];
+  const read = (async () => {
+    for await (const chunk of pack as AsyncIterable<Buffer>) chunks.push(chunk);
+  })();
   for (const entry of entries) {
     const type = entry.type ?? 'file';
     await new Promise<void>((resolve, reject) =>
@@ -42,7 +47,6 @@ export async function craftTar(entries: { name: string; type?: 'file' | 'symlink
     );
   }
   pack.finalize();
-  const chunks: Buffer[] = [];
-  for await (const chunk of pack as AsyncIterable<Buffer>) chunks.push(chunk);
+  await read;
   return Readable.from([Buffer.concat(chunks)]);
 }

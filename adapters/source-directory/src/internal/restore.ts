@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { AdapterError, type RestoreResult } from '@holdfast/sdk';
 import { DIRECTORY_ORIGIN, aborted, errnoOf, toAdapterError } from './errors.js';
+import { ConcurrentWrites } from './concurrent-writes.js';
 import { locateMember, type MemberLocation, type RestoreDestination } from './restore-destination.js';
 import { safeLinkTarget, safeMemberPath } from './safe-paths.js';
 import { WarningList } from './warnings.js';
@@ -22,6 +23,8 @@ interface PendingFolder {
 // Files up to this size are collected from the archive and written with one write on a handle that also sets their
 // mode and times; larger ones are streamed.
 const SMALL_FILE_BYTES = 64 * 1024;
+// Small files written at once (libuv's thread pool has four threads unless UV_THREADPOOL_SIZE says otherwise).
+const WRITE_LANES = 4;
 // Parent folders remembered as checked, at most; the set starts over beyond it (tar order is depth-first, so the
 // folders that matter are the recent ones).
 const CHECKED_PARENTS_LIMIT = 10_000;
@@ -100,9 +103,29 @@ async function writeSmallFile(path: string, content: Buffer, mode: number, mtime
 /** Resolves a hard link's target member to a file path, or the reason it is refused. */
 type LinkResolver = (memberName: string) => { path: string } | { refused: string };
 
-async function writeEntry(location: MemberLocation, header: Header, body: Readable, folders: PendingFolder[], warnings: WarningList, resolveLink: LinkResolver, parents: ParentCheck, signal: AbortSignal): Promise<void> {
+/** What writeEntry works with besides the entry: the state of the whole restore. */
+interface RestoreState {
+  folders: PendingFolder[];
+  warnings: WarningList;
+  resolveLink: LinkResolver;
+  parents: ParentCheck;
+  writes: ConcurrentWrites;
+  signal: AbortSignal;
+}
+
+function isSmallFile(header: Header): boolean {
+  return (header.type === 'file' || header.type === 'contiguous-file') && (header.size ?? 0) <= SMALL_FILE_BYTES;
+}
+
+async function writeEntry(location: MemberLocation, header: Header, body: Readable, state: RestoreState): Promise<void> {
+  const { folders, warnings, resolveLink, parents, writes, signal } = state;
   const { root, relative } = location;
   const path = join(root, relative);
+  // Small files are written several at once; anything else waits until they are on disk, so links, folders and
+  // replacements see the tree as it would be one entry at a time (and a symlink entry forgets the checked parents
+  // before any later entry is checked).
+  const small = isSmallFile(header);
+  if (!small) await writes.drain();
   if (!(await parents.ensure(path))) {
     warnings.add(`${header.name}: refused, a parent folder is a symlink`);
     return;
@@ -119,9 +142,9 @@ async function writeEntry(location: MemberLocation, header: Header, body: Readab
     }
     case 'file':
     case 'contiguous-file': {
-      const size = header.size ?? 0;
-      if (size <= SMALL_FILE_BYTES) {
-        await writeSmallFile(path, await collect(body, size), mode, mtime, parents);
+      if (small) {
+        const content = await collect(body, header.size ?? 0);
+        await writes.start(path, () => writeSmallFile(path, content, mode, mtime, parents));
         return;
       }
       await clearForFile(path, parents);
@@ -190,7 +213,7 @@ export async function restoreArchive(input: Readable, destination: RestoreDestin
   const where = destination.kind === 'folder' ? folderRoot : 'the original paths';
   const warnings = new WarningList();
   const folders: PendingFolder[] = [];
-  const parents = new ParentCheck();
+  const state: RestoreState = { folders, warnings, resolveLink, parents: new ParentCheck(), writes: new ConcurrentWrites(WRITE_LANES), signal };
   const extract = tar.extract();
   const feeding = feed(input, extract, signal);
   let entries = 0;
@@ -203,11 +226,14 @@ export async function restoreArchive(input: Readable, destination: RestoreDestin
       if ('refused' in location) {
         warnings.add(`${entry.header.name}: refused, ${location.refused}`);
       } else {
-        await writeEntry(location, entry.header, entry as unknown as Readable, folders, warnings, resolveLink, parents, signal);
+        await writeEntry(location, entry.header, entry as unknown as Readable, state);
       }
       entry.resume();
     }
+    await state.writes.drain();
   } catch (error) {
+    // Nothing goes on writing after the restore answered.
+    await state.writes.drain().catch(() => undefined);
     input.destroy();
     if (signal.aborted || errnoOf(error) === 'ABORT_ERR') throw aborted('restore');
     throw toAdapterError(error, `restore into ${where} failed`);
