@@ -11,7 +11,7 @@ import { tempDir } from './tree.js';
 // Small files (up to 64 KiB) are read whole ahead of the tar writer, several at once. These tests check what that
 // must keep: every byte and header in order, the descriptor limit, files that change between the walk and the read,
 // and that the read-ahead does overlap (more than one file in flight), which is what made trees of small files fast.
-const descriptors = vi.hoisted(() => ({ open: 0, peak: 0, reading: 0, peakReading: 0, stating: 0, peakStating: 0, shrinkTo: new Map<string, number>() }));
+const descriptors = vi.hoisted(() => ({ open: 0, peak: 0, reading: 0, peakReading: 0, stating: 0, peakStating: 0, shrinkTo: new Map<string, number>(), failStat: new Set<string>() }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   return {
@@ -31,11 +31,16 @@ vi.mock('node:fs/promises', async (importOriginal) => {
       descriptors.open += 1;
       descriptors.peak = Math.max(descriptors.peak, descriptors.open);
       const close = handle.close.bind(handle);
+      const statOf = handle.stat.bind(handle);
       const read = handle.read.bind(handle) as (buffer: Buffer, offset: number, length: number, position: number) => Promise<{ bytesRead: number; buffer: Buffer }>;
       return Object.assign(handle, {
         close: async () => {
           descriptors.open -= 1;
           return close();
+        },
+        stat: async (...options: Parameters<typeof statOf>) => {
+          if (descriptors.failStat.has(path)) throw Object.assign(new Error(`EIO: i/o error, fstat '${path}'`), { code: 'EIO' });
+          return statOf(...options);
         },
         read: async (buffer: Buffer, offset: number, length: number, position: number) => {
           // A file listed in shrinkTo "shrinks" to that size after its stat: reads past it find nothing.
@@ -97,6 +102,7 @@ beforeEach(async () => {
   descriptors.peakReading = 0;
   descriptors.peakStating = 0;
   descriptors.shrinkTo.clear();
+  descriptors.failStat.clear();
 });
 afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -169,6 +175,17 @@ describe('source-directory: trees of small files', () => {
     expect(members.get('grown.bin')!.content.equals(large)).toBe(true);
     expect(members.get('kept.bin')!.content.toString()).toBe('stays');
     expect(warnings).toEqual([`${gone}: skipped, it vanished while the backup ran`]);
+    expect(descriptors.open).toBe(0);
+  });
+
+  it('fails the dump, closing everything, when a small file cannot be stated after its open', async () => {
+    const root = join(dir, 'tree');
+    await mkdir(root);
+    for (let index = 0; index < 20; index++) await writeFile(join(root, `f${String(index).padStart(2, '0')}.txt`), `file ${index}`);
+    descriptors.failStat.add(join(root, 'f07.txt'));
+    await expect(dumpToBuffer(directorySource({ paths: [root] }))).rejects.toThrow(/EIO: i\/o error, fstat/);
+    // The reads still out when the dump failed have ended and closed their files.
+    await new Promise((resolve) => setTimeout(resolve, 50));
     expect(descriptors.open).toBe(0);
   });
 });

@@ -171,7 +171,9 @@ export async function writeArchive(pack: Pack, entries: AsyncIterable<ArchiveEnt
       const item = queueEntry(next.value, flags);
       if (item.content) {
         ahead.reading += 1;
-        void item.content.then(() => (ahead.reading -= 1));
+        // Counted down however the read ends (a failed stat or close rejects it; writeOne then fails the dump).
+        const readEnded = () => (ahead.reading -= 1);
+        item.content.then(readEnded, readEnded);
       }
       count(item, 1);
       queue.push(item);
@@ -188,7 +190,7 @@ export async function writeArchive(pack: Pack, entries: AsyncIterable<ArchiveEnt
   } finally {
     // On failure, close what was opened ahead and wait for the small files still being read (each closes its own).
     await Promise.all(queue.map(async (item) => (await item.handle?.catch(() => undefined))?.close()));
-    await Promise.all(queue.map((item) => item.content));
+    await Promise.all(queue.map((item) => item.content?.catch(() => undefined)));
   }
 }
 

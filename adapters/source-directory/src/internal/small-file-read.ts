@@ -40,8 +40,10 @@ async function readWhole(handle: FileHandle, size: number): Promise<{ content: B
 }
 
 /**
- * Opens, stats, reads and closes a small file (its read-ahead, started when the file is queued); never rejects. A file
- * larger than `limit` by now is closed again and answered as `grown`.
+ * Opens, stats, reads and closes a small file (its read-ahead, started when the file is queued). A file that cannot be
+ * opened is answered as `openError`, a failed read as a zero-padded problem; only a failing stat or close rejects
+ * (the dump then fails, as it does for a large file). A file larger than `limit` by now is closed again and answered
+ * as `grown`.
  */
 export async function readSmallFile(path: string, flags: number, limit: number): Promise<SmallFileRead> {
   let handle: FileHandle;
