@@ -204,31 +204,9 @@ function directoryRows(work, source, keepers) {
   ];
   const restoreRows = [
     { name: 'dir restore: Holdfast of the GZIP backup', side: 'holdfast', command: 'POST /api/storage/:id/restore (targetPath)', restore: 'dirGzip' },
-    { name: 'dir restore: gunzip | tar -x', side: 'baseline', command: 'gunzip -c baseline.tar.gz | tar -x -C <fresh dir>' },
+    { name: 'dir restore: gunzip | tar -x', side: 'baseline', command: 'gunzip -c baseline.tar.gz | tar -x -C <fresh dir>', untar: true },
   ];
-  return {
-    prepare: async () => {
-      await run('sh', ['-c', `tar -cf - -C '${source}' . | gzip -3 > '${tarBase}'`]);
-    },
-    rows: [...rows, ...(withRestore ? restoreRows : [])].map((row) => ({
-      ...row,
-      run: row.job
-        ? backupRow(work, 'directory', source, row.job, row.keep ? (kept) => (keepers[row.keep] = kept) : null)
-        : row.restore
-          ? restoreRow(() => keepers[row.restore], 'directory')
-          : row.name.startsWith('dir restore')
-            ? async () => {
-                const target = join(work, `untar-${randomBytes(4).toString('hex')}`);
-                await mkdir(target);
-                try {
-                  return await shellRow(`gunzip -c '${tarBase}' | tar -x -C '${target}'`);
-                } finally {
-                  await rm(target, { recursive: true, force: true });
-                }
-              }
-            : () => shellRow(row.command),
-    })),
-  };
+  return folderRowSet(work, source, keepers, tarBase, [...rows, ...(withRestore ? restoreRows : [])]);
 }
 
 // A tree of small files (what source trees, mail folders and node_modules look like): the per-file cost, not the
@@ -243,30 +221,42 @@ function smallFileRows(work, source, keepers) {
   ];
   const restoreRows = [
     { name: 'files restore: Holdfast of the GZIP backup', side: 'holdfast', command: 'POST /api/storage/:id/restore (targetPath)', restore: 'filesGzip' },
-    { name: 'files restore: gunzip | tar -x', side: 'baseline', command: 'gunzip -c small-files.tar.gz | tar -x -C <fresh dir>' },
+    { name: 'files restore: gunzip | tar -x', side: 'baseline', command: 'gunzip -c small-files.tar.gz | tar -x -C <fresh dir>', untar: true },
   ];
+  return folderRowSet(work, source, keepers, tarBase, [...rows, ...(withRestore ? restoreRows : [])]);
+}
+
+/**
+ * The runs of rows over a folder: a Holdfast backup (`job`, kept for a restore row when `keep` names it), a Holdfast
+ * restore of a kept backup (`restore`), `gunzip | tar -x` of the baseline archive into a fresh folder (`untar`), or a
+ * shell command. `prepare` writes the baseline archive (`tar | gzip -3` of the folder).
+ */
+function folderRowSet(work, source, keepers, tarBase, rows) {
   return {
     prepare: () => run('sh', ['-c', `tar -cf - -C '${source}' . | gzip -3 > '${tarBase}'`]),
-    rows: [...rows, ...(withRestore ? restoreRows : [])].map((row) => ({
+    rows: rows.map((row) => ({
       ...row,
       command: row.command ?? `compression ${row.job.compression}`,
       run: row.job
         ? backupRow(work, 'directory', source, row.job, row.keep ? (kept) => (keepers[row.keep] = kept) : null)
         : row.restore
           ? restoreRow(() => keepers[row.restore], 'directory')
-          : row.name.startsWith('files restore')
-            ? async () => {
-                const target = join(work, `untar-${randomBytes(4).toString('hex')}`);
-                await mkdir(target);
-                try {
-                  return await shellRow(`gunzip -c '${tarBase}' | tar -x -C '${target}'`);
-                } finally {
-                  await rm(target, { recursive: true, force: true });
-                }
-              }
+          : row.untar
+            ? () => untarRow(work, tarBase)
             : () => shellRow(row.command),
     })),
   };
+}
+
+/** `gunzip -c <archive> | tar -x` into a fresh folder, removed afterwards. */
+async function untarRow(work, tarBase) {
+  const target = join(work, `untar-${randomBytes(4).toString('hex')}`);
+  await mkdir(target);
+  try {
+    return await shellRow(`gunzip -c '${tarBase}' | tar -x -C '${target}'`);
+  } finally {
+    await rm(target, { recursive: true, force: true });
+  }
 }
 
 const work = await mkdtemp(join(tmpdir(), 'holdfast-pipeline-bench-'));
