@@ -2,7 +2,7 @@
 // bytes, half text) so compression does real work on both.
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
@@ -52,7 +52,6 @@ export async function generateDirectory(dir, bytes) {
  * folders two levels deep. Answers the number of files.
  */
 export async function generateSmallFiles(dir, bytes) {
-  const { writeFile } = await import('node:fs/promises');
   let written = 0;
   let index = 0;
   for (; written < bytes; index += 1) {

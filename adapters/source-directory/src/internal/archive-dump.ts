@@ -1,6 +1,6 @@
 import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
 import { createArchiveWriter, IncrementalPlan, type ArchiveDumpRequest, type ArchiveWriter, type DumpHandle, type DumpStats, type EntryMeta, type KernelLogger, type Snapshot } from '@holdfast/sdk';
-import { aborted, toAdapterError } from './errors.js';
+import { aborted, describeFileError, toAdapterError } from './errors.js';
 import { rootMember, walkRoots, type ArchiveEntry, type ArchiveRoot } from './walk.js';
 import { WarningList } from './warnings.js';
 
@@ -150,7 +150,7 @@ async function addEntry(writer: ArchiveWriter, entry: ArchiveEntry, context: Add
   // Opened first: a file that vanished or is unreadable is skipped with a warning before any byte of it is written.
   const handle = await open(entry.absolute, 'r').catch((error: Error) => error);
   if (handle instanceof Error) {
-    context.warnings.add(`${entry.absolute}: skipped, ${describeOpenError(handle)}`);
+    context.warnings.add(`${entry.absolute}: skipped, ${describeFileError(handle)}`);
     return;
   }
   try {
@@ -173,13 +173,6 @@ async function* readInto(handle: FileHandle, buffer: Buffer): AsyncGenerator<Buf
     if (bytesRead === 0) return;
     yield buffer.subarray(0, bytesRead);
   }
-}
-
-function describeOpenError(error: Error): string {
-  const code = (error as { code?: string }).code;
-  if (code === 'ENOENT') return 'it vanished while the backup ran';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return error.message;
 }
 
 /** Maps an archive path (`<index>-<name>/rest`) back to where it lives on disk, for the incremental rename check. */

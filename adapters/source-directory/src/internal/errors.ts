@@ -17,3 +17,11 @@ export function aborted(what: string): AdapterError {
 export function errnoOf(error: unknown): string {
   return (error as { code?: string } | null)?.code ?? '';
 }
+
+/** Why a file or folder was skipped, in the words of a warning: vanished, permission denied, or the error's message. */
+export function describeFileError(error: unknown): string {
+  const code = errnoOf(error);
+  if (code === 'ENOENT') return 'it vanished while the backup ran';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return (error as Error).message;
+}

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import type { Pack } from 'tar-stream';
-import { aborted } from './errors.js';
+import { aborted, describeFileError } from './errors.js';
 import { readSmallFile, type FileFacts, type SmallFileRead } from './small-file-read.js';
 import type { ArchiveEntry } from './walk.js';
 import type { WarningList } from './warnings.js';
@@ -206,13 +206,6 @@ function queueEntry(entry: ArchiveEntry, flags: number): Queued {
   return { entry, handle, bytes: 0 };
 }
 
-/** The warning for a file that could not be opened, as the walk words its own. */
-function skipWarning(entry: ArchiveEntry, error: { code?: string; message: string }): string {
-  const code = error.code;
-  const reason = code === 'ENOENT' ? 'it vanished while the backup ran' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : error.message;
-  return `${entry.absolute}: skipped, ${reason}`;
-}
-
 async function writeOne(pack: Pack, { entry, handle, content }: Queued, flags: number, options: ArchiveWriterOptions): Promise<void> {
   if (entry.kind === 'directory') {
     await addEmpty(pack, { name: `${entry.member}/`, type: 'directory', ...headerOf(entry, entry.stats) }, options.signal);
@@ -223,7 +216,7 @@ async function writeOne(pack: Pack, { entry, handle, content }: Queued, flags: n
     if (content) {
       const read = await content;
       if ('openError' in read) {
-        options.warnings.add(skipWarning(entry, read.openError));
+        options.warnings.add(`${entry.absolute}: skipped, ${describeFileError(read.openError)}`);
         return;
       }
       if (!('grown' in read)) return writeSmall(pack, entry, read, options);
@@ -234,7 +227,7 @@ async function writeOne(pack: Pack, { entry, handle, content }: Queued, flags: n
     try {
       file = await opening!;
     } catch (error) {
-      options.warnings.add(skipWarning(entry, error as Error & { code?: string }));
+      options.warnings.add(`${entry.absolute}: skipped, ${describeFileError(error)}`);
       return;
     }
     try {

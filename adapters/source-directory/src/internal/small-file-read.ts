@@ -1,12 +1,11 @@
 import { open, type FileHandle } from 'node:fs/promises';
 
-/** What the tar header of a file needs of its stats, taken after the open. */
+/** What the tar header of a file needs of its stats, taken after the open (the size is the content's). */
 export interface FileFacts {
   mode: number;
   uid: number;
   gid: number;
   mtime: Date;
-  size: number;
 }
 
 /**
@@ -15,7 +14,7 @@ export interface FileFacts {
  */
 export type SmallFileRead =
   | { facts: FileFacts; content: Buffer; problem?: string }
-  | { facts: FileFacts; grown: true }
+  | { grown: true }
   | { openError: { code?: string; message: string } };
 
 /** Reads `size` bytes from the start of `handle`; a short or failed read is zero-padded and named as a problem. */
@@ -55,8 +54,8 @@ export async function readSmallFile(path: string, flags: number, limit: number):
   }
   try {
     const stats = await handle.stat();
-    const facts: FileFacts = { mode: stats.mode, uid: stats.uid, gid: stats.gid, mtime: stats.mtime, size: stats.size };
-    if (stats.size > limit) return { facts, grown: true };
+    if (stats.size > limit) return { grown: true };
+    const facts: FileFacts = { mode: stats.mode, uid: stats.uid, gid: stats.gid, mtime: stats.mtime };
     return { facts, ...(await readWhole(handle, stats.size)) };
   } finally {
     await handle.close();

@@ -3,7 +3,7 @@ import { lstat, readdir, readlink, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import picomatch from 'picomatch';
 import type { KernelLogger } from '@holdfast/sdk';
-import { aborted, errnoOf } from './errors.js';
+import { aborted, describeFileError, errnoOf } from './errors.js';
 import type { WarningList } from './warnings.js';
 
 /** One thing to put into the tar, in archive order. */
@@ -41,13 +41,6 @@ export interface WalkOptions {
  */
 export function rootMember(root: ArchiveRoot): string {
   return `${root.index}-${basename(root.path) || 'root'}`;
-}
-
-function describe(error: unknown): string {
-  const code = errnoOf(error);
-  if (code === 'ENOENT') return 'it vanished while the backup ran';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  return (error as Error).message;
 }
 
 /**
@@ -95,7 +88,7 @@ async function inspect(absolute: string, options: WalkOptions): Promise<Inspecti
       : await lstat(absolute);
     return { stats };
   } catch (error) {
-    return { warning: `${absolute}: skipped, ${describe(error)}` };
+    return { warning: `${absolute}: skipped, ${describeFileError(error)}` };
   }
 }
 
@@ -111,23 +104,23 @@ async function* walkDirectory(
   try {
     names = (await readdir(directory)).sort();
   } catch (error) {
-    options.warnings.add(`${directory}: folder skipped, ${describe(error)}`);
+    options.warnings.add(`${directory}: folder skipped, ${describeFileError(error)}`);
     return;
   }
   // The stats of the next names are asked for while this one is handled: each lstat is a round trip to libuv's thread
-  // pool, and one at a time they were most of the time of a tree of small files (docs/benchmarks.md, "many small files").
-  const inspections: Promise<Inspection>[] = [];
-  const ask = (index: number) => {
-    const name = names[index]!;
-    const path = relative === '' ? name : `${relative}/${name}`;
-    inspections[index] = excluded(path) ? Promise.resolve({ excluded: true }) : inspect(join(directory, name), options);
+  // pool, and one at a time they were most of the time of a tree of small files (docs/benchmarks.md, "Many small files").
+  const pathOf = (name: string) => (relative === '' ? name : `${relative}/${name}`);
+  const ahead: Promise<Inspection>[] = [];
+  let asked = 0;
+  const askNext = () => {
+    if (asked === names.length) return;
+    const name = names[asked++]!;
+    ahead.push(excluded(pathOf(name)) ? Promise.resolve({ excluded: true }) : inspect(join(directory, name), options));
   };
-  for (let index = 0; index < Math.min(STAT_AHEAD, names.length); index++) ask(index);
-  for (let index = 0; index < names.length; index++) {
-    if (index + STAT_AHEAD < names.length) ask(index + STAT_AHEAD);
-    const inspection = await inspections[index]!;
-    // Answered: the array keeps no stats of a folder's earlier names.
-    delete inspections[index];
+  while (asked < Math.min(STAT_AHEAD, names.length)) askNext();
+  for (const name of names) {
+    askNext();
+    const inspection = await ahead.shift()!;
     if (options.signal.aborted) throw aborted('dump');
     if ('excluded' in inspection) continue;
     if ('warning' in inspection) {
@@ -135,8 +128,7 @@ async function* walkDirectory(
       continue;
     }
     const { stats } = inspection;
-    const name = names[index]!;
-    const path = relative === '' ? name : `${relative}/${name}`;
+    const path = pathOf(name);
     const absolute = join(directory, name);
     const entryMember = `${member}/${name}`;
     if (stats.isDirectory()) {
@@ -153,7 +145,7 @@ async function* walkDirectory(
       try {
         yield { kind: 'symlink', member: entryMember, absolute, stats, linkTarget: await readlink(absolute) };
       } catch (error) {
-        options.warnings.add(`${absolute}: skipped, ${describe(error)}`);
+        options.warnings.add(`${absolute}: skipped, ${describeFileError(error)}`);
       }
     } else if (stats.isSocket()) {
       // Sockets are endpoints of running programs, meaningless in a backup (GNU tar ignores them too).

@@ -1,5 +1,8 @@
 import type { GeneratedKeyPair } from 'ssh2';
 
+/** Attempts before giving up; at one bad key in 250, ten in a row do not happen. */
+const MAX_ATTEMPTS = 10;
+
 /** Key algorithms an SSH profile can generate. */
 export type SshKeyAlgorithm = 'ed25519' | 'rsa' | 'ecdsa';
 
@@ -38,6 +41,3 @@ export async function generateSshKey(algorithm: SshKeyAlgorithm, passphrase: str
     if (attempt === MAX_ATTEMPTS) throw new Error(`generated ${algorithm} keys could not be read back (${parsed.message}) ${MAX_ATTEMPTS} times`);
   }
 }
-
-/** Attempts before giving up; at one bad key in 250, ten in a row do not happen. */
-const MAX_ATTEMPTS = 10;
