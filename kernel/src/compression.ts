@@ -23,5 +23,5 @@ export const CODEC_LEVELS: Readonly<Record<Exclude<CompressionCodec, 'NONE'>, Co
   ZSTD: { min: 1, max: 19, default: 3 },
 };
 
-/** Worker threads of ZSTD compression: the range a job may ask for. */
+/** ZSTD frames compressed at once (the engine runs them on threads): the range a job may ask for. */
 export const ZSTD_THREADS = { min: 1, max: 16 } as const;

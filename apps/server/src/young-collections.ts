@@ -38,8 +38,8 @@ export interface YoungCollectionRuntime {
 
 /**
  * The process's own: `gc` is not exposed to scripts unless V8 was started with --expose-gc; setting the flag now and
- * taking `gc` from a fresh context gives the function without changing how the process is started (the ZSTD worker
- * threads do the same). Answers undefined where V8 offers no such function.
+ * taking `gc` from a fresh context gives the function without changing how the process is started. Answers undefined
+ * where V8 offers no such function.
  */
 export function processRuntime(): YoungCollectionRuntime | undefined {
   setFlagsFromString('--expose-gc');

@@ -55,7 +55,7 @@ export interface RunPlan {
     pgCompression: string;
     /** Level of the codec; null or absent: the codec's default (docs/formats/compression.md). */
     compressionLevel?: number | null;
-    /** ZSTD worker threads; null or absent: the engine's default. */
+    /** ZSTD frames compressed at once; null or absent: the engine's default. */
     compressionThreads?: number | null;
     /** Backup format and incremental chain limits (issue 20); absent: a plain backup, every run full. */
     archive?: { format: 'PLAIN' | 'SEEKABLE'; fullEveryRuns: number | null; fullEveryDays: number | null };

@@ -1,7 +1,7 @@
 // Issue 21, acceptance 5: a PostgreSQL backup written the way Holdfast wrote ZSTD jobs before the change (pg_dump's
 // own zlib on, then one zstd stream compressed on the main thread with the binding's streaming Compressor, sidecar
 // without `threads`) still restores after it; and a ZSTD job run now dumps with pg_dump's compression off and
-// compresses on worker threads, and restores as well. Both restores are compared row for row with the source. The
+// compresses frames on threads, and restores as well. Both restores are compared row for row with the source. The
 // same for GZIP jobs: before, pg_dump's zlib and one gzip stream; now pg_dump -Z0 and gzip members compressed on
 // several threads.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -45,7 +45,7 @@ async function legacyPgDump(database: string): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
-describe('ZSTD PostgreSQL jobs before and after the new defaults (pg_dump -Z0, zstd on worker threads)', () => {
+describe('ZSTD PostgreSQL jobs before and after the new defaults (pg_dump -Z0, zstd frames on threads)', () => {
   const suffix = randomBytes(4).toString('hex');
   const sourceDb = `hf_zsrc_${suffix}`;
   const restoredOld = `hf_zold_${suffix}`;

@@ -307,7 +307,7 @@ export default function JobEditPage() {
                   {form.compression === 'ZSTD' && (
                     <NumberInput
                       label="Worker threads"
-                      description="1 to 16; empty: the number of cores, at most 4"
+                      description="1 to 16; empty: the number of cores, at most 3 (the server's thread pool size minus one)"
                       min={1}
                       max={16}
                       value={form.compressionThreads ?? ''}

@@ -39,7 +39,7 @@ function frameCount(compressed: Buffer): number {
 }
 const ZSTD_MAGIC = Buffer.from('28b52ffd', 'hex');
 
-describe('ZSTD on worker threads', () => {
+describe('ZSTD in frames compressed at once', () => {
   const data = dumpText();
 
   for (const threads of [1, 2, 4]) {
@@ -54,7 +54,7 @@ describe('ZSTD on worker threads', () => {
   }
 
   it('keeps input order when later frames finish first (a slow frame of text, then fast frames of zeros)', async () => {
-    // Text at level 12 takes far longer than zeros, so the workers hand back frames 2 and 3 before frame 1.
+    // Text at level 12 takes far longer than zeros, so the threads hand back frames 2 and 3 before frame 1.
     const mixed = Buffer.concat([data.subarray(0, ZSTD_FRAME_BYTES), Buffer.alloc(3 * ZSTD_FRAME_BYTES, 0), data.subarray(0, 1000)]);
     const compressed = await runThrough(createCompressStream('ZSTD', { level: 12, threads: 3 }), mixed, 100_003);
     expect(firstDifference(await zstdCliDecompress(compressed), mixed)).toBe('identical');
@@ -104,7 +104,7 @@ describe('ZSTD on worker threads', () => {
     await pipeline(source, createCompressStream('ZSTD', { threads, level: 1 }), slowSink);
     expect(consumed).toBeGreaterThanOrEqual(pieces * piece.length);
     // Without backpressure the source would run all 40 MiB ahead of the sink. Bounded: up to threads + 1 blocks out
-    // (in the workers, or finished and not yet taken by the sink) when a piece arrives, plus the blocks that piece
+    // (compressing, or finished and not yet taken by the sink) when a piece arrives, plus the blocks that piece
     // fills, the block being filled, the frame waiting in the sink's buffer, and a piece each in the source's and
     // the compressor's write buffers.
     const blocksPerPiece = Math.ceil(piece.length / ZSTD_FRAME_BYTES);

@@ -2,6 +2,7 @@
 // this file adds what only the engine needs. Reasons for the defaults: docs/formats/compression.md.
 import { availableParallelism } from 'node:os';
 import { CODEC_LEVELS, COMPRESSION_CODECS, ZSTD_THREADS, type CodecLevels, type CompressionCodec } from '@holdfast/kernel';
+import { threadPoolSize } from './pool-slots.js';
 
 export { CODEC_LEVELS, COMPRESSION_CODECS, ZSTD_THREADS, type CodecLevels, type CompressionCodec };
 
@@ -24,17 +25,18 @@ export const CODEC_EXTENSIONS: Readonly<Record<CompressionCodec, string>> = {
 export const ZSTD_FRAME_BYTES = 512 * 1024;
 
 /**
- * ZSTD threads when the job names none: every core up to four. Compression is the slowest stage of a backup on a
- * small machine; beyond four threads the dump tool or the destination is the limit on the hardware we measured.
+ * ZSTD frames compressed at once when the job names none: every core, within the compression slots of libuv's thread
+ * pool (its size minus one, so 3 by default; see pool-slots.ts). Compression is the slowest stage of a backup on a
+ * small machine, and more frames at once than slots would only wait for one.
  */
 export function defaultZstdThreads(): number {
-  return Math.min(4, Math.max(1, availableParallelism()));
+  return Math.max(1, Math.min(availableParallelism(), threadPoolSize() - 1));
 }
 
 /** Per-job tuning of the codec; every field optional (the codec's default is used). */
 export interface CompressionOptions {
   level?: number | null;
-  /** ZSTD only: worker threads compressing at once. */
+  /** ZSTD only: frames compressed at once (on libuv's thread pool). */
   threads?: number | null;
 }
 
@@ -44,7 +46,7 @@ export interface CompressionSidecarInfo {
   /** Undefined for NONE. */
   level?: number;
   extension: string;
-  /** ZSTD: worker threads that wrote the file (informational: any zstd decoder reads it). */
+  /** ZSTD: frames that were compressed at once when the file was written (informational: any zstd decoder reads it). */
   threads?: number;
   /** ZSTD: uncompressed bytes per independent frame (the file is a concatenation of frames). */
   frameBytes?: number;

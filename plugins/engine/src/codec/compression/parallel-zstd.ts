@@ -1,6 +1,10 @@
 import { Transform, type TransformCallback } from 'node:stream';
 import zlib from 'node:zlib';
-import { sharedZstdPool, type FrameCallback, type ZstdWorkerPool } from './zstd-worker-pool.js';
+import { compressionSlots, ConcurrencyLimit } from './pool-slots.js';
+import { compressZstdFrame } from './zstd-bindings.js';
+
+/** `block` is the input block handed back for reuse. */
+export type FrameCallback = (error: Error | null, frame?: Buffer, block?: Buffer) => void;
 
 /** Compresses `block[0..length)` into one complete frame; hands the block back for reuse with the frame. */
 export type BlockCompressor = (block: Buffer, length: number, done: FrameCallback) => void;
@@ -17,12 +21,14 @@ export interface ParallelBlockOptions {
 /** Options of {@link ParallelZstdCompressor}. */
 export interface ParallelZstdOptions {
   level: number;
-  /** Worker threads compressing at the same time. */
+  /** Frames compressed at the same time. */
   threads: number;
   /** Uncompressed bytes per independent frame. */
   frameBytes: number;
-  /** The threads to use; the process's shared pool unless a test brings its own. */
-  pool?: ZstdWorkerPool;
+  /** Tests replace the binding (to watch how many frames run at once, or to fail one). */
+  compressFrame?: FrameCompressor;
+  /** Tests bring their own process-wide slots. */
+  slots?: ConcurrencyLimit;
 }
 
 /**
@@ -43,7 +49,7 @@ export class ParallelBlockCompressor extends Transform {
   private blocksSent = 0;
   private nextToPush = 0;
   private readonly finished = new Map<number, Buffer>();
-  /** Blocks back from the workers, reused: the stream allocates at most `threads + 3` blocks in its life. */
+  /** Blocks handed back with their frames, reused: the stream allocates at most `threads + 3` blocks in its life. */
   private readonly freeBlocks: Buffer[] = [];
   private heldWrite: TransformCallback | null = null;
   private heldFlush: TransformCallback | null = null;
@@ -51,7 +57,7 @@ export class ParallelBlockCompressor extends Transform {
 
   constructor(private readonly options: ParallelBlockOptions) {
     super();
-    // threads + 2, not + 1: with one spare block a worker that finishes while the oldest frame is still compressing
+    // threads + 2, not + 1: with one spare block a thread that finishes while the oldest frame is still compressing
     // has the next block waiting; threads + 1 compressed 512 MiB 5-10 % slower (same run, 2 threads).
     this.maxInFlight = options.threads + 2;
   }
@@ -107,7 +113,7 @@ export class ParallelBlockCompressor extends Transform {
       return;
     }
     this.finished.set(sequence, frame!);
-    // Frames come back from different workers in any order; push only the next one in input order.
+    // Frames come back from different threads in any order; push only the next one in input order.
     for (let next = this.finished.get(this.nextToPush); next; next = this.finished.get(this.nextToPush)) {
       this.finished.delete(this.nextToPush);
       this.nextToPush++;
@@ -126,18 +132,44 @@ export class ParallelBlockCompressor extends Transform {
   }
 }
 
+/** Compresses one block's bytes into one frame, off the main thread. */
+export type FrameCompressor = (input: Buffer) => Promise<Buffer>;
+
 /**
- * ZSTD on worker threads: each block is compressed on one of `threads` workers of a pool shared by every stream of
- * the process (see ZstdWorkerPool; the block's memory is transferred, not copied). A stream that ends or fails stops
- * nothing, it only stops listening to its frames still out.
+ * A BlockCompressor that runs `compressFrame` for at most `threads` blocks of its stream at once and within the
+ * process's compression slots (see compressionSlots), so `threads` means frames compressed at the same time. A failure
+ * is reported with `what` in front of it.
+ */
+export function onThreadPool(threads: number, compressFrame: FrameCompressor, what: string, slots: ConcurrencyLimit = compressionSlots): BlockCompressor {
+  const stream = new ConcurrencyLimit(threads);
+  return (block, length, done) =>
+    stream.run((releaseStream) =>
+      slots.run((releaseSlot) => {
+        const finish = (error: Error | null, frame?: Buffer): void => {
+          releaseSlot();
+          releaseStream();
+          done(error, frame, block);
+        };
+        compressFrame(block.subarray(0, length)).then(
+          (frame) => finish(null, frame),
+          (error: unknown) => finish(new Error(`${what} failed: ${error instanceof Error ? error.message : String(error)}`)),
+        );
+      }),
+    );
+}
+
+/**
+ * ZSTD in independent frames on libuv's thread pool (see zstd-bindings.ts for why not on worker threads), `threads`
+ * frames at once. A stream that ends or fails stops nothing: frames still being compressed finish on the pool and
+ * are dropped.
  */
 export class ParallelZstdCompressor extends ParallelBlockCompressor {
   constructor(options: ParallelZstdOptions) {
-    const pool = options.pool ?? sharedZstdPool();
+    const compressFrame = options.compressFrame ?? ((input: Buffer) => compressZstdFrame(input, options.level));
     super({
       threads: options.threads,
       frameBytes: options.frameBytes,
-      compressBlock: (block, length, done) => pool.compress(block, length, options.level, options.threads, done),
+      compressBlock: onThreadPool(options.threads, compressFrame, 'zstd compression', options.slots),
     });
   }
 }
@@ -154,6 +186,9 @@ const GZIP_OUTPUT_CHUNK_BYTES = 256 * 1024;
  */
 export class ParallelGzipCompressor extends ParallelBlockCompressor {
   constructor(options: { level: number; threads: number; frameBytes: number }) {
+    // Not limited to `threads` at once like ZSTD: zlib hands each output piece back to the main thread between pieces,
+    // freeing its pool thread, so all `threads + 2` members in the pool at once kept it busier; limited to `threads`,
+    // a 1 GiB directory GZIP backup was 10-30 % slower with a higher peak (docs/benchmarks.md, session 15).
     super({
       threads: options.threads,
       frameBytes: options.frameBytes,

@@ -3,24 +3,12 @@ import { availableParallelism } from 'node:os';
 import zlib from 'node:zlib';
 import { assertKnownCodec, resolveCompressionOptions, ZSTD_FRAME_BYTES, type CompressionCodec, type CompressionOptions } from './codecs.js';
 import { ParallelGzipCompressor, ParallelZstdCompressor } from './parallel-zstd.js';
+import { threadPoolSize } from './pool-slots.js';
+import { zstdAvailable, zstdDecoder } from './zstd-bindings.js';
 
-// Node 20's zlib has no zstd. @cloudpss/zstd ships prebuilt N-API binaries inside its npm package (nothing is
-// compiled or downloaded at install). Loaded once and guarded, so a platform without a prebuild loses ZSTD only,
-// with a clear error, instead of failing to load the whole engine.
-type ZstdModule = typeof import('@cloudpss/zstd/napi');
-const zstd: { module?: ZstdModule; loadError?: string } = await import('@cloudpss/zstd/napi').then(
-  (module: ZstdModule) => ({ module }),
-  (error: unknown) => ({ loadError: error instanceof Error ? error.message : String(error) }),
-);
-
-/** True when the codec can be used in this process (ZSTD needs the native binding to load). */
+/** True when the codec can be used in this process (ZSTD needs its native bindings to load). */
 export function isCodecAvailable(codec: CompressionCodec): boolean {
-  return codec !== 'ZSTD' || zstd.module !== undefined;
-}
-
-function zstdModule(): ZstdModule {
-  if (zstd.module) return zstd.module;
-  throw new Error(`ZSTD compression is not available on this platform (${process.platform}-${process.arch}): ${zstd.loadError}`);
+  return codec !== 'ZSTD' || zstdAvailable();
 }
 
 // zlib's default output piece is 16 KiB: every piece then travels alone through encryption, hashing, the fan-out
@@ -31,13 +19,13 @@ const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 // GZIP blocks compressed at once on libuv's pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which file
 // reads and other zlib work share: one pool thread is left free for them.
-const GZIP_THREADS = Math.max(1, Math.min(availableParallelism(), (Number(process.env.UV_THREADPOOL_SIZE) || 4) - 1));
+const GZIP_THREADS = Math.max(1, Math.min(availableParallelism(), threadPoolSize() - 1));
 
 /**
  * Creates a Transform that compresses with the codec. The level (a bare number, or `options.level`) defaults to the
- * codec's backup default and is range-checked; `options.threads` is ZSTD's worker thread count. NONE is a
- * pass-through. ZSTD always compresses on worker threads (independent frames, see ParallelZstdCompressor), so the
- * main thread never runs the compressor.
+ * codec's backup default and is range-checked; `options.threads` is how many ZSTD frames are compressed at once.
+ * NONE is a pass-through. GZIP and ZSTD compress independent frames on libuv's thread pool (see
+ * ParallelBlockCompressor), so the main thread never runs their compressors.
  */
 export function createCompressStream(codec: CompressionCodec, options?: number | CompressionOptions): Transform {
   const { level: resolved, threads: resolvedThreads } = resolveCompressionOptions(codec, options);
@@ -55,7 +43,7 @@ export function createCompressStream(codec: CompressionCodec, options?: number |
         },
       });
     case 'ZSTD':
-      zstdModule();
+      zstdDecoder(); // the clear "not available on this platform" error, now rather than at the first frame
       return new ParallelZstdCompressor({ level: resolved as number, threads: resolvedThreads as number, frameBytes: ZSTD_FRAME_BYTES });
   }
 }
@@ -73,6 +61,6 @@ export function createDecompressStream(codec: CompressionCodec): Transform {
     case 'BROTLI':
       return zlib.createBrotliDecompress({ chunkSize: ZLIB_CHUNK_BYTES });
     case 'ZSTD':
-      return new (zstdModule().Decompressor)();
+      return new (zstdDecoder().Decompressor)();
   }
 }
