@@ -73,7 +73,11 @@ console.log(JSON.stringify({ started: pacer !== undefined, collections: (pacer?.
       return JSON.parse(stdout) as { started: boolean; collections: number; minors: number };
     };
     const idle = await answer('idle');
-    expect(idle).toMatchObject({ started: true, collections: 0 });
+    expect(idle.started).toBe(true);
+    // About 30 checks in 600 ms of waiting. On a loaded machine the child can lose its core in the middle of one of
+    // its own timer callbacks, and that interval then looks busy (CI counted 1 on 2026-12-01, after the settled
+    // start); a pacer that ignored the gate would count about 30, as the busy child does.
+    expect(idle.collections).toBeLessThanOrEqual(2);
     const busy = await answer('busy');
     expect(busy.started).toBe(true);
     // About 30 checks of 20 ms in 600 ms of a busy loop; some land between ticks.
