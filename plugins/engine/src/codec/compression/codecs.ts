@@ -1,8 +1,7 @@
 // Codec table. The codecs, their level ranges and ZSTD's thread range are the kernel's (shared with the catalog);
 // this file adds what only the engine needs. Reasons for the defaults: docs/formats/compression.md.
-import { availableParallelism } from 'node:os';
 import { CODEC_LEVELS, COMPRESSION_CODECS, ZSTD_THREADS, type CodecLevels, type CompressionCodec } from '@holdfast/kernel';
-import { threadPoolSize } from './pool-slots.js';
+import { compressionThreadsForThisMachine } from './pool-slots.js';
 
 export { CODEC_LEVELS, COMPRESSION_CODECS, ZSTD_THREADS, type CodecLevels, type CompressionCodec };
 
@@ -30,7 +29,7 @@ export const ZSTD_FRAME_BYTES = 512 * 1024;
  * small machine, and more frames at once than slots would only wait for one.
  */
 export function defaultZstdThreads(): number {
-  return Math.max(1, Math.min(availableParallelism(), threadPoolSize() - 1));
+  return compressionThreadsForThisMachine();
 }
 
 /** Per-job tuning of the codec; every field optional (the codec's default is used). */

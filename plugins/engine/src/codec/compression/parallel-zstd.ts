@@ -137,10 +137,9 @@ export type FrameCompressor = (input: Buffer) => Promise<Buffer>;
 
 /**
  * A BlockCompressor that runs `compressFrame` for at most `threads` blocks of its stream at once and within the
- * process's compression slots (see compressionSlots), so `threads` means frames compressed at the same time. A failure
- * is reported with `what` in front of it.
+ * process's compression slots (see compressionSlots), so `threads` means frames compressed at the same time.
  */
-export function onThreadPool(threads: number, compressFrame: FrameCompressor, what: string, slots: ConcurrencyLimit = compressionSlots): BlockCompressor {
+function zstdOnThreadPool(threads: number, compressFrame: FrameCompressor, slots: ConcurrencyLimit = compressionSlots): BlockCompressor {
   const stream = new ConcurrencyLimit(threads);
   return (block, length, done) =>
     stream.run((releaseStream) =>
@@ -152,7 +151,7 @@ export function onThreadPool(threads: number, compressFrame: FrameCompressor, wh
         };
         compressFrame(block.subarray(0, length)).then(
           (frame) => finish(null, frame),
-          (error: unknown) => finish(new Error(`${what} failed: ${error instanceof Error ? error.message : String(error)}`)),
+          (error: unknown) => finish(new Error(`zstd compression failed: ${error instanceof Error ? error.message : String(error)}`)),
         );
       }),
     );
@@ -169,7 +168,7 @@ export class ParallelZstdCompressor extends ParallelBlockCompressor {
     super({
       threads: options.threads,
       frameBytes: options.frameBytes,
-      compressBlock: onThreadPool(options.threads, compressFrame, 'zstd compression', options.slots),
+      compressBlock: zstdOnThreadPool(options.threads, compressFrame, options.slots),
     });
   }
 }

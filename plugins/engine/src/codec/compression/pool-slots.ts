@@ -1,3 +1,5 @@
+import { availableParallelism } from 'node:os';
+
 /**
  * libuv's thread pool size: 4 unless UV_THREADPOOL_SIZE says otherwise (libuv reads it once, when the pool starts;
  * it caps the value at 1024).
@@ -5,6 +7,14 @@
 export function threadPoolSize(env: NodeJS.ProcessEnv = process.env): number {
   const size = Number(env.UV_THREADPOOL_SIZE);
   return Number.isInteger(size) && size > 0 ? Math.min(size, 1024) : 4;
+}
+
+/**
+ * Threads to compress with when nothing says otherwise: every core, within the thread pool's size minus one (one pool
+ * thread is always left for file reads and writes, which share the pool).
+ */
+export function compressionThreadsForThisMachine(): number {
+  return Math.max(1, Math.min(availableParallelism(), threadPoolSize() - 1));
 }
 
 /** Runs tasks in arrival order, at most `limit` at once. */

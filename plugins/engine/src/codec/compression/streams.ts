@@ -1,9 +1,8 @@
 import { PassThrough, type Transform } from 'node:stream';
-import { availableParallelism } from 'node:os';
 import zlib from 'node:zlib';
 import { assertKnownCodec, resolveCompressionOptions, ZSTD_FRAME_BYTES, type CompressionCodec, type CompressionOptions } from './codecs.js';
 import { ParallelGzipCompressor, ParallelZstdCompressor } from './parallel-zstd.js';
-import { threadPoolSize } from './pool-slots.js';
+import { compressionThreadsForThisMachine } from './pool-slots.js';
 import { zstdAvailable, zstdDecoder } from './zstd-bindings.js';
 
 /** True when the codec can be used in this process (ZSTD needs its native bindings to load). */
@@ -19,7 +18,7 @@ const GUNZIP_CHUNK_BYTES = 256 * 1024;
 
 // GZIP blocks compressed at once on libuv's pool (4 threads unless UV_THREADPOOL_SIZE says otherwise), which file
 // reads and other zlib work share: one pool thread is left free for them.
-const GZIP_THREADS = Math.max(1, Math.min(availableParallelism(), threadPoolSize() - 1));
+const GZIP_THREADS = compressionThreadsForThisMachine();
 
 /**
  * Creates a Transform that compresses with the codec. The level (a bare number, or `options.level`) defaults to the
