@@ -3,10 +3,10 @@ import type { OrmDatabase } from '@holdfast/orm-port';
 import { silentLogger } from '@holdfast/kernel';
 import { MikroORM, type Options } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/knex';
-import { Migrator } from '@mikro-orm/migrations';
 import { describeTarget, prepareTarget, resolveConnectionTarget, type ConnectionTarget } from './connection.js';
 import { createPrivateDatabaseFile, securePrivateFiles, tightenNewFiles } from './file-modes.js';
-import { collectMigrations, toMigrationsList } from './migrations.js';
+import { MigrationRunner } from './migration-runner.js';
+import { collectMigrations, type OwnedMigration } from './migrations.js';
 
 /** Name of the table that records applied migrations. */
 export const MIGRATIONS_TABLE = 'holdfast_migrations';
@@ -57,37 +57,30 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Holdfa
   const orm = await MikroORM.init({
     ...(await driverOptions(target)),
     entities,
-    extensions: [Migrator],
-    // Schema comes from migrations only; MikroORM must not compare or alter it on its own.
+    // Schema comes from migrations only (migration-runner.ts); MikroORM must not compare or alter it on its own.
     ensureDatabase: false,
     allowGlobalContext: false,
     debug: false,
-    migrations: {
-      tableName: MIGRATIONS_TABLE,
-      migrationsList: toMigrationsList(migrations, target.dialect),
-      transactional: true,
-      allOrNothing: false,
-      disableForeignKeys: false,
-      snapshot: false,
-      silent: true,
-    },
   });
   if (target.dialect === 'sqlite') await tightenNewFiles(options.dataDir);
-  return new OpenedDatabase(orm, target, logger);
+  return new OpenedDatabase(orm, target, migrations, logger);
 }
 
 class OpenedDatabase implements HoldfastDatabase {
   readonly dialect: 'sqlite' | 'postgresql';
   readonly location: string;
   private isClosed = false;
+  private readonly migrations: MigrationRunner;
 
   constructor(
     readonly orm: MikroORM,
     target: ConnectionTarget,
+    migrations: readonly OwnedMigration[],
     private readonly logger: KernelLogger,
   ) {
     this.dialect = target.dialect;
     this.location = describeTarget(target);
+    this.migrations = new MigrationRunner((orm.em as EntityManager).getConnection(), MIGRATIONS_TABLE, migrations, target.dialect);
   }
 
   em(): EntityManager {
@@ -104,13 +97,11 @@ class OpenedDatabase implements HoldfastDatabase {
   }
 
   async migrate(): Promise<string[]> {
-    const applied = await this.orm.getMigrator().up();
-    for (const migration of applied) this.logger.info({ migration: migration.name }, 'migration applied');
-    return applied.map((migration) => migration.name);
+    return this.migrations.up((name) => this.logger.info({ migration: name }, 'migration applied'));
   }
 
   async pendingMigrations(): Promise<string[]> {
-    return (await this.orm.getMigrator().getPendingMigrations()).map((migration) => migration.name);
+    return this.migrations.pending();
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,4 @@
 import type { HoldfastPlugin, PluginMigration } from '@holdfast/kernel';
-import type { MigrationObject } from '@mikro-orm/core';
-import { Migration } from '@mikro-orm/migrations';
 
 /** A plugin migration with the plugin that contributed it (for error messages). */
 export interface OwnedMigration {
@@ -29,20 +27,4 @@ export function collectMigrations(plugins: readonly HoldfastPlugin[]): OwnedMigr
     }
   }
   return [...byName.values()].sort((a, b) => (a.migration.name < b.migration.name ? -1 : a.migration.name > b.migration.name ? 1 : 0));
-}
-
-/**
- * Wraps plugin migrations as MikroORM migration classes. MikroORM runs each inside its own transaction and hands
- * it the knex transaction as `ctx`; the plugin migration gets that transaction as its schema builder, so a
- * migration written once with the knex schema builder runs on both dialects and rolls back on failure.
- */
-export function toMigrationsList(owned: readonly OwnedMigration[], dialect: 'sqlite' | 'postgresql'): MigrationObject[] {
-  return owned.map(({ migration }) => {
-    class PluginMigrationRunner extends Migration {
-      override async up(): Promise<void> {
-        await migration.up(this.ctx ?? this.getKnex(), dialect);
-      }
-    }
-    return { name: migration.name, class: PluginMigrationRunner };
-  });
 }

@@ -1,0 +1,67 @@
+import type { AbstractSqlConnection, Knex } from '@mikro-orm/knex';
+import type { OwnedMigration } from './migrations.js';
+
+/**
+ * Applies the plugins' migrations and records them, in the same table MikroORM's migrator wrote (same name, same
+ * columns: `id`, `name`, `executed_at`), so a database migrated by an earlier version goes on where it stopped.
+ *
+ * Why not `@mikro-orm/migrations`: it loads `umzug`, which loads its command-line interface and with it
+ * `@rushstack/ts-command-line` and `@rushstack/node-core-library`, about 4.4 MiB of V8 heap held for the life of
+ * every server process, for a feature Holdfast never uses (docs/benchmarks.md, "Session 16"). What Holdfast needs is
+ * small: apply what is missing, in name order, each migration in its own transaction together with its record.
+ */
+export class MigrationRunner {
+  constructor(
+    private readonly connection: AbstractSqlConnection,
+    private readonly tableName: string,
+    private readonly migrations: readonly OwnedMigration[],
+    private readonly dialect: 'sqlite' | 'postgresql',
+  ) {}
+
+  /** Names of the migrations not applied yet, in the order they would run. */
+  async pending(): Promise<string[]> {
+    const applied = await this.appliedNames();
+    return this.migrations.map(({ migration }) => migration.name).filter((name) => !applied.has(name));
+  }
+
+  /**
+   * Applies every pending migration in order; resolves the names applied. A failing migration rolls back with its
+   * record, stays pending, and stops the run with an error naming it (the ones before it stay applied).
+   */
+  async up(onApplied: (name: string) => void = () => undefined): Promise<string[]> {
+    const applied = await this.appliedNames();
+    const done: string[] = [];
+    for (const { plugin, migration } of this.migrations) {
+      if (applied.has(migration.name)) continue;
+      try {
+        await this.connection.transactional(async (trx: Knex.Transaction) => {
+          await migration.up(trx, this.dialect);
+          await trx(this.tableName).insert({ name: migration.name });
+        });
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`Migration ${migration.name} of plugin ${plugin} failed and was rolled back: ${reason}`, { cause: error });
+      }
+      done.push(migration.name);
+      onApplied(migration.name);
+    }
+    return done;
+  }
+
+  private async appliedNames(): Promise<Set<string>> {
+    await this.ensureTable();
+    const rows: Array<{ name: string }> = await this.connection.getKnex()(this.tableName).select('name');
+    return new Set(rows.map((row) => row.name));
+  }
+
+  /** The table as MikroORM's migrator created it, for a database that has none yet. */
+  private async ensureTable(): Promise<void> {
+    const knex = this.connection.getKnex();
+    if (await knex.schema.hasTable(this.tableName)) return;
+    await knex.schema.createTable(this.tableName, (table) => {
+      table.increments('id');
+      table.string('name');
+      table.dateTime('executed_at').defaultTo(knex.fn.now());
+    });
+  }
+}
