@@ -11,7 +11,7 @@ import { tempDir } from './tree.js';
 // Small files (up to 64 KiB) are read whole ahead of the tar writer, several at once. These tests check what that
 // must keep: every byte and header in order, the descriptor limit, files that change between the walk and the read,
 // and that the read-ahead does overlap (more than one file in flight), which is what made trees of small files fast.
-const descriptors = vi.hoisted(() => ({ open: 0, peak: 0, reading: 0, peakReading: 0, stating: 0, peakStating: 0, shrinkTo: new Map<string, number>(), failStat: new Set<string>() }));
+const descriptors = vi.hoisted(() => ({ open: 0, peak: 0, reading: 0, peakReading: 0, stating: 0, peakStating: 0, fstats: 0, shrinkTo: new Map<string, number>(), failStat: new Set<string>() }));
 vi.mock('node:fs/promises', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:fs/promises')>();
   return {
@@ -39,6 +39,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
           return close();
         },
         stat: async (...options: Parameters<typeof statOf>) => {
+          descriptors.fstats += 1;
           if (descriptors.failStat.has(path)) throw Object.assign(new Error(`EIO: i/o error, fstat '${path}'`), { code: 'EIO' });
           return statOf(...options);
         },
@@ -101,6 +102,7 @@ beforeEach(async () => {
   descriptors.peak = 0;
   descriptors.peakReading = 0;
   descriptors.peakStating = 0;
+  descriptors.fstats = 0;
   descriptors.shrinkTo.clear();
   descriptors.failStat.clear();
 });
@@ -140,7 +142,26 @@ describe('source-directory: trees of small files', () => {
     expect(descriptors.peak).toBeLessThanOrEqual(3);
     // The walk asks for the stats of a folder's next names while it yields one.
     expect(descriptors.peakStating).toBeGreaterThanOrEqual(2);
+    // A small file that still has the walk's size is not stated again after its open (one round trip to the thread
+    // pool less per file); only the large ones are, as they are streamed.
+    const largeFiles = [...expected.values()].filter((content) => content.length > 65_536).length;
+    expect(largeFiles).toBe(60);
+    expect(descriptors.fstats).toBe(largeFiles);
     expect(descriptors.open).toBe(0);
+  });
+
+  it('takes the facts of a small file that changed size since the walk from the open file', async () => {
+    const path = join(dir, 'notes.txt');
+    await writeFile(path, 'short', { mode: 0o600 });
+    const walked = await stat(path);
+    const { archive, warnings } = await packEntries([{ kind: 'file', member: 'notes.txt', absolute: path, stats: walked }], 2, async () => {
+      await writeFile(path, 'a longer text than the walk saw');
+    });
+    const stored = (await unpack(archive)).get('notes.txt')!;
+    expect(stored.content.toString()).toBe('a longer text than the walk saw');
+    expect(stored.size).toBe(31);
+    expect(warnings).toEqual([]);
+    expect(descriptors.fstats).toBe(1);
   });
 
   it('pads a small file that shrinks while it is read with zeros, and warns', async () => {
@@ -178,10 +199,13 @@ describe('source-directory: trees of small files', () => {
     expect(descriptors.open).toBe(0);
   });
 
-  it('fails the dump, closing everything, when a small file cannot be stated after its open', async () => {
+  it('fails the dump, closing everything, when a small file that changed size since the walk cannot be stated', async () => {
     const root = join(dir, 'tree');
     await mkdir(root);
     for (let index = 0; index < 20; index++) await writeFile(join(root, `f${String(index).padStart(2, '0')}.txt`), `file ${index}`);
+    // The read finds it shorter than the walk saw (shrinkTo, no race with the walk): it is stated after its open,
+    // and that fails.
+    descriptors.shrinkTo.set(join(root, 'f07.txt'), 3);
     descriptors.failStat.add(join(root, 'f07.txt'));
     await expect(dumpToBuffer(directorySource({ paths: [root] }))).rejects.toThrow(/EIO: i\/o error, fstat/);
     // The reads still out when the dump failed have ended and closed their files.

@@ -198,7 +198,7 @@ export async function writeArchive(pack: Pack, entries: AsyncIterable<ArchiveEnt
 function queueEntry(entry: ArchiveEntry, flags: number): Queued {
   if (entry.kind !== 'file') return { entry, bytes: 0 };
   if (entry.stats.size <= SMALL_FILE_BYTES) {
-    const content = readSmallFile(entry.absolute, flags, SMALL_FILE_BYTES);
+    const content = readSmallFile(entry.absolute, flags, SMALL_FILE_BYTES, entry.stats);
     return { entry, content, bytes: entry.stats.size };
   }
   const handle = open(entry.absolute, flags);
