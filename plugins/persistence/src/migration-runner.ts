@@ -11,12 +11,20 @@ import type { OwnedMigration } from './migrations.js';
  * small: apply what is missing, in name order, each migration in its own transaction together with its record.
  */
 export class MigrationRunner {
+  /**
+   * PostgreSQL: the schema MikroORM's migrator always put its table in (its default schema, `public`, named in every
+   * statement), whatever the connection's `search_path` says; the same here, so an upgraded database finds its record.
+   */
+  private readonly schema: string | undefined;
+
   constructor(
     private readonly connection: AbstractSqlConnection,
     private readonly tableName: string,
     private readonly migrations: readonly OwnedMigration[],
     private readonly dialect: 'sqlite' | 'postgresql',
-  ) {}
+  ) {
+    this.schema = dialect === 'postgresql' ? 'public' : undefined;
+  }
 
   /** Names of the migrations not applied yet, in the order they would run. */
   async pending(): Promise<string[]> {
@@ -36,7 +44,7 @@ export class MigrationRunner {
       try {
         await this.connection.transactional(async (trx: Knex.Transaction) => {
           await migration.up(trx, this.dialect);
-          await trx(this.tableName).insert({ name: migration.name });
+          await this.table(trx).insert({ name: migration.name });
         });
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -50,15 +58,23 @@ export class MigrationRunner {
 
   private async appliedNames(): Promise<Set<string>> {
     await this.ensureTable();
-    const rows: Array<{ name: string }> = await this.connection.getKnex()(this.tableName).select('name');
+    const rows: Array<{ name: string }> = await this.table(this.connection.getKnex()).select('name');
     return new Set(rows.map((row) => row.name));
+  }
+
+  private table(knex: Knex): Knex.QueryBuilder {
+    return this.schema ? knex(this.tableName).withSchema(this.schema) : knex(this.tableName);
+  }
+
+  private schemaBuilder(knex: Knex): Knex.SchemaBuilder {
+    return this.schema ? knex.schema.withSchema(this.schema) : knex.schema;
   }
 
   /** The table as MikroORM's migrator created it, for a database that has none yet. */
   private async ensureTable(): Promise<void> {
     const knex = this.connection.getKnex();
-    if (await knex.schema.hasTable(this.tableName)) return;
-    await knex.schema.createTable(this.tableName, (table) => {
+    if (await this.schemaBuilder(knex).hasTable(this.tableName)) return;
+    await this.schemaBuilder(knex).createTable(this.tableName, (table) => {
       table.increments('id');
       table.string('name');
       table.dateTime('executed_at').defaultTo(knex.fn.now());

@@ -59,6 +59,16 @@ function laterPlugin(): HoldfastPlugin {
   };
 }
 
+/** Runs SQL statements on a PostgreSQL database through a bare MikroORM connection. */
+async function onPostgres(url: string, statements: string[]): Promise<void> {
+  const orm = await MikroORM.init({ driver: PostgreSqlDriver, clientUrl: url, entities: [], discovery: { warnWhenNoEntities: false }, ensureDatabase: false, allowGlobalContext: false });
+  try {
+    for (const sql of statements) await orm.em.getConnection().execute(sql);
+  } finally {
+    await orm.close(true);
+  }
+}
+
 describe.each(['sqlite', 'postgresql'] as const)('migration history written by MikroORM migrator, on %s', (dialect) => {
   let site: DatabaseSite;
   let db: HoldfastDatabase | undefined;
@@ -90,5 +100,36 @@ describe.each(['sqlite', 'postgresql'] as const)('migration history written by M
     // The new record fills the old table's columns the same way: a fresh id and a time.
     expect(rows.at(-1)!.id).toBeGreaterThan(rows.at(-2)!.id);
     expect(rows.at(-1)!.executed_at).toBeTruthy();
+  });
+});
+
+describe('migration history written by MikroORM migrator, on PostgreSQL with another schema first in the search path', () => {
+  let site: DatabaseSite;
+  let db: HoldfastDatabase | undefined;
+
+  beforeEach(async () => {
+    site = await createSite('postgresql');
+  });
+
+  afterEach(async () => {
+    await db?.close();
+    db = undefined;
+    await site.remove();
+  });
+
+  it('is found in the public schema, where that migrator kept it', async () => {
+    // MikroORM's migrator named its default schema, public, in every statement; the plugins' own tables follow the
+    // search path. A runner that followed the search path too would not find the record and migrate again.
+    const url = new URL(site.databaseUrl!);
+    await onPostgres(url.toString(), ['CREATE SCHEMA holdfast_app', `ALTER DATABASE "${url.pathname.slice(1)}" SET search_path = holdfast_app, public`]);
+    const before = [createPersistencePlugin(), notesPlugin()];
+    await migrateTheOldWay(site, before);
+
+    db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins: before });
+    expect(await db.pendingMigrations()).toEqual([]);
+    expect(await db.migrate()).toEqual([]);
+    const knex = db.em().getKnex() as Knex;
+    const where = await knex.raw("SELECT table_schema FROM information_schema.tables WHERE table_name IN ('test_note', ?) ORDER BY table_name", [MIGRATIONS_TABLE]);
+    expect(where.rows.map((row: { table_schema: string }) => row.table_schema)).toEqual(['public', 'holdfast_app']);
   });
 });
