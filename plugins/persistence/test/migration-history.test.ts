@@ -69,31 +69,34 @@ async function onPostgres(url: string, statements: string[]): Promise<void> {
   }
 }
 
-describe.each(['sqlite', 'postgresql'] as const)('migration history written by MikroORM migrator, on %s', (dialect) => {
-  let site: DatabaseSite;
-  let db: HoldfastDatabase | undefined;
-
+/** A fresh site for each test of the surrounding describe, and the database the test opened there, closed after it. */
+function testSite(dialect: 'sqlite' | 'postgresql'): { site: DatabaseSite; db?: HoldfastDatabase } {
+  const state = {} as { site: DatabaseSite; db?: HoldfastDatabase };
   beforeEach(async () => {
-    site = await createSite(dialect);
+    state.site = await createSite(dialect);
   });
-
   afterEach(async () => {
-    await db?.close();
-    db = undefined;
-    await site.remove();
+    await state.db?.close();
+    state.db = undefined;
+    await state.site.remove();
   });
+  return state;
+}
+
+describe.each(['sqlite', 'postgresql'] as const)('migration history written by MikroORM migrator, on %s', (dialect) => {
+  const current = testSite(dialect);
 
   it('is recognised: nothing is applied twice, and a newer migration is applied and recorded', async () => {
     const before = [createPersistencePlugin(), notesPlugin()];
-    const appliedBefore = await migrateTheOldWay(site, before);
+    const appliedBefore = await migrateTheOldWay(current.site, before);
     expect(appliedBefore).toEqual(['20261120-notes-001-table', '20261120-notes-002-index', '20261120-persistence-001-instance']);
 
-    db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins: [...before, laterPlugin()] });
-    expect(await db.pendingMigrations()).toEqual(['20261202-later-001-column']);
-    expect(await db.migrate()).toEqual(['20261202-later-001-column']);
-    expect(await db.migrate()).toEqual([]);
+    current.db = await openDatabase({ dataDir: current.site.dataDir, databaseUrl: current.site.databaseUrl, plugins: [...before, laterPlugin()] });
+    expect(await current.db.pendingMigrations()).toEqual(['20261202-later-001-column']);
+    expect(await current.db.migrate()).toEqual(['20261202-later-001-column']);
+    expect(await current.db.migrate()).toEqual([]);
 
-    const knex = db.em().getKnex() as Knex;
+    const knex = current.db.em().getKnex() as Knex;
     expect(await knex.schema.hasColumn('test_note', 'title')).toBe(true);
     const rows: Array<{ id: number; name: string; executed_at: unknown }> = await knex(MIGRATIONS_TABLE).select('*').orderBy('id');
     expect(rows.map((row) => row.name)).toEqual([...appliedBefore, '20261202-later-001-column']);
@@ -104,31 +107,20 @@ describe.each(['sqlite', 'postgresql'] as const)('migration history written by M
 });
 
 describe('migration history written by MikroORM migrator, on PostgreSQL with another schema first in the search path', () => {
-  let site: DatabaseSite;
-  let db: HoldfastDatabase | undefined;
-
-  beforeEach(async () => {
-    site = await createSite('postgresql');
-  });
-
-  afterEach(async () => {
-    await db?.close();
-    db = undefined;
-    await site.remove();
-  });
+  const current = testSite('postgresql');
 
   it('is found in the public schema, where that migrator kept it', async () => {
     // MikroORM's migrator named its default schema, public, in every statement; the plugins' own tables follow the
     // search path. A runner that followed the search path too would not find the record and migrate again.
-    const url = new URL(site.databaseUrl!);
+    const url = new URL(current.site.databaseUrl!);
     await onPostgres(url.toString(), ['CREATE SCHEMA holdfast_app', `ALTER DATABASE "${url.pathname.slice(1)}" SET search_path = holdfast_app, public`]);
     const before = [createPersistencePlugin(), notesPlugin()];
-    await migrateTheOldWay(site, before);
+    await migrateTheOldWay(current.site, before);
 
-    db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins: before });
-    expect(await db.pendingMigrations()).toEqual([]);
-    expect(await db.migrate()).toEqual([]);
-    const knex = db.em().getKnex() as Knex;
+    current.db = await openDatabase({ dataDir: current.site.dataDir, databaseUrl: current.site.databaseUrl, plugins: before });
+    expect(await current.db.pendingMigrations()).toEqual([]);
+    expect(await current.db.migrate()).toEqual([]);
+    const knex = current.db.em().getKnex() as Knex;
     const where = await knex.raw("SELECT table_schema FROM information_schema.tables WHERE table_name IN ('test_note', ?) ORDER BY table_name", [MIGRATIONS_TABLE]);
     expect(where.rows.map((row: { table_schema: string }) => row.table_schema)).toEqual(['public', 'holdfast_app']);
   });

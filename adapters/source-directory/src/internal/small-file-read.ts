@@ -78,7 +78,7 @@ export async function readSmallFile(path: string, flags: number, limit: number, 
   }
   try {
     const asWalked = await readAsWalked(handle, walked.size);
-    if (asWalked) return { facts: { mode: walked.mode, uid: walked.uid, gid: walked.gid, mtime: walked.mtime }, content: asWalked };
+    if (asWalked) return { facts: walked, content: asWalked };
     const stats = await handle.stat();
     if (stats.size > limit) return { grown: true };
     const facts: FileFacts = { mode: stats.mode, uid: stats.uid, gid: stats.gid, mtime: stats.mtime };
