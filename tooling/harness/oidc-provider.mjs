@@ -1,7 +1,7 @@
 // A real OpenID Provider (the `oidc-provider` package) on an ephemeral port, with interactions that complete
 // programmatically: the login prompt signs in as `provider.loginAs`, the consent prompt grants what was asked.
 // Test-only: lives in the private tooling package, shared by the identity plugin's SSO tests and the web e2e.
-import { generateKeyPairSync } from 'node:crypto';
+import { createPrivateKey, generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import Provider from 'oidc-provider';
 
@@ -10,8 +10,13 @@ export async function startOpenIdProvider(redirectUris) {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${server.address().port}`;
-  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const signingKey = { ...privateKey.export({ format: 'jwk' }), kid: 'test-signing-key', use: 'sig', alg: 'RS256' };
+  // The key is generated as PEM and imported before its JWK export. Exporting the generated KeyObject itself hung a
+  // test run for good (Node 20.20): the export holds the key's mutex, allocating the JWK's strings started a garbage
+  // collection, and that collection freed the key's generation job, whose destructor waits for the same mutex
+  // (gdb: KeyObjectHandle::ExportJWK -> ... -> Heap::CollectGarbage -> ~KeyGenJob -> uv_mutex_lock). An imported
+  // key shares its mutex with no job.
+  const { privateKey: privatePem } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const signingKey = { ...createPrivateKey(privatePem).export({ format: 'jwk' }), kid: 'test-signing-key', use: 'sig', alg: 'RS256' };
 
   const state = {
     issuer,

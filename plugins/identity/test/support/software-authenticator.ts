@@ -1,7 +1,7 @@
 // A software WebAuthn authenticator for the tests: an ES256 (P-256) key from node:crypto, attestation format
 // `none`, CBOR from an independent encoder. It answers the JSON options the server hands out exactly as a
 // browser's PublicKeyCredential.toJSON() would, so the ceremonies run without a browser.
-import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { encodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
 
 const FLAG_UP = 0x01;
@@ -32,9 +32,16 @@ export class SoftwareAuthenticator {
   userHandle: string | undefined;
 
   constructor(readonly options: AuthenticatorOptions) {
-    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    this.privateKey = pair.privateKey;
-    const jwk = pair.publicKey.export({ format: 'jwk' }) as { x: string; y: string };
+    // Generated as PEM and imported, not used as generated: Node 20 can deadlock when a garbage collection during a
+    // JWK export or a signature with a generated KeyObject frees that key's generation job, which locks the key's
+    // mutex again (seen as a test hanging forever; tooling/harness/oidc-provider.mjs has the backtrace).
+    const pair = generateKeyPairSync('ec', {
+      namedCurve: 'P-256',
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
+    this.privateKey = createPrivateKey(pair.privateKey);
+    const jwk = createPublicKey(pair.publicKey).export({ format: 'jwk' }) as { x: string; y: string };
     this.publicJwk = { x: jwk.x, y: jwk.y };
   }
 
