@@ -76,6 +76,30 @@ describe.each(['sqlite', 'postgresql'] as const)('engine version history on %s',
     expect((await history(id)).total).toBe(2);
   });
 
+  it('completes the row when a connection test learns the edition of the version a backup detected first: no change, no event', async () => {
+    const created = await server.call('POST', '/api/adapters', { name: 'first by backup', type: 'database', adapterId: 'fake-versioned-db', config: { host: 'reachable', version: '15.20', edition: 'PostgreSQL 15.20' } });
+    const id = created.json.id as string;
+    const jobs = server.container.resolve<JobCatalog>(TOKENS.JobCatalog);
+    await jobs.recordSourceVersion!(id, '15.20');
+    expect((await history(id)).entries).toMatchObject([{ previousVersion: null, newVersion: '15.20', edition: null }]);
+    await checkWith(id, '15.20', 'PostgreSQL 15.20');
+    expect(await history(id)).toMatchObject({ total: 1, entries: [{ previousVersion: null, newVersion: '15.20', edition: 'PostgreSQL 15.20' }] });
+    expect((await server.call('GET', `/api/adapters/${id}`)).json.metadata).toMatchObject({ version: '15.20', edition: 'PostgreSQL 15.20' });
+    // A different known edition of the same version is a change.
+    await checkWith(id, '15.20', 'PostgreSQL 15.20 (other build)');
+    expect(events).toMatchObject([{ previousVersion: '15.20', newVersion: '15.20', edition: 'PostgreSQL 15.20 (other build)' }]);
+    expect((await history(id)).total).toBe(2);
+  });
+
+  it('adds one first row when a backup and a health check detect the version at the same moment', async () => {
+    const created = await server.call('POST', '/api/adapters', { name: 'together', type: 'database', adapterId: 'fake-versioned-db', config: { host: 'reachable', version: '8.0.36', edition: 'MySQL' } });
+    const id = created.json.id as string;
+    const jobs = server.container.resolve<JobCatalog>(TOKENS.JobCatalog);
+    await Promise.all([jobs.recordSourceVersion!(id, '8.0.36'), jobs.recordSourceVersion!(id, '8.0.36', 'MySQL'), jobs.recordSourceVersion!(id, '8.0.36')]);
+    expect(await history(id)).toMatchObject({ total: 1, entries: [{ previousVersion: null, newVersion: '8.0.36', edition: 'MySQL' }] });
+    expect(events).toEqual([]);
+  });
+
   it('answers 404 for an unknown source and 400 for a bad page', async () => {
     expect((await server.call('GET', '/api/adapters/00000000-0000-4000-8000-000000000000/versions')).status).toBe(404);
     const created = await server.call('POST', '/api/adapters', { name: 'x', type: 'database', adapterId: 'fake-versioned-db', config: { host: 'reachable', version: '1' } });

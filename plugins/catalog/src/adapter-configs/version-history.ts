@@ -6,7 +6,7 @@ import { iso, newId, parseJsonColumn, type CatalogDeps } from '../shared/deps.js
 /** What a check, a health check or a backup detected. */
 export interface DetectedVersion {
   version: string;
-  /** `undefined`: the detection did not learn the edition (a backup's stats); the latest known one is kept. */
+  /** `undefined` or `null`: the detection did not learn the edition (a backup's stats); the latest known one is kept. */
   edition?: string | null;
 }
 
@@ -33,10 +33,14 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
+/** Per source, the detection being recorded: a backup and a health check finishing together must not both add a row. */
+const recording = new Map<string, Promise<unknown>>();
+
 /**
  * SPEC "DbVersionHistory" and the `db_version_changed` event. Every detection goes through {@link record}: the first
- * observation of a source adds a row without a previous version and raises nothing; a different version or edition
- * adds a row and raises the event (a lower version is a downgrade). The latest detection is kept in the source's
+ * observation of a source adds a row without a previous version and raises nothing; a different version or known
+ * edition adds a row and raises the event (a lower version is a downgrade); an edition learned for the version of the
+ * latest row completes that row. The latest detection is kept in the source's
  * `metadata` (`version`, `edition`, `versionDetectedAt`).
  */
 export class VersionHistory {
@@ -44,12 +48,35 @@ export class VersionHistory {
 
   /** Records a detection; answers whether it was the first one, unchanged, or a change. */
   async record(configId: string, detected: DetectedVersion): Promise<'first' | 'unchanged' | 'changed'> {
+    const before = recording.get(configId) ?? Promise.resolve();
+    const current = before.catch(() => undefined).then(() => this.recordNow(configId, detected));
+    recording.set(configId, current);
+    try {
+      return await current;
+    } finally {
+      if (recording.get(configId) === current) recording.delete(configId);
+    }
+  }
+
+  private async recordNow(configId: string, detected: DetectedVersion): Promise<'first' | 'unchanged' | 'changed'> {
     const em = this.deps.em();
     const config = await em.findOne(AdapterConfigEntity, { id: configId });
     if (!config || config.type !== 'database' || !detected.version) return 'unchanged';
     const latest = await em.findOne(DbVersionHistoryEntity, { adapterConfigId: configId }, { orderBy: { detectedAt: 'desc', id: 'desc' } });
-    const edition = detected.edition === undefined ? (latest?.edition ?? null) : detected.edition;
-    if (latest && latest.newVersion === detected.version && (latest.edition ?? null) === edition) return 'unchanged';
+    // An edition not learned (a backup's stats) or not answered keeps the known one: unknown is no change.
+    const edition = detected.edition ?? latest?.edition ?? null;
+    if (latest && latest.newVersion === detected.version) {
+      if ((latest.edition ?? null) === edition) return 'unchanged';
+      // Same version, edition learned for the first time (a backup detected the version before any connection
+      // test): the row is completed, not a change; a different known edition is one.
+      if (latest.edition == null) {
+        em.assign(latest, { edition });
+        const metadata = parseJsonColumn<Record<string, unknown>>(config.metadata, {});
+        em.assign(config, { metadata: JSON.stringify({ ...metadata, edition }) });
+        await em.flush();
+        return 'unchanged';
+      }
+    }
     const detectedAt = new Date();
     em.create(DbVersionHistoryEntity, { id: newId(), adapterConfigId: configId, previousVersion: latest?.newVersion ?? null, newVersion: detected.version, edition, detectedAt });
     const metadata = parseJsonColumn<Record<string, unknown>>(config.metadata, {});

@@ -112,11 +112,12 @@ export class CatalogJobResolver implements JobCatalog {
     return bindings;
   }
 
-  /** Every notification configuration (by name), or the given ids that are notification configurations. */
+  /** A source version detected by a backup or a health check, into the source's history (see VersionHistory). */
   async recordSourceVersion(configId: string, version: string, edition?: string): Promise<void> {
     await new VersionHistory(this.deps).record(configId, { version, edition });
   }
 
+  /** Every notification configuration (by name), or the given ids that are notification configurations. */
   async notificationChannels(ids?: string[]): Promise<ResolvedAdapterConfig[]> {
     const where = ids === undefined ? { type: 'notification' } : { type: 'notification', id: { $in: [...new Set(ids)] } };
     if (ids !== undefined && ids.length === 0) return [];
