@@ -31,6 +31,18 @@ async function readmeCommands(): Promise<string[]> {
     .map((line) => line.replace(/\s+#.*$/, '').trim());
 }
 
+/**
+ * The indented lines of the README's remote block (a running server), except `login` (the test passes HOLDFAST_URL
+ * and HOLDFAST_API_KEY instead) and lines with a placeholder such as `<job-id>`.
+ */
+async function readmeRemoteCommands(): Promise<string[]> {
+  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+  return readme
+    .split('\n')
+    .filter((line) => /^\s+npx holdfast /.test(line) && !line.includes('<') && !/npx holdfast login /.test(line))
+    .map((line) => line.replace(/\s+#.*$/, '').trim());
+}
+
 describe('README commands from the repository root', () => {
   it('node_modules/.bin/holdfast is linked to the committed bin script', async () => {
     const link = join(ROOT, 'node_modules', '.bin', 'holdfast');
@@ -62,6 +74,13 @@ describe('README commands from the repository root', () => {
       // The installed bin against the running server: `npx holdfast history` with the README's key.
       const { stdout } = await run('npx', ['holdfast', 'history', '--json'], { cwd: ROOT, env: { ...env, HOLDFAST_URL: handle.url, HOLDFAST_API_KEY: rawKey } });
       expect(JSON.parse(stdout)).toMatchObject({ executions: [] });
+      // The remote block as a reader would follow it, with the key the README created: every line must answer.
+      const remote = await readmeRemoteCommands();
+      expect(remote).toEqual(expect.arrayContaining(['npx holdfast jobs list']));
+      for (const line of remote) {
+        const answer = await run('sh', ['-c', line], { cwd: ROOT, env: { ...env, HOLDFAST_URL: handle.url, HOLDFAST_API_KEY: rawKey } }).catch((error: { stderr?: string; code?: number }) => error);
+        expect('code' in answer ? `exit ${answer.code}: ${answer.stderr}` : '', line).toBe('');
+      }
       const version = await run('npm', ['exec', '--', 'holdfast', '--version'], { cwd: ROOT, env });
       expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     } finally {
