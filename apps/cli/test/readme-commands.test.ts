@@ -22,26 +22,23 @@ afterAll(async () => {
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-/** The `npx holdfast ...` lines of the README's code blocks, without their trailing comments. */
-async function readmeCommands(): Promise<string[]> {
+/** The README's code-block lines that `keep` accepts, without their trailing comments. */
+async function readmeLines(keep: (line: string) => boolean): Promise<string[]> {
   const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
   return readme
     .split('\n')
-    .filter((line) => line.startsWith('npx holdfast '))
+    .filter(keep)
     .map((line) => line.replace(/\s+#.*$/, '').trim());
 }
+
+/** The `npx holdfast ...` lines run on this machine (they start at the line's beginning). */
+const readmeCommands = () => readmeLines((line) => line.startsWith('npx holdfast '));
 
 /**
  * The indented lines of the README's remote block (a running server), except `login` (the test passes HOLDFAST_URL
  * and HOLDFAST_API_KEY instead) and lines with a placeholder such as `<job-id>`.
  */
-async function readmeRemoteCommands(): Promise<string[]> {
-  const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
-  return readme
-    .split('\n')
-    .filter((line) => /^\s+npx holdfast /.test(line) && !line.includes('<') && !/npx holdfast login /.test(line))
-    .map((line) => line.replace(/\s+#.*$/, '').trim());
-}
+const readmeRemoteCommands = () => readmeLines((line) => /^\s+npx holdfast /.test(line) && !line.includes('<') && !line.includes('npx holdfast login '));
 
 describe('README commands from the repository root', () => {
   it('node_modules/.bin/holdfast is linked to the committed bin script', async () => {

@@ -33,8 +33,17 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** Per source, the detection being recorded: a backup and a health check finishing together must not both add a row. */
-const recording = new Map<string, Promise<unknown>>();
+/**
+ * Detections are recorded one at a time in this process (they are rare and each is two reads and a write): a backup
+ * and a health check finishing together must not both add a first row.
+ */
+let recordingTail: Promise<unknown> = Promise.resolve();
+
+/** The latest detection, merged into the source's `metadata` (flushed by the caller). */
+function rememberOnSource(config: { metadata?: string | null }, detection: Record<string, unknown>): void {
+  const metadata = parseJsonColumn<Record<string, unknown>>(config.metadata, {});
+  config.metadata = JSON.stringify({ ...metadata, ...detection });
+}
 
 /**
  * SPEC "DbVersionHistory" and the `db_version_changed` event. Every detection goes through {@link record}: the first
@@ -48,14 +57,9 @@ export class VersionHistory {
 
   /** Records a detection; answers whether it was the first one, unchanged, or a change. */
   async record(configId: string, detected: DetectedVersion): Promise<'first' | 'unchanged' | 'changed'> {
-    const before = recording.get(configId) ?? Promise.resolve();
-    const current = before.catch(() => undefined).then(() => this.recordNow(configId, detected));
-    recording.set(configId, current);
-    try {
-      return await current;
-    } finally {
-      if (recording.get(configId) === current) recording.delete(configId);
-    }
+    const current = recordingTail.then(() => this.recordNow(configId, detected));
+    recordingTail = current.catch(() => undefined);
+    return current;
   }
 
   private async recordNow(configId: string, detected: DetectedVersion): Promise<'first' | 'unchanged' | 'changed'> {
@@ -71,16 +75,14 @@ export class VersionHistory {
       // test): the row is completed, not a change; a different known edition is one.
       if (latest.edition == null) {
         em.assign(latest, { edition });
-        const metadata = parseJsonColumn<Record<string, unknown>>(config.metadata, {});
-        em.assign(config, { metadata: JSON.stringify({ ...metadata, edition }) });
+        rememberOnSource(config, { edition });
         await em.flush();
         return 'unchanged';
       }
     }
     const detectedAt = new Date();
     em.create(DbVersionHistoryEntity, { id: newId(), adapterConfigId: configId, previousVersion: latest?.newVersion ?? null, newVersion: detected.version, edition, detectedAt });
-    const metadata = parseJsonColumn<Record<string, unknown>>(config.metadata, {});
-    em.assign(config, { metadata: JSON.stringify({ ...metadata, version: detected.version, edition, versionDetectedAt: detectedAt.toISOString() }) });
+    rememberOnSource(config, { version: detected.version, edition, versionDetectedAt: detectedAt.toISOString() });
     await em.flush();
     if (!latest) return 'first';
     const events = this.deps.container.isRegistered(TOKENS.EventBus, true) ? this.deps.container.resolve(TOKENS.EventBus) : undefined;
