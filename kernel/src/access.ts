@@ -34,8 +34,11 @@ export interface AccessPolicy {
   visibleIds(auth: AuthContext, permission: string, type: string): Promise<'all' | string[]>;
 }
 
-/** Rate-limit classes of SPEC "Limits". */
-export type RateLimitClass = 'auth' | 'api' | 'mutation';
+/**
+ * Rate-limit classes of SPEC "Limits", plus `browser`: the reads of a signed-in browser session, counted per user
+ * (not per IP) so the web app's own page loads do not exhaust the GET limit scripted clients keep.
+ */
+export type RateLimitClass = 'auth' | 'api' | 'mutation' | 'browser';
 
 /** Outcome of consuming one point. */
 export interface RateLimitOutcome {

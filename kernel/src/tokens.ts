@@ -7,8 +7,9 @@ import type { IntegrityChecks } from './integrity-port.js';
 import type { KernelLogger } from './logger.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
-import type { JobCatalog, SecretSealer, SettingsReader } from './ports/catalog.js';
-import type { BackupReader, RecoveryKitBuilder } from './ports/engine.js';
+import type { ConfigExporter, JobCatalog, ResourceNames, SecretSealer, SettingsReader } from './ports/catalog.js';
+import type { BackupReader, ExecutionStats, RecoveryKitBuilder } from './ports/engine.js';
+import type { DeliveryStats } from './ports/notifications.js';
 import type { AuditWriter } from './ports/identity.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
@@ -36,12 +37,20 @@ export const TOKENS = {
   SecretSealer: Symbol.for('holdfast:secret-sealer') as InjectionToken<SecretSealer>,
   /** Resolved job configuration for runs (catalog plugin). */
   JobCatalog: Symbol.for('holdfast:job-catalog') as InjectionToken<JobCatalog>,
+  /** Exports the configuration document (catalog plugin; observability's configuration self-backup). */
+  ConfigExporter: Symbol.for('holdfast:config-exporter') as InjectionToken<ConfigExporter>,
+  /** Current names of catalog records for the audit log (catalog plugin; identity reads it when listing entries). */
+  ResourceNames: Symbol.for('holdfast:resource-names') as InjectionToken<ResourceNames>,
   /** Recovery kit builder (engine plugin; the catalog's vault serves the kit). */
   RecoveryKitBuilder: Symbol.for('holdfast:recovery-kit-builder') as InjectionToken<RecoveryKitBuilder>,
   /** Starts integrity check runs (engine plugin; the integrity system task uses it). */
   IntegrityChecks: Symbol.for('holdfast:integrity-checks') as InjectionToken<IntegrityChecks>,
   /** Opens stored backups for downloads, decrypted on request (engine plugin; the storage browser uses it). */
   BackupReader: Symbol.for('holdfast:backup-reader') as InjectionToken<BackupReader>,
+  /** Queue and history figures for metrics (engine plugin). */
+  ExecutionStats: Symbol.for('holdfast:execution-stats') as InjectionToken<ExecutionStats>,
+  /** Notification delivery figures for metrics (notifications plugin). */
+  DeliveryStats: Symbol.for('holdfast:delivery-stats') as InjectionToken<DeliveryStats>,
   /** The operator's local path rule (apps/server); {@link instantiateAdapter} hands it to every adapter. */
   LocalPathPolicy: Symbol.for('holdfast:local-path-policy') as InjectionToken<LocalPathPolicy>,
 } as const;

@@ -16,6 +16,11 @@ export interface SourceCapabilities {
    * `restoreArchive` is implemented. Absent means false.
    */
   seekableArchive?: boolean;
+  /**
+   * The source takes part in test restores: `scratch()` is implemented and its {@link SourceScratch} has this
+   * placement. Absent: the source has no scratch databases (directory sources use a scratch folder instead).
+   */
+  scratchRestore?: ScratchPlacement;
 }
 
 /** Engine version as detected on the server. */
@@ -134,6 +139,18 @@ export interface RestoreTarget {
   path?: string;
   /** Directory sources: put every archived root back where it was backed up from (overwriting); excludes `path`. */
   originalPaths?: boolean;
+  /**
+   * Directory sources: restore setuid, setgid and sticky bits, and with them the archived owners (needs Holdfast to
+   * run as root). Without it those bits are dropped and each such member is named in the warnings.
+   */
+  keepSpecialModes?: boolean;
+}
+
+/** One database of {@link SourceAdapter.databaseSizes}. */
+export interface DatabaseSize {
+  name: string;
+  /** Bytes the database takes on the server (PostgreSQL `pg_database_size`, MySQL data plus index length). */
+  sizeBytes: number;
 }
 
 /** Options of {@link SourceAdapter.restore}. */
@@ -164,9 +181,82 @@ export interface SourceAdapter {
   check(): Promise<HealthResult>;
   detectVersion(): Promise<SourceVersion>;
   listDatabases(): Promise<string[]>;
+  /**
+   * The databases `listDatabases` returns, each with its size on the server in bytes (the restore wizard shows
+   * them). Optional: without it, callers fall back to `listDatabases` and show no sizes. Rejects like
+   * `listDatabases` when the server cannot be reached.
+   */
+  databaseSizes?(): Promise<DatabaseSize[]>;
   dump(options: DumpOptions): Promise<DumpHandle>;
   restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult>;
   /** Restores (part of) a seekable archive snapshot; sources declaring `seekableArchive` implement it. */
   restoreArchive?(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult>;
+  /**
+   * The scratch databases of this configured source, for test restores; sources declaring `scratchRestore`
+   * implement it. Throws an `AdapterError` with code `UNSUPPORTED` when this configuration cannot take part (a server
+   * reached only over SSH, a dump mode that cannot be restored into a running server), saying why.
+   */
+  scratch?(): SourceScratch;
   dispose?(): Promise<void>;
 }
+
+/**
+ * Where a test restore puts its throwaway copy (docs/architecture.md, "Test restores"):
+ * - `database`: throwaway databases the engine names (`hf_test_restore_<tag>_<n>`) on the server, restored with
+ *   `RestoreTarget.database` / `databaseMapping`, dropped afterwards;
+ * - `file`: the database is one file; the engine restores it to a path (`RestoreTarget.path`) in a throwaway folder;
+ * - `index`: one numbered database reserved for test restores (`RestoreTarget.database`), emptied afterwards.
+ */
+export type ScratchPlacement = 'database' | 'file' | 'index';
+
+/** What a source's scratch databases offer whatever their placement. */
+interface ScratchCommon {
+  /**
+   * What {@link figures} counts: `table-rows` maps each table to its exact row count; `keys` (key-value stores) is
+   * `{ keys, expires }`, all keys and the keys with an expiry.
+   */
+  readonly counts: 'table-rows' | 'keys';
+  /**
+   * Figures of one database (a name, a file path for `file`, an index for `index`), recorded right after a backup
+   * and compared with the restored copy. Rejects when the database cannot be read.
+   */
+  figures(database: string, signal?: AbortSignal): Promise<Record<string, number>>;
+  /** The engine's own consistency check of a restored database: `ok`, its findings, or null when it has none. */
+  integrityCheck(database: string, signal?: AbortSignal): Promise<string | null>;
+}
+
+/** Scratch as throwaway databases on the server ({@link ScratchPlacement} `database`). */
+export interface ScratchDatabaseServer extends ScratchCommon {
+  readonly placement: 'database';
+  /** Names the server (for example `host:port`): two configurations with the same value reach one server. */
+  readonly server: string;
+  /** Databases whose name starts with `prefix` (to find scratch a crashed test restore left). */
+  listDatabases(prefix: string): Promise<string[]>;
+  databaseExists(database: string): Promise<boolean>;
+  /** Drops the database, ending sessions still connected to it; a missing one is not an error. */
+  dropDatabase(database: string): Promise<void>;
+}
+
+/** Scratch as a database file in a folder the engine creates and removes ({@link ScratchPlacement} `file`). */
+export interface ScratchDatabaseFile extends ScratchCommon {
+  readonly placement: 'file';
+}
+
+/**
+ * Scratch as one reserved numbered database ({@link ScratchPlacement} `index`). Its owner (the test restore's
+ * execution id) is stored in it as one key without expiry, which `figures` counts, so a scratch a crash left can be
+ * told from data someone else keeps there.
+ */
+export interface ScratchDatabaseIndex extends ScratchCommon {
+  readonly placement: 'index';
+  /** Names the server (for example `host:port`): two configurations with the same value reach one server. */
+  readonly server: string;
+  /** The owner recorded in the database, or null when none is. */
+  readOwner(database: string): Promise<string | null>;
+  writeOwner(database: string, owner: string): Promise<void>;
+  /** Empties the database (every key, the owner's included). */
+  dropDatabase(database: string): Promise<void>;
+}
+
+/** A source's scratch databases, by placement (returned by {@link SourceAdapter.scratch}). */
+export type SourceScratch = ScratchDatabaseServer | ScratchDatabaseFile | ScratchDatabaseIndex;

@@ -108,12 +108,26 @@ export interface StorageSummary {
   adapterId: string;
 }
 
+/** An adapter configuration as listings see it: no config, no secrets. `type` is the catalog's word for the kind. */
+export interface AdapterConfigSummary {
+  configId: string;
+  name: string;
+  type: 'database' | 'storage' | 'notification';
+  adapterId: string;
+}
+
 /** Resolves saved configuration for the engine (registered by the catalog plugin). */
 export interface JobCatalog {
   /** Every job with its effective schedule (scheduler, dashboard, history search). */
   listJobs(): Promise<JobSummary[]>;
   /** Every configured storage destination (storage statistics). */
   listStorageDestinations(): Promise<StorageSummary[]>;
+  /**
+   * Adapter configurations of one type, or with the given ids (unknown ids are left out), ordered by name
+   * (observability's health checks, version pass and routes). Optional so catalogs of other hosts and test doubles
+   * that serve no listings still satisfy the port.
+   */
+  listAdapterConfigs?(filter: { type?: AdapterConfigSummary['type']; ids?: string[] }): Promise<AdapterConfigSummary[]>;
   /** Throws `NotFoundError('Job not found')` for an unknown id. */
   resolveRunPlan(jobId: string): Promise<RunPlan>;
   resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig>;
@@ -138,4 +152,32 @@ export interface NotificationBinding {
   onSuccess: boolean;
   onPartial: boolean;
   onFailed: boolean;
+}
+
+/** Who asked for an export: a person (audit log) or the server itself (all null: a scheduled self-backup). */
+export interface ExportActor {
+  userId: string | null;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+/**
+ * Exports the configuration as the `GET /api/config/export` document, secrets sealed with the given encryption
+ * profile's key (catalog plugin; observability's configuration self-backup writes it to a destination).
+ */
+export interface ConfigExporter {
+  export(actor: ExportActor, encryptionProfileId?: string): Promise<object>;
+}
+
+/**
+ * Current names of the records an audit entry points at (`resource` + `resourceId`), for entries written without a
+ * name (updates, runs, storage actions). The catalog answers for the resources it owns (`job`, `adapter`,
+ * `storage`, `credential`, `vault`, the template kinds); identity uses it when the audit log is read.
+ */
+export interface ResourceNames {
+  /**
+   * Names by id of the records of one `resource` that still exist; one query per call. Unknown resources and ids
+   * of deleted records are simply absent from the map.
+   */
+  namesOf(resource: string, ids: readonly string[]): Promise<Map<string, string>>;
 }

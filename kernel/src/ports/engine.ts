@@ -46,3 +46,14 @@ export interface OpenedBackup {
 export interface BackupReader {
   open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup>;
 }
+
+/**
+ * Figures of the execution queue and history, read at scrape time so every process of a shared database answers the
+ * same (engine plugin; observability's Prometheus metrics).
+ */
+export interface ExecutionStats {
+  /** The end of the last successful backup of each job that has one. */
+  lastSuccessfulBackups(): Promise<Array<{ jobId: string; endedAt: Date }>>;
+  /** Executions in a status across all processes: `Pending` is the queue depth, `Running` what runs now. */
+  countByStatus(status: 'Pending' | 'Running'): Promise<number>;
+}

@@ -1,3 +1,5 @@
+import { fetchKeepingCredentialsHome } from '@holdfast/kernel';
+
 /** Outcome of one channel request; `reason` names the host and status only: URL paths, headers and bodies may carry secrets. */
 export type ServiceDelivery = { ok: true; status: number } | { ok: false; status?: number; reason: string };
 
@@ -39,7 +41,8 @@ export async function deliverServiceRequest(
 ): Promise<ServiceDelivery> {
   const host = serviceHostOf(request.url);
   try {
-    const response = await fetch(request.url, {
+    // A redirect to another host gets neither the channel's token headers nor the body (issue 41).
+    const response = await fetchKeepingCredentialsHome(request.url, {
       method: request.method ?? 'POST',
       headers: { 'user-agent': 'Holdfast', ...request.headers },
       body: request.body,

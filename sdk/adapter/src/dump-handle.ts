@@ -44,8 +44,9 @@ export async function toDumpHandle(source: AsyncGenerator<Buffer>, meta: DumpHan
   const onAbort = () => {
     const error = new AdapterError(ORIGIN, 'ABORTED', 'the dump was aborted');
     settle.reject(error);
-    // Before the handle is handed out nobody listens for 'error' (dump() itself rejects), so destroy quietly.
-    stream.destroy(isHandedOut ? error : undefined);
+    // An 'error' with no listener is an uncaught exception that stops the process. Nobody listens before the handle
+    // is handed out (dump() itself rejects), nor after a consumer that gave up has detached; `done` carries the error.
+    stream.destroy(isHandedOut && stream.listenerCount('error') > 0 ? error : undefined);
   };
   if (meta.signal.aborted) onAbort();
   else meta.signal.addEventListener('abort', onAbort, { once: true });

@@ -9,4 +9,5 @@ export * from './remote-exec/index.js';
 export * from './dump-handle.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
+export * from './staged-restore.js';
 export * from '@holdfast/archive';

@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterContext, type AdapterErrorOrigin } from '@holdfast/kernel';
+import { AdapterError, fetchKeepingCredentialsHome, maskSecrets, type AdapterContext, type AdapterErrorOrigin } from '@holdfast/kernel';
 
 /** The OAUTH credential profile payload (plugins/catalog credential type `OAUTH`). */
 export interface OAuthProfile {
@@ -115,7 +115,8 @@ export class OAuthTokens {
     });
     let response: Response;
     try {
-      response = await fetch(this.options.tokenUrl, {
+      // The client secret and refresh token in the body never follow a redirect to another host.
+      response = await fetchKeepingCredentialsHome(this.options.tokenUrl, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: form.toString(),
@@ -160,8 +161,7 @@ export class OAuthTokens {
     const code = typeof body.error === 'string' ? body.error : `HTTP ${status}`;
     const description = typeof body.error_description === 'string' ? `: ${body.error_description.slice(0, 300)}` : '';
     const secrets = [this.profileCache?.refreshToken, this.profileCache?.clientSecret];
-    let detail = `${code}${description}`;
-    for (const value of secrets) if (value && value.length >= 4) detail = detail.split(value).join('***');
+    const detail = maskSecrets(`${code}${description}`, secrets);
     if (code === 'invalid_grant') {
       return this.fail('AUTH', `${vendor} rejected the refresh token (${detail}): it was revoked, expired or belongs to another app; authorize again and update the OAUTH credential profile`);
     }

@@ -36,7 +36,9 @@ describe('round trip through the archive', () => {
     expect(added.hardlinks).toBe(2);
     expect(added.symlinks).toBe(3);
     expect(extracted.files).toBe(added.files + 1); // + the database dump
-    const before = await describeTree(source);
+    // The absolute link leads out of the target: refused by name (issue 41); everything else comes back as it was.
+    expect(extracted.warnings).toEqual(['absolute-link: symlink refused, its target "/etc/hostname" is absolute, outside the restore target']);
+    const before = await describeTree(source, { exclude: (path) => path === 'absolute-link' });
     const after = await describeTree(restored, { exclude: (path) => path === '.holdfast' });
     expect(after).toEqual(before);
     expect(after.get(generated.longPath)?.size).toBe(3000);
@@ -53,7 +55,7 @@ describe('round trip through the archive', () => {
   for (const compression of ['gzip', 'zstd'] as const) {
     it(`restores a tree with per-member ${compression} compression and a readable index from the tail`, async () => {
       const { source, restored, result, archive } = await roundTrip(compression, 300);
-      expect(await describeTree(restored, { exclude: (path) => path === '.holdfast' })).toEqual(await describeTree(source));
+      expect(await describeTree(restored, { exclude: (path) => path === '.holdfast' })).toEqual(await describeTree(source, { exclude: (path) => path === 'absolute-link' }));
       const { rangeReader } = countingFileRangeReader(archive);
       const index = await readIndex({ rangeReader, archiveSize: result.archiveSize });
       expect(index).toEqual(result.index);

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readdir } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -44,17 +44,34 @@ describe('hostile archives and bad input', () => {
     await expect(extractAll(Readable.from([archive]), target)).rejects.toThrow(/absolute member path/);
   });
 
-  it('never writes through a symlink planted by the archive', async () => {
+  it('never writes through a symlink planted by the archive: both are refused by name (issue 41)', async () => {
     const { work, target } = await workDir();
     const outside = join(work.path, 'outside');
     await mkdir(outside);
     const archive = tarOf([
       { header: { name: 'link', typeFlag: '2', linkName: outside, size: 0 } },
       { header: { name: 'link/evil.txt' }, data: Buffer.from('owned') },
+      { header: { name: 'fine.txt' }, data: Buffer.from('fine') },
     ]);
-    await expect(extractAll(Readable.from([archive]), target)).rejects.toThrow(ArchiveUnsafePathError);
+    const result = await extractAll(Readable.from([archive]), target);
+    expect(result.warnings).toEqual([
+      'link/evil.txt: refused, it lies below "link", a symlink of this archive',
+      `link: symlink refused, its target "${outside}" is absolute, outside the restore target`,
+    ]);
     expect(await readdir(outside)).toEqual([]);
-    expect((await lstat(join(target, 'link'))).isSymbolicLink()).toBe(false);
+    expect(await readdir(target)).toEqual(['fine.txt']);
+  });
+
+  it('refuses device nodes and FIFOs by name instead of writing them as files', async () => {
+    const { target } = await workDir();
+    const archive = tarOf([
+      { header: { name: 'null', typeFlag: '3', size: 0 } },
+      { header: { name: 'disk', typeFlag: '4', size: 0 } },
+      { header: { name: 'pipe', typeFlag: '6', size: 0 } },
+    ]);
+    const result = await extractAll(Readable.from([archive]), target);
+    expect(result.warnings).toEqual(['null: refused, device nodes are not restored', 'disk: refused, device nodes are not restored', 'pipe: refused, FIFOs are not restored']);
+    expect(await readdir(target)).toEqual([]);
   });
 
   it('rejects a corrupted header checksum with a format error naming the offset', async () => {

@@ -5,20 +5,16 @@
 // HOLDFAST_PLUGIN_DIR, lists it and backs a directory up to it (and restores from it). A second, bare package
 // (no node_modules) shows the server hands plugin-dir packages its own @holdfast/sdk.
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
-import { CLI_BIN, childEnv, REPO_ROOT, requireBuilt, runCommand, runNode, SERVER_MAIN } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { CLI_BIN, REPO_ROOT, runNode } from './helpers.js';
+import { useCommunityPackage } from './support/community-package.js';
 
 const FIXTURES = join(REPO_ROOT, 'sdk/create-adapter/test/fixtures/my-nas');
-const ADMIN = { name: 'Admin', email: 'admin@example.com', password: 'a long enough password' };
 
-let work: string;
-let pluginDir: string;
-let packageDir: string;
-let server: SpawnedProcess | undefined;
+const community = useCommunityPackage('holdfast-community-', 'holdfast-storage-my-nas');
+const { npm } = community;
 
 /** Every file under `dir` with its SHA-256, by `/`-separated relative path. */
 async function treeOf(dir: string): Promise<Record<string, string>> {
@@ -40,37 +36,12 @@ function passedTests(output: string): number {
   return Number(passed![1]);
 }
 
-/** `npm <args>` in the generated package; the output is the failure message. */
-async function npm(args: string[], timeoutMs = 60_000): Promise<string> {
-  const result = await runCommand('npm', args, { cwd: packageDir, timeoutMs });
-  const output = `${result.stdout}\n${result.stderr}`;
-  expect(result.code, `npm ${args.join(' ')}:\n${output}`).toBe(0);
-  return output;
-}
-
-beforeAll(async () => {
-  requireBuilt(['kernel', 'sdk/adapter', 'sdk/testkit', 'apps/cli', 'apps/server']);
-  // realpath: on some systems the temp dir is a symlink, and the server reports real paths.
-  work = await realpath(await mkdtemp(join(tmpdir(), 'holdfast-community-')));
-  pluginDir = join(work, 'plugins');
-  packageDir = join(pluginDir, 'holdfast-storage-my-nas');
-  expect(relative(REPO_ROOT, work).startsWith('..')).toBe(true);
-});
-
-afterAll(async () => {
-  if (server && server.child.exitCode === null && server.child.signalCode === null) {
-    server.child.kill('SIGTERM');
-    await server.exited;
-  }
-  if (work) await rm(work, { recursive: true, force: true });
-});
-
 describe('a community adapter written outside the repository', () => {
   it('1. holdfast adapters new writes a package whose devDependencies link this installation', async () => {
-    const result = await runNode([CLI_BIN, 'adapters', 'new', 'storage', 'my-nas', packageDir], { cwd: work });
+    const result = await runNode([CLI_BIN, 'adapters', 'new', 'storage', 'my-nas', community.packageDir], { cwd: community.work });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('no registry needed');
-    const manifest = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
+    const manifest = JSON.parse(await readFile(join(community.packageDir, 'package.json'), 'utf8'));
     expect(manifest.holdfast).toEqual({ kind: 'storage', id: 'my-nas' });
     expect(manifest.peerDependencies).toEqual({ '@holdfast/sdk': '^0.1.0' });
     expect(manifest.devDependencies['@holdfast/sdk']).toBe(`file:${await realpath(join(REPO_ROOT, 'sdk/adapter'))}`);
@@ -81,8 +52,8 @@ describe('a community adapter written outside the repository', () => {
   it('2. npm install --offline resolves everything from the installation, without the registry', async () => {
     await npm(['install', '--offline', '--no-audit', '--no-fund']);
     // Links, not copies: the package's tests and a server share one sdk, testkit and vitest.
-    expect(await realpath(join(packageDir, 'node_modules/@holdfast/sdk'))).toBe(await realpath(join(REPO_ROOT, 'sdk/adapter')));
-    expect(await realpath(join(packageDir, 'node_modules/vitest'))).toBe(await realpath(join(REPO_ROOT, 'node_modules/vitest')));
+    expect(await realpath(join(community.packageDir, 'node_modules/@holdfast/sdk'))).toBe(await realpath(join(REPO_ROOT, 'sdk/adapter')));
+    expect(await realpath(join(community.packageDir, 'node_modules/vitest'))).toBe(await realpath(join(REPO_ROOT, 'node_modules/vitest')));
   });
 
   it('3. its generated conformance test passes untouched (npm test)', async () => {
@@ -90,10 +61,10 @@ describe('a community adapter written outside the repository', () => {
   });
 
   it('4. with the methods written, the full storage suite passes and the package builds', async () => {
-    await copyFile(join(FIXTURES, 'config.ts.txt'), join(packageDir, 'src/config.ts'));
-    await copyFile(join(FIXTURES, 'my-nas-storage.ts.txt'), join(packageDir, 'src/my-nas-storage.ts'));
-    await copyFile(join(FIXTURES, 'conformance.test.ts.txt'), join(packageDir, 'test/conformance.test.ts'));
-    await rm(join(packageDir, 'src/internal'), { recursive: true });
+    await copyFile(join(FIXTURES, 'config.ts.txt'), join(community.packageDir, 'src/config.ts'));
+    await copyFile(join(FIXTURES, 'my-nas-storage.ts.txt'), join(community.packageDir, 'src/my-nas-storage.ts'));
+    await copyFile(join(FIXTURES, 'conformance.test.ts.txt'), join(community.packageDir, 'test/conformance.test.ts'));
+    await rm(join(community.packageDir, 'src/internal'), { recursive: true });
     // The definition checks plus describeStorageAdapter's groups (streaming, atomic put, key safety...).
     expect(passedTests(await npm(['test']))).toBeGreaterThan(20);
     await npm(['run', 'typecheck']);
@@ -101,9 +72,9 @@ describe('a community adapter written outside the repository', () => {
   });
 
   it('5. a running server loads it from HOLDFAST_PLUGIN_DIR, lists it and backs a directory up to it', async () => {
-    const files = join(work, 'files');
-    const nas = join(work, 'nas');
-    const restored = join(work, 'restored');
+    const files = join(community.work, 'files');
+    const nas = join(community.work, 'nas');
+    const restored = join(community.work, 'restored');
     await mkdir(join(files, 'nested'), { recursive: true });
     await mkdir(nas);
     await writeFile(join(files, 'notes.txt'), 'what the backup must bring back');
@@ -112,7 +83,7 @@ describe('a community adapter written outside the repository', () => {
 
     // A second package with no node_modules at all, importing only @holdfast/sdk (authoring.md allows it): only
     // the server's resolve hook can give it the host's sdk, since nothing above this temp folder has one.
-    const bare = join(pluginDir, 'holdfast-naming-bare');
+    const bare = join(community.pluginDir, 'holdfast-naming-bare');
     await mkdir(bare);
     await writeFile(
       join(bare, 'package.json'),
@@ -127,48 +98,10 @@ export default defineNamingStrategy({ id: 'bare', displayName: 'Bare', configSch
 `,
     );
 
-    server = spawnNode(SERVER_MAIN, [], {
-      ...childEnv(),
-      PORT: '0',
-      HOLDFAST_DATA_DIR: join(work, 'data'),
-      HOLDFAST_PLUGIN_DIR: pluginDir,
-      HOLDFAST_LOCAL_ROOTS: work,
-      LOG_LEVEL: 'info',
-    });
-    const loaded = await server.waitForLog('holdfast listening', 60_000);
-    const url = `http://127.0.0.1:${String(loaded.port)}`;
-    const community = server.stdoutLines
-      .map((line) => JSON.parse(line) as Record<string, unknown>)
-      .find((entry) => entry.msg === 'adapter loaded' && entry.package === 'holdfast-storage-my-nas');
-    expect(community).toMatchObject({ adapter: 'storage-my-nas', directory: packageDir });
-    expect(server.stdoutLines.some((line) => line.includes('"package":"holdfast-naming-bare"') && line.includes('adapter loaded'))).toBe(true);
-
-    const setup = await fetch(`${url}/api/auth/setup`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    expect(setup.status, await setup.clone().text()).toBe(201);
-    const signIn = await fetch(`${url}/api/auth/sign-in`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: ADMIN.email, password: ADMIN.password }),
-    });
-    expect(signIn.status).toBe(200);
-    const headers = {
-      'content-type': 'application/json',
-      cookie: (signIn.headers.get('set-cookie') ?? '').split(';')[0]!,
-      'x-csrf-token': ((await signIn.json()) as { csrfToken: string }).csrfToken,
-    };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: response.status, body: (await response.json()) as any };
-    };
-    const create = async (path: string, body: unknown) => {
-      const answer = await call('POST', path, body);
-      expect(answer.status, `${path}: ${JSON.stringify(answer.body)}`).toBe(201);
-      return answer.body;
-    };
+    const server = await community.startServer();
+    expect(server.loaded('holdfast-storage-my-nas')).toMatchObject({ adapter: 'storage-my-nas', directory: community.packageDir });
+    expect(server.process.stdoutLines.some((line) => line.includes('"package":"holdfast-naming-bare"') && line.includes('adapter loaded'))).toBe(true);
+    const { call, create, settled } = await server.signIn();
 
     const types = await call('GET', '/api/adapters/types');
     expect(types.status).toBe(200);
@@ -188,16 +121,6 @@ export default defineNamingStrategy({ id: 'bare', displayName: 'Bare', configSch
       destinations: [{ configId: destination.id, priority: 0 }],
     });
 
-    const settled = async (executionId: string) => {
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        const answer = await call('GET', `/api/executions/${executionId}?includeLogs=true`);
-        expect(answer.status).toBe(200);
-        if (!['Pending', 'Running'].includes(answer.body.data.status)) return answer.body.data;
-        if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${answer.body.data.status}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-    };
     const run = await call('POST', `/api/jobs/${job.id}/run`, {});
     expect(run.status, JSON.stringify(run.body)).toBe(200);
     const backup = await settled(run.body.executionId);

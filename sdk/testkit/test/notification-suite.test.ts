@@ -45,6 +45,10 @@ describe('the notification suite catches broken channels', () => {
     expect(await failureOf(['leaky-log'], 'answering 401')).toMatch(/a log entry \(failing endpoint\) contains the secret value/);
   });
 
+  it('a token header that follows a redirect to another host (issue 41)', async () => {
+    expect(await failureOf(['key-header-follows-redirects'], 'a 302 to another host')).toContain('secrets reached the other host after a 302');
+  });
+
   it('a send that posts twice', async () => {
     expect(await failureOf(['double-send'], 'exactly one request')).toContain('the receiver got 2 requests for one send');
   });

@@ -58,7 +58,9 @@ export async function connectSsh(target: SshTarget): Promise<SshClient> {
         reject(new SshConnectError('TRANSIENT', `cannot connect to ${where}: ${error.message}`));
       }
     };
-    client.once('error', fail);
+    // `on`, not `once`: after a handshake timeout ssh2 emits "Connection lost before handshake" too; a second error
+    // with no listener would be uncaught and stop the process. `fail` settles once.
+    client.on('error', fail);
     client.once('close', () => fail(new Error('connection closed during the handshake')));
     client.once('ready', () => {
       isSettled = true;
@@ -91,7 +93,7 @@ export async function fetchHostKeyFingerprint(host: string, port: number, timeou
     const client = new Client();
     let seen: string | undefined;
     const finish = () => (seen ? resolve(seen) : reject(new SshConnectError('TRANSIENT', `no host key from ${host}:${port}`)));
-    client.once('error', finish);
+    client.on('error', finish);
     client.once('close', finish);
     client.connect({
       host,

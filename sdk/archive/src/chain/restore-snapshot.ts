@@ -20,9 +20,10 @@ export interface RestoreSnapshotOptions extends ExtractOptions {
  * Restores a resolved snapshot (or part of it) with range reads: each file is read from the archive holding it,
  * touching only its own bytes (files that lie one after the other share one range read: CoalescedReads), and checked
  * against the index's size and SHA-256 as it is read (so the summary's `sha256` map stays empty: holding a second
- * digest per file would only cost memory). A hard link whose target is not
- * selected is restored as a copy of the target. Nothing is held per entry beyond the snapshot itself, except the
- * entries hard links point at.
+ * digest per file would only cost memory). A hard link whose target is not selected is restored as a copy of the
+ * target. Members the containment rule refuses (symlinks that lead outside, anything below a symlink of the archive)
+ * are skipped and named in the summary's `warnings`, as are members restored without setuid/setgid/sticky bits.
+ * Nothing is held per entry beyond the snapshot itself, except the entries hard links point at.
  */
 export async function restoreSnapshot(
   snapshot: Snapshot,

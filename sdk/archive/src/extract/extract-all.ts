@@ -20,12 +20,16 @@ export interface ExtractAllResult extends ExtractSummary {
   index?: ArchiveIndex;
 }
 
+// Tar type flags of members this format never writes and no restore creates: character and block devices, FIFOs.
+const SPECIAL_TYPES: Readonly<Record<string, 'device' | 'fifo'>> = { '3': 'device', '4': 'device', '6': 'fifo' };
+
 const MAX_FORMAT_MEMBER = 512 * 1024 * 1024;
 
 /**
  * Extracts a whole archive from a stream (no range reads): files, dumps (under `.holdfast/databases/`), directories
  * with their modes and mtimes, symlinks and hard links. At the end every extracted file is checked against the
  * index's SHA-256; entries that live in earlier archives of a chain are not in this stream and are not restored.
+ * Members the containment rule refuses (ExtractionTarget) are skipped and named in `warnings`.
  */
 export async function extractAll(source: Readable, targetDir: string, options: ExtractAllOptions = {}): Promise<ExtractAllResult> {
   const target = new ExtractionTarget(targetDir, options);
@@ -47,13 +51,17 @@ export async function extractAll(source: Readable, targetDir: string, options: E
       case 'hardlink':
         target.hardlink(restorable(member));
         break;
-      default:
-        await target.file(restorable(member), member.data());
+      default: {
+        const special = SPECIAL_TYPES[member.header.typeFlag];
+        // A device node or FIFO in the tar is refused by name, never written as a regular file of its (empty) body.
+        if (special) target.special(restorable(member), special);
+        else await target.file(restorable(member), member.data());
+      }
     }
   }
   const summary = await target.finish();
   const index = indexBytes ? await decodeStoredIndex(indexBytes, manifest, options.unsealIndex) : undefined;
-  if (index) verifyAgainstIndex(index, summary);
+  if (index) verifyAgainstIndex(index, summary, (path) => target.isRefused(path));
   return { ...summary, ...(manifest ? { manifest } : {}), ...(index ? { index } : {}) };
 }
 
@@ -91,9 +99,9 @@ async function decodeStoredIndex(stored: Buffer, manifest: ArchiveManifest | und
   return unseal ? decodeIndexFile(Buffer.from(await unseal(stored))) : undefined;
 }
 
-function verifyAgainstIndex(index: ArchiveIndex, summary: ExtractSummary): void {
+function verifyAgainstIndex(index: ArchiveIndex, summary: ExtractSummary, isRefused: (path: string) => boolean): void {
   for (const entry of index.entries) {
-    if (entry.archive !== undefined || (entry.kind !== 'file' && entry.kind !== 'database-dump')) continue;
+    if (entry.archive !== undefined || (entry.kind !== 'file' && entry.kind !== 'database-dump') || isRefused(entry.path)) continue;
     const actual = summary.sha256.get(entry.path);
     if (actual !== entry.sha256) {
       throw new ArchiveIntegrityError(`"${entry.path}" was ${actual ? 'extracted with different content than' : 'not found but is in'} the index`);

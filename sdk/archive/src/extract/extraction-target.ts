@@ -2,11 +2,12 @@ import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { chmod, chown, lchown, link, lstat, lutimes, mkdir, open, symlink, unlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { ArchiveFormatError, ArchiveUnsafePathError } from '../errors.js';
+import { ArchiveUnsafePathError } from '../errors.js';
 import type { EntryKind } from '../format/index-schema.js';
 import { normalizeArchivePath } from '../format/paths.js';
 import { paxTimeForUtimes } from '../format/times.js';
 import { isAllZero } from '../zero-runs.js';
+import { RestoreContainment } from './containment.js';
 
 /** The metadata the target restores; index entries and streamed members both provide it. */
 export interface RestorableEntry {
@@ -24,6 +25,11 @@ export interface RestorableEntry {
 export interface ExtractOptions {
   /** Restore uid/gid (needs root). @default true when running as root */
   restoreOwnership?: boolean;
+  /**
+   * Restore setuid, setgid and sticky bits. Honoured only together with the owners (`restoreOwnership`); otherwise
+   * the bits are dropped and each such member is named in `warnings`. @default false
+   */
+  keepSpecialModes?: boolean;
 }
 
 /** Options of the target itself. */
@@ -43,25 +49,43 @@ export interface ExtractSummary {
    * extractAll; restoreSnapshot checks every file against the index as it reads it and leaves this empty.
    */
   sha256: Map<string, string>;
+  /**
+   * Members the containment rule refused, each named with the reason, and members restored without their
+   * setuid/setgid/sticky bits (docs/security.md). Empty when everything was restored as archived.
+   */
+  warnings: string[];
+  /** The folders the archive listed, relative to the extraction root (what RestoreStaging.commit asks about). */
+  directoryPaths: string[];
 }
 
 // Sparse restore: runs of zeros this long are skipped (left as holes) instead of written, so a 9 GiB mostly-empty
 // file costs what its data costs on disk.
 const SPARSE_BLOCK = 64 * 1024;
 
+// How a refusal reads in the warnings, by kind (the tar restore of the directory source words them the same).
+const REFUSED: Partial<Record<string, string>> = { symlink: 'symlink refused', hardlink: 'hard link refused' };
+// Warnings kept verbatim; past this many a hostile archive of a million refused members only grows a count.
+const MAX_WARNINGS = 200;
+
 /**
- * Writes members into a directory safely: no path may leave it, and no path may pass through a symlink (symlinks are
- * created last, so an archive cannot plant one and then write through it). Directory modes and mtimes are applied
- * at the end, deepest first, because creating entries inside a directory changes its mtime.
+ * Writes members into a directory under the containment rule (RestoreContainment, docs/security.md): no path may
+ * leave it, nothing is written through a symlink (symlinks are created last, after every one of them was resolved
+ * through the others and found to stay inside), a hard link must point at a file this restore wrote, setuid, setgid
+ * and sticky bits are dropped unless asked for with the owners. Refused members are skipped and named in
+ * `summary.warnings`; a member name that is absolute or holds `..` is not a Holdfast archive's and throws
+ * ArchiveUnsafePathError. Directory modes and mtimes are applied at the end, deepest first, because creating entries
+ * inside a directory changes its mtime.
  */
 export class ExtractionTarget {
-  readonly summary: ExtractSummary = { files: 0, directories: 0, symlinks: 0, hardlinks: 0, sha256: new Map() };
+  readonly summary: ExtractSummary = { files: 0, directories: 0, symlinks: 0, hardlinks: 0, sha256: new Map(), warnings: [], directoryPaths: [] };
   private readonly realDirectories = new Set<string>();
   private readonly directories: RestorableEntry[] = [];
-  private readonly symlinks: RestorableEntry[] = [];
   private readonly hardlinks: RestorableEntry[] = [];
+  private readonly refused = new Set<string>();
+  private readonly containment: RestoreContainment<RestorableEntry>;
   private readonly restoreOwnership: boolean;
   private readonly recordDigests: boolean;
+  private droppedWarnings = 0;
 
   constructor(
     private readonly root: string,
@@ -69,20 +93,29 @@ export class ExtractionTarget {
   ) {
     this.restoreOwnership = options.restoreOwnership ?? process.getuid?.() === 0;
     this.recordDigests = options.recordDigests ?? true;
+    this.containment = new RestoreContainment({ keepSpecialModes: options.keepSpecialModes === true && this.restoreOwnership });
   }
 
   /** Creates a directory now; its metadata is applied in {@link finish}. */
   async directory(entry: RestorableEntry): Promise<void> {
-    const path = normalizeArchivePath(entry.path);
-    await this.ensureDirectory(path);
-    this.directories.push({ ...entry, path });
+    const admitted = this.admit(entry);
+    if (!admitted) return;
+    const isCreated = await this.refuseUnsafe(entry.path, async () => {
+      await this.ensureDirectory(admitted.path);
+      return true;
+    });
+    if (!isCreated) return;
+    this.directories.push({ ...entry, path: admitted.path, mode: admitted.mode });
     this.summary.directories += 1;
   }
 
   /** Writes a file (or dump) from its content, replacing whatever non-directory was at its path. */
   async file(entry: RestorableEntry, content: AsyncIterable<Buffer>): Promise<void> {
-    const path = normalizeArchivePath(entry.path);
-    const absolute = await this.prepareLeaf(path);
+    const admitted = this.admit(entry);
+    if (!admitted) return;
+    const { path } = admitted;
+    const absolute = await this.refuseUnsafe(entry.path, () => this.prepareLeaf(path));
+    if (!absolute) return;
     const handle = await open(absolute, fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | fsConstants.O_NOFOLLOW, 0o600);
     const hash = this.recordDigests ? createHash('sha256') : undefined;
     let position = 0;
@@ -96,8 +129,9 @@ export class ExtractionTarget {
         }
       }
       await handle.truncate(position);
+      // Owner before mode: chown clears setuid/setgid bits.
       if (this.restoreOwnership) await handle.chown(entry.uid, entry.gid);
-      await handle.chmod(entry.mode);
+      await handle.chmod(admitted.mode);
     } finally {
       await handle.close();
     }
@@ -107,37 +141,61 @@ export class ExtractionTarget {
     if (hash) this.summary.sha256.set(path, hash.digest('hex'));
   }
 
-  /** Records a symlink to create in {@link finish}. */
+  /** Records a symlink to create in {@link finish}, once every symlink of the archive is known. */
   symlink(entry: RestorableEntry): void {
-    this.symlinks.push({ ...entry, path: normalizeArchivePath(entry.path) });
+    this.admit(entry);
   }
 
   /** Records a hard link to create in {@link finish} (its target must be extracted by then). */
   hardlink(entry: RestorableEntry): void {
-    this.hardlinks.push({ ...entry, path: normalizeArchivePath(entry.path), target: normalizeArchivePath(entry.target ?? '') });
+    const admitted = this.admit({ ...entry, target: normalizeArchivePath(entry.target ?? '') });
+    // A hard link to a symlink of the archive became a second symlink: it is created with the symlinks.
+    if (admitted && !admitted.becameSymlink) this.hardlinks.push({ ...entry, path: admitted.path, target: admitted.linkTarget as string });
   }
 
-  /** Creates hard links, then symlinks, then applies directory metadata deepest first. */
+  /** Names a device node or FIFO member as refused (nothing is created for it). */
+  special(entry: RestorableEntry, kind: 'device' | 'fifo'): void {
+    const verdict = this.containment.admit({ path: normalizeArchivePath(entry.path), kind });
+    if ('refused' in verdict) this.refuse(normalizeArchivePath(entry.path), `refused, ${verdict.refused}`);
+  }
+
+  /** True when the member at `path` (normalised) was refused, so callers do not look for its content. */
+  isRefused(path: string): boolean {
+    return this.refused.has(path);
+  }
+
+  /** Creates hard links, then the symlinks that stay inside, then applies directory metadata deepest first. */
   async finish(): Promise<ExtractSummary> {
-    const symlinkByPath = new Map(this.symlinks.map((entry) => [entry.path, entry]));
     for (const entry of this.hardlinks) {
-      const targetSymlink = symlinkByPath.get(entry.target as string);
-      // A hard link to a symlink becomes a second symlink with the same target: equivalent, and it never resolves
-      // a link while the extraction is still running.
-      if (targetSymlink) {
-        this.symlinks.push({ ...targetSymlink, path: entry.path });
+      const target = entry.target as string;
+      const linked = await this.refuseUnsafe(entry.path, async () => {
+        const absolute = await this.existingLeaf(target);
+        return (await lstat(absolute).catch(() => undefined))?.isFile() ? absolute : undefined;
+      });
+      if (linked === undefined) {
+        if (!this.refused.has(entry.path)) this.refuse(entry.path, `hard link refused, its link target "${target}" was not restored as a file`);
         continue;
       }
-      const targetAbsolute = await this.existingLeaf(entry.target as string);
-      if (!(await lstat(targetAbsolute).catch(() => undefined))?.isFile()) {
-        throw new ArchiveFormatError(`hard link "${entry.path}" points at "${entry.target}", which was not restored as a file`);
-      }
-      await link(targetAbsolute, await this.prepareLeaf(entry.path));
+      const leaf = await this.refuseUnsafe(entry.path, () => this.prepareLeaf(entry.path));
+      if (!leaf) continue;
+      await link(linked, leaf);
       this.summary.hardlinks += 1;
     }
-    for (const entry of this.symlinks) {
-      const absolute = await this.prepareLeaf(entry.path);
-      await symlink(entry.target ?? '', absolute);
+    // A folder already in the target (not one of the archive's: the rule refuses those) keeps a symlink out; the
+    // others are then resolved through that folder, not through the link that will not exist.
+    for (const path of this.containment.symlinkPaths()) {
+      if ((await lstat(join(this.root, path)).catch(() => undefined))?.isDirectory()) {
+        this.containment.withdraw(path);
+        this.refuse(path, 'symlink refused, a folder is in the way in the target');
+      }
+    }
+    const { accepted, refused } = this.containment.settle();
+    for (const link of refused) this.refuse(link.path, `symlink refused, ${link.reason}`);
+    for (const { path, target, payload } of accepted) {
+      const entry = payload as RestorableEntry;
+      const absolute = await this.refuseUnsafe(path, () => this.prepareLeaf(path));
+      if (!absolute) continue;
+      await symlink(target, absolute);
       if (this.restoreOwnership) await lchown(absolute, entry.uid, entry.gid);
       const seconds = paxTimeForUtimes(entry.mtime);
       await lutimes(absolute, seconds, seconds);
@@ -150,8 +208,46 @@ export class ExtractionTarget {
       await chmod(absolute, entry.mode);
       const seconds = paxTimeForUtimes(entry.mtime);
       await utimes(absolute, seconds, seconds);
+      this.summary.directoryPaths.push(entry.path);
     }
+    if (this.droppedWarnings > 0) this.summary.warnings.push(`... and ${this.droppedWarnings} more warnings`);
     return this.summary;
+  }
+
+  // The containment rule's verdict; a refused member is named and undefined returned. An unsafe name throws.
+  private admit(entry: RestorableEntry): { path: string; mode: number; linkTarget?: string; becameSymlink?: boolean } | undefined {
+    const path = normalizeArchivePath(entry.path);
+    const kind = entry.kind;
+    const isLink = kind === 'symlink' || kind === 'hardlink';
+    const verdict = this.containment.admit({ path, kind, mode: entry.mode, ...(isLink ? { target: entry.target ?? '', payload: { ...entry, path } } : {}) });
+    if ('refused' in verdict) {
+      this.refuse(path, `${REFUSED[kind] ?? 'refused'}, ${verdict.refused}`);
+      return undefined;
+    }
+    if (verdict.note) this.warn(`${path}: ${verdict.note}`);
+    return verdict;
+  }
+
+  private refuse(path: string, reason: string): void {
+    this.refused.add(path);
+    this.warn(`${path}: ${reason}`);
+  }
+
+  private warn(message: string): void {
+    if (this.summary.warnings.length < MAX_WARNINGS) this.summary.warnings.push(message);
+    else this.droppedWarnings += 1;
+  }
+
+  // Runs a step that may find something in the way (a file where a folder must be, a folder where a leaf goes): the
+  // member is then refused, not the whole restore.
+  private async refuseUnsafe<T>(path: string, step: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await step();
+    } catch (error) {
+      if (!(error instanceof ArchiveUnsafePathError)) throw error;
+      this.refuse(path, `refused, ${error.message}`);
+      return undefined;
+    }
   }
 
   // Makes sure every directory of `path` exists as a real directory inside the root (never a symlink).

@@ -9,7 +9,10 @@ export interface TreeRecord {
   mode: number;
   uid: number;
   gid: number;
-  /** Milliseconds: the precision utimes keeps through a double. */
+  /**
+   * Whole milliseconds, cut from the exact nanoseconds: `stats.mtimeMs` is a double, so a time like .823000500 reads
+   * as 822.9999... on one side and 823 on the other once a restore keeps only the microseconds.
+   */
   mtimeMs: number;
   size?: number;
   sha256?: string;
@@ -27,8 +30,8 @@ export async function describeTree(root: string, options: { exclude?: (path: str
       const path = rel ? `${rel}/${name}` : name;
       if (options.exclude?.(path)) continue;
       const absolute = join(dir, name);
-      const stats = await lstat(absolute);
-      const common = { mode: stats.mode & 0o7777, uid: stats.uid, gid: stats.gid, mtimeMs: Math.floor(stats.mtimeMs) };
+      const stats = await lstat(absolute, { bigint: true });
+      const common = { mode: Number(stats.mode & 0o7777n), uid: Number(stats.uid), gid: Number(stats.gid), mtimeMs: Number(stats.mtimeNs / 1_000_000n) };
       if (stats.isDirectory()) {
         records.set(path, { type: 'directory', ...common });
         await walk(absolute, path);
@@ -38,7 +41,7 @@ export async function describeTree(root: string, options: { exclude?: (path: str
         const key = `${stats.dev}:${stats.ino}`;
         if (stats.nlink > 1 && !inodes.has(key)) inodes.set(key, path);
         const linkGroup = stats.nlink > 1 ? inodes.get(key) : undefined;
-        records.set(path, { type: 'file', ...common, size: stats.size, sha256: await hashFile(absolute), ...(linkGroup ? { linkGroup } : {}) });
+        records.set(path, { type: 'file', ...common, size: Number(stats.size), sha256: await hashFile(absolute), ...(linkGroup ? { linkGroup } : {}) });
       }
     }
   };

@@ -55,6 +55,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/adapters/{id}/databases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The databases a source holds now, with their sizes where the adapter reports them (connects to the source)
+         * @description Requires the permission `sources:read` on the source named by `id`.
+         */
+        get: operations["getAdaptersByIdDatabases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/adapters/{id}/health": {
         parameters: {
             query?: never;
@@ -259,6 +279,26 @@ export interface paths {
          * @description Requires the permission `audit:read`.
          */
         get: operations["getAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log as CSV (same filters as GET /api/audit, every matching entry, newest first)
+         * @description Requires the permission `audit:read`.
+         */
+        get: operations["getAuditExport"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1679,6 +1719,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/schedule-preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The next runs of a 5-part cron expression in the system timezone
+         * @description Requires the permission `jobs:read`.
+         */
+        get: operations["getSchedulePreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/settings": {
         parameters: {
             query?: never;
@@ -1842,6 +1902,26 @@ export interface paths {
          * @description Requires the permission `settings:write`.
          */
         delete: operations["deleteSsoProvidersById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/storage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Destinations whose backups the caller may browse (id and name only)
+         * @description Requires the permission `storage:read`.
+         */
+        get: operations["getStorage"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -2043,6 +2123,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/enabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Enable or disable a user; disabling ends their sessions and stops their API keys
+         * @description Requires the permission `users:write`.
+         */
+        put: operations["putUsersByIdEnabled"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/reset-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a user's password: to the one sent, or to a generated temporary one returned once; their sessions end
+         * @description Requires the permission `users:write`.
+         */
+        post: operations["postUsersByIdResetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/reset-second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a user's second factors (authenticator app, backup codes and passkeys)
+         * @description Requires the permission `users:write`.
+         */
+        post: operations["postUsersByIdResetSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/users/me": {
         parameters: {
             query?: never;
@@ -2060,6 +2200,26 @@ export interface paths {
          * @description Requires an authenticated session or API key.
          */
         put: operations["putUsersMe"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/me/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change own password (needs the current one); every other session of the caller ends
+         * @description Requires a signed-in browser session (cookie); API keys are refused with 403.
+         */
+        put: operations["putUsersMePassword"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2147,7 +2307,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prometheus metrics (text exposition format); asks for the bearer token when one is set
+         * Prometheus metrics (text exposition format): loopback callers only unless HOLDFAST_METRICS_ALLOW or a bearer token says otherwise
          * @description Public: no authentication.
          */
         get: operations["getMetrics"];
@@ -2177,6 +2337,10 @@ export interface components {
         };
         AuditLogEntry: {
             action: string;
+            /** @description User name or API key name (the email tried, for a failed sign-in) */
+            actorName: string | null;
+            /** @enum {string} */
+            actorType: "user" | "api-key" | "anonymous";
             createdAt: string;
             /** @description JSON string */
             details: string | null;
@@ -2184,12 +2348,19 @@ export interface components {
             ipAddress: string | null;
             resource: string;
             resourceId: string | null;
+            /** @description Name of the resource where known (user email, key or group name) */
+            resourceName: string | null;
             userAgent: string | null;
             userId: string | null;
         };
         BackupCodes: {
             /** @description Single-use codes, shown this once; store them offline */
             backupCodes: string[];
+        };
+        BrowsableDestination: {
+            adapterId: string;
+            id: string;
+            name: string;
         };
         Error: {
             error: string;
@@ -2232,6 +2403,12 @@ export interface components {
             id: string;
             name: string | null;
             transports: string[];
+        };
+        PermissionPreset: {
+            description: string;
+            id: string;
+            name: string;
+            permissions: string[];
         };
         Reauthentication: {
             /** @description A current code of the authenticator app */
@@ -2305,6 +2482,8 @@ export interface components {
             autoRedirectOnJobStart: boolean;
             createdAt: string;
             dateFormat: string;
+            /** @description A disabled user cannot sign in; their sessions and API keys do not work */
+            disabled: boolean;
             email: string;
             emailVerified: boolean;
             groupId: string | null;
@@ -2986,6 +3165,103 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAdaptersByIdDatabases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The databases, by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        databases: {
+                            name: string;
+                            /** @description Size on the server in bytes; null when the source adapter does not report sizes */
+                            sizeBytes: number | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description The id names a destination or channel, or a source whose adapter cannot list databases. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unauthorized: no session cookie or API key, or an invalid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the identity lacks the permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No adapter configuration with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The source could not be reached (or did not answer within 20 s); the message names it. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
         };
@@ -4053,11 +4329,16 @@ export interface operations {
         parameters: {
             query?: {
                 action?: string;
+                /** @description Part of the actor's name (user or key name, or the email tried), any case */
+                actor?: string;
+                /** @description Entries at or after this time */
                 from?: string;
                 page?: number;
                 pageSize?: number;
                 resource?: string;
+                /** @description Entries at or before this time */
                 to?: string;
+                /** @description The acting user's id */
                 userId?: string;
             };
             header?: never;
@@ -4078,6 +4359,82 @@ export interface operations {
                         pageSize: number;
                         total: number;
                     };
+                };
+            };
+            /** @description Invalid input; the message names the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuditExport: {
+        parameters: {
+            query?: {
+                action?: string;
+                /** @description Part of the actor's name (user or key name, or the email tried), any case */
+                actor?: string;
+                /** @description Entries at or after this time */
+                from?: string;
+                resource?: string;
+                /** @description Entries at or before this time */
+                to?: string;
+                /** @description The acting user's id */
+                userId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV with a header row (time, actor, actorType, userId, action, resource, resourceId, resourceName, ipAddress, userAgent, details); cells that a spreadsheet would run as a formula start with '. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Invalid input; the message names the fields. */
@@ -4817,6 +5174,12 @@ export interface operations {
                         /** @enum {string} */
                         authMethod: "session" | "apikey";
                         csrfToken?: string;
+                        /** @description Scoped grants of the caller's group (sessions only; API keys carry none): with `permissions`, what the web app shows */
+                        grants: {
+                            permission: string;
+                            resourceIds: string[];
+                            resourceType: string;
+                        }[];
                         isSuperAdmin: boolean;
                         permissions: string[];
                         user: components["schemas"]["User"];
@@ -11901,6 +12264,8 @@ export interface operations {
                             description: string;
                             name: string;
                         }[];
+                        /** @description Named permission sets the web app offers for API keys and groups */
+                        presets: components["schemas"]["PermissionPreset"][];
                         scopableResources: {
                             [key: string]: string[];
                         };
@@ -13016,6 +13381,89 @@ export interface operations {
                         error: string;
                         issues?: unknown;
                     };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getSchedulePreview: {
+        parameters: {
+            query: {
+                /** @description How many upcoming runs (1-20, default 5) */
+                count?: number;
+                /** @description 5-part cron expression (minute hour day-of-month month day-of-week) */
+                schedule: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The upcoming runs, in UTC and in the system timezone. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            runs: {
+                                at: string;
+                                local: string;
+                            }[];
+                            schedule: string;
+                            timezone: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Not a 5-part cron expression. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unauthorized: no session cookie or API key, or an invalid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the identity lacks the permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many requests; see the Retry-After header. */
@@ -14448,6 +14896,70 @@ export interface operations {
             };
         };
     };
+    getStorage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Destinations, by name */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BrowsableDestination"][];
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission or read-only record */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getStorageByIdArchive: {
         parameters: {
             query: {
@@ -15055,12 +15567,16 @@ export interface operations {
                     };
                     /** @description Path of the backup within the storage */
                     file: string;
+                    /** @description Directory and volume backups: restore setuid, setgid and sticky bits and, with them, the archived owners (Holdfast must run as root); without it those bits are dropped and each such file is named in the warnings */
+                    keepSpecialModes?: boolean;
+                    /** @description Replace what is already there: without it (or with false) the restore answers 409 and queues nothing when a target database already exists on the target source (`database`, the `databaseMapping` targets, or, when neither is given, the original names the backup records), when `targetPath` is a folder that is not empty, or when `restoreToOriginalPaths` is set (it writes over the backed-up folders). See GET /api/adapters/{id}/databases for what a source holds */
+                    overwrite?: boolean;
                     /** @description Seekable archives: restore only these files or folders (paths as GET /api/storage/:id/archive lists them), read with range reads */
                     paths?: string[];
                     /** @description Directory backups: put every file back where it was backed up from, overwriting */
                     restoreToOriginalPaths?: boolean;
                     /** @description Directory backups: extract below this folder (created when missing) */
-                    targetPath?: string & (unknown & unknown);
+                    targetPath?: string;
                     /** @description Source configuration to restore into; default: the source recorded in the sidecar */
                     targetSourceId?: string;
                 };
@@ -15119,7 +15635,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The target source is excluded from restores. */
+            /** @description The target source is excluded from restores, or the restore would write over existing data (a target database that exists, a folder that is not empty, restoreToOriginalPaths) and the body does not say overwrite: true. Nothing is queued. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -15155,6 +15671,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The target source could not be reached to check which databases it holds; nothing is queued. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
         };
@@ -15739,6 +16266,297 @@ export interface operations {
             };
         };
     };
+    putUsersByIdEnabled: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Updated. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["User"];
+                };
+            };
+            /** @description Invalid input; the message names the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postUsersByIdResetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The new password; without it the server generates a temporary one and returns it once */
+                    password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Only when no password was sent: hand it to the user; it is not shown again */
+                        temporaryPassword?: string;
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postUsersByIdResetSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Removed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        removed: {
+                            passkeys: number;
+                            totp: boolean;
+                        };
+                        user: components["schemas"]["User"];
+                    };
+                };
+            };
+            /** @description Invalid input; the message names the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getUsersMe: {
         parameters: {
             query?: never;
@@ -15849,6 +16667,94 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    putUsersMePassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    currentPassword: string;
+                    newPassword: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Changed; other sessions ended, this one stays. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid input; the message names the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error. */
@@ -16511,6 +17417,17 @@ export interface operations {
             };
             /** @description Error */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Error */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -18,7 +18,7 @@ export interface ReceiverResponse {
   headers?: Record<string, string>;
 }
 
-/** A local HTTP server on 127.0.0.1 that records every request. */
+/** A local HTTP server (127.0.0.1 unless told) that records every request. */
 export interface HttpReceiver {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:40123`. */
   url: string;
@@ -28,10 +28,10 @@ export interface HttpReceiver {
   close(): Promise<void>;
 }
 
-function listen(server: Server | ReturnType<typeof createNetServer>): Promise<number> {
+function listen(server: Server | ReturnType<typeof createNetServer>, host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+    server.listen(0, host, () => resolve((server.address() as AddressInfo).port));
   });
 }
 
@@ -49,8 +49,11 @@ function trackSockets(server: Server | ReturnType<typeof createNetServer>): Set<
   return sockets;
 }
 
-/** Starts a {@link HttpReceiver}; bodies are kept in memory, so use it for notification-sized requests. */
-export async function startHttpReceiver(initial?: ReceiverResponse): Promise<HttpReceiver> {
+/**
+ * Starts a {@link HttpReceiver}; bodies are kept in memory, so use it for notification-sized requests. `host` is a
+ * loopback address (default 127.0.0.1); another one, such as 127.0.0.2, is a second host for redirect tests.
+ */
+export async function startHttpReceiver(initial?: ReceiverResponse, options: { host?: string } = {}): Promise<HttpReceiver> {
   const requests: RecordedRequest[] = [];
   let answer: ReceiverResponse | ((request: RecordedRequest) => ReceiverResponse) = initial ?? { status: 200, body: '{}' };
   const server = createHttpServer((req, res) => {
@@ -70,9 +73,10 @@ export async function startHttpReceiver(initial?: ReceiverResponse): Promise<Htt
     });
   });
   const sockets = trackSockets(server);
-  const port = await listen(server);
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, host);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     requests,
     respondWith(next) {
       answer = next;

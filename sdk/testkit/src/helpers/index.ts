@@ -1,4 +1,5 @@
 export * from './random-stream.js';
+export * from './failing-stream.js';
 export * from './hashing.js';
 export * from './temp-dir.js';
 export * from './rss.js';
@@ -7,3 +8,5 @@ export * from './http-endpoints.js';
 export * from './instantiate.js';
 export * from './sshd.js';
 export * from './wait.js';
+export * from './redirect-pair.js';
+export * from './oauth-redirects.js';

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { isAdapterError, sendBounded, testBounded } from '@holdfast/sdk';
 import type { ConformanceCheck } from '../checks.js';
 import { closedPortUrl, startHangingEndpoint, startHttpReceiver, type HttpReceiver } from '../helpers/http-endpoints.js';
+import { startRedirectPair, type RedirectStatus } from '../helpers/redirect-pair.js';
 import {
   SAMPLE_CONTEXT,
   assertNoSecrets,
@@ -66,6 +67,31 @@ function failingScenario(options: NotificationSuiteOptions<unknown>, kind: 'fail
     });
 }
 
+/**
+ * The configured host redirects every request to another host (127.0.0.1 -> 127.0.0.2): none of the secrets may
+ * arrive there, in a header, the URL or a re-sent body (issue 41: a webhook's X-Api-Key and Gotify's X-Gotify-Key did).
+ */
+function redirectScenario(options: NotificationSuiteOptions<unknown>, status: RedirectStatus): () => Promise<void> {
+  return async () => {
+    const pair = await startRedirectPair(status);
+    try {
+      const subject = buildChannel(options, await options.configFor(pair.url, 'receiver'));
+      try {
+        await sendSafely(subject.channel, 'Backup "nightly" failed', SAMPLE_CONTEXT);
+        const result = await testSafely(subject.channel);
+        assert.ok(pair.first.requests.length >= 1, 'the channel sent nothing to its configured host');
+        assert.deepEqual(pair.leaked(options.secrets).map((secret) => `${secret.slice(0, 3)}…`), [], `secrets reached the other host after a ${status}`);
+        assertNoSecrets(options.secrets, [result.message], `a result message (${status} redirect)`);
+        assertNoSecrets(options.secrets, subject.logs, `a log entry (${status} redirect)`);
+      } finally {
+        await subject.channel.dispose?.();
+      }
+    } finally {
+      await pair.close();
+    }
+  };
+}
+
 /** The notification checks as a list. */
 export function notificationChecks(options: NotificationSuiteOptions<unknown>): ConformanceCheck<NotificationCheckGroup>[] {
   const own = options.ownTimeoutMs ?? { send: 30_000, test: 10_000 };
@@ -96,6 +122,8 @@ export function notificationChecks(options: NotificationSuiteOptions<unknown>): 
     },
     { group: 'failures', name: 'an endpoint answering 401 gives false / an unsuccessful test, without secrets', run: failingScenario(options, 'failing') },
     { group: 'failures', name: 'an unreachable host gives false / an unsuccessful test, without secrets', run: failingScenario(options, 'unreachable') },
+    { group: 'redirects', name: 'a 302 to another host carries no secret there', run: redirectScenario(options, 302) },
+    { group: 'redirects', name: 'a 307 to another host carries no secret (and no body) there', run: redirectScenario(options, 307) },
     {
       group: 'timeouts',
       name: 'a hanging host: bounded calls give false, and the adapter settles by its own timeout',

@@ -9,7 +9,7 @@ import {
 } from '@holdfast/sdk';
 
 /** The check groups of the notification suite; pass names to `disable` to switch groups off. */
-export const NOTIFICATION_CHECK_GROUPS = ['delivery', 'failures', 'timeouts', 'config validation'] as const;
+export const NOTIFICATION_CHECK_GROUPS = ['delivery', 'failures', 'timeouts', 'config validation', 'redirects'] as const;
 
 /** One of {@link NOTIFICATION_CHECK_GROUPS}. */
 export type NotificationCheckGroup = (typeof NOTIFICATION_CHECK_GROUPS)[number];
