@@ -21,9 +21,21 @@ import type { DirectorySourceConfig } from './config.js';
 import { startArchiveDump } from './internal/archive-dump.js';
 import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { startDump } from './internal/dump.js';
-import { DIRECTORY_ORIGIN, toAdapterError } from './internal/errors.js';
+import { DIRECTORY_ORIGIN, abandonInput, toAdapterError } from './internal/errors.js';
 import { restoreArchive, restoreDestination } from './internal/restore.js';
 import type { ArchiveRoot } from './internal/walk.js';
+
+/**
+ * `keepSpecialModes` restores setuid/setgid/sticky bits together with the archived owners, which only root can set:
+ * asked for by anyone else, it fails the restore before anything is written instead of restoring root-less bits.
+ */
+function restoreModes(options: RestoreOptions): { keepSpecialModes: boolean } {
+  const keepSpecialModes = options.target.keepSpecialModes === true;
+  if (keepSpecialModes && process.getuid?.() !== 0) {
+    throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', 'keepSpecialModes restores owners with the setuid/setgid/sticky bits, which needs Holdfast to run as root');
+  }
+  return { keepSpecialModes };
+}
 
 /** Version of the archive layout (`<index>-<basename>/...` members in a PAX tar); bumped if the layout changes. */
 export const ARCHIVE_LAYOUT_VERSION = '1';
@@ -87,18 +99,24 @@ export class DirectorySource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    const destination = restoreDestination(options.target, this.config.paths);
-    // A restore writes: into a folder the operator allows, or back to the source's own (policy-checked) paths.
-    if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
-    else for (const root of destination.roots) await this.assertPolicy(root, 'source');
-    return restoreArchive(stream, destination, options.signal);
+    try {
+      const destination = restoreDestination(options.target, this.config.paths);
+      // A restore writes: into a folder the operator allows, or back to the source's own (policy-checked) paths.
+      if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
+      else for (const root of destination.roots) await this.assertPolicy(root, 'source');
+      return await restoreArchive(stream, destination, options.signal, restoreModes(options));
+    } catch (error) {
+      // Refused before reading, the engine's download would otherwise wait on a stream nobody reads.
+      abandonInput(stream, error);
+      throw error;
+    }
   }
 
   async restoreArchive(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult> {
     const destination = restoreDestination(options.target, this.config.paths);
     if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
     else for (const root of destination.roots) await this.assertPolicy(root, 'source');
-    return restoreArchiveSnapshot(input, destination, options.signal);
+    return restoreArchiveSnapshot(input, destination, options.signal, restoreModes(options));
   }
 
   /** `databases` names a subset of the configured paths; the member index stays the path's position in the config. */

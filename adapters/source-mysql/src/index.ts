@@ -10,6 +10,6 @@ export default defineSourceAdapter({
   displayName: 'MySQL / MariaDB',
   description: 'Dumps databases with mariadb-dump or mysqldump (one consistent snapshot, routines, events, triggers) and restores them through the client, locally or on a host reached over SSH.',
   configSchema: mysqlSourceConfig,
-  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false },
+  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false, scratchRestore: 'database' },
   implementation: MysqlSource,
 });

@@ -17,11 +17,12 @@ import {
   type SshTarget,
 } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from './config.js';
-import { ORIGIN, parseVersion, SYSTEM_SCHEMAS, userDatabases, withConnection } from './internal/connection.js';
+import { isRestoreWorkSchema, ORIGIN, parseVersion, SYSTEM_SCHEMAS, userDatabases, withConnection } from './internal/connection.js';
 import { startDump } from './internal/dump.js';
 import { remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
 import { resolveTools, type ClientTools } from './internal/tools.js';
+import { mysqlScratch } from './internal/scratch.js';
 
 /**
  * Backs up MySQL and MariaDB databases with `mariadb-dump`/`mysqldump` and restores them through the client, on the
@@ -35,6 +36,11 @@ export class MysqlSource implements SourceAdapter {
     @inject(TOKENS.AdapterConfig) private readonly config: MysqlSourceConfig,
     @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
   ) {}
+
+  /** Scratch databases for test restores (`capabilities.scratchRestore`). */
+  scratch() {
+    return mysqlScratch(this.config);
+  }
 
   async check(): Promise<HealthResult> {
     const started = Date.now();
@@ -54,6 +60,21 @@ export class MysqlSource implements SourceAdapter {
 
   async listDatabases(): Promise<string[]> {
     return (await this.catalogue(true)).existing;
+  }
+
+  /** The user databases with their data plus index length (information_schema.tables); an empty one is 0 bytes. */
+  async databaseSizes(): Promise<Array<{ name: string; sizeBytes: number }>> {
+    const existing = await this.listDatabases();
+    const query = 'SELECT table_schema, COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables GROUP BY table_schema';
+    const ssh = this.sshTarget();
+    const rows: Array<[string, number]> = ssh
+      ? (await remoteQuery(this.config, ssh, await this.clientTools(), query)).map((fields) => [fields[0]!, Number(fields[1] ?? 0)])
+      : await withConnection(this.config, async (connection) => {
+          const [found] = await connection.query<RowDataPacket[]>(query.replace('table_schema, COALESCE', 'table_schema AS name, COALESCE').replace('0) FROM', '0) AS size FROM'));
+          return found.map((row) => [String(row.name), Number(row.size)] as [string, number]);
+        });
+    const sizes = new Map(rows);
+    return existing.map((name) => ({ name, sizeBytes: sizes.get(name) ?? 0 }));
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
@@ -88,7 +109,7 @@ export class MysqlSource implements SourceAdapter {
       const existing = withDatabases
         ? (await remoteQuery(this.config, ssh, tools, 'SHOW DATABASES'))
             .map((fields) => fields[0]!)
-            .filter((name) => !(SYSTEM_SCHEMAS as readonly string[]).includes(name.toLowerCase()))
+            .filter((name) => !(SYSTEM_SCHEMAS as readonly string[]).includes(name.toLowerCase()) && !isRestoreWorkSchema(name))
             .sort()
         : [];
       return { ...parseVersion(row[0]!, row[1] ?? ''), existing };

@@ -35,7 +35,10 @@ export const postgresSourceConfig = z.object({
     .default(false)
     .describe('With includeGlobals: leave role passwords out (pg_dumpall --no-role-passwords; works without superuser)'),
   restoreGlobals: z.boolean().default(true).describe('Restore: replay the globals of a backup that has them before its databases'),
-  restoreClean: z.boolean().default(true).describe('Restore: drop objects of the target database before recreating them (pg_restore --clean --if-exists)'),
+  restoreClean: z
+    .boolean()
+    .default(true)
+    .describe('Restore: replace the target database whole (restored into a staging database, swapped in on success); off merges into an existing target in one transaction'),
   restoreNoOwner: z
     .boolean()
     .default(true)

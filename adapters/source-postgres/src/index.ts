@@ -10,6 +10,6 @@ export default defineSourceAdapter({
   displayName: 'PostgreSQL',
   description: 'Dumps databases with pg_dump (custom format) and restores them with pg_restore, locally or on a host reached over SSH.',
   configSchema: postgresSourceConfig,
-  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false, seekableArchive: true },
+  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false, seekableArchive: true, scratchRestore: 'database' },
   implementation: PostgresSource,
 });

@@ -23,7 +23,9 @@ import { ORIGIN, withClient } from './internal/connection.js';
 import { startDump } from './internal/dump.js';
 import { quoteLiteral, remoteQuery } from './internal/remote-query.js';
 import { restoreDump, type RestoreContext } from './internal/restore.js';
+import { isRestoreWorkDatabase } from './internal/staged-restore.js';
 import { onceVersion } from './internal/version-guard.js';
+import { postgresScratch } from './internal/scratch.js';
 
 /**
  * Backs up PostgreSQL databases with `pg_dump -Fc` and restores them with `pg_restore`, on the Holdfast host or, in
@@ -35,6 +37,11 @@ export class PostgresSource implements SourceAdapter {
     @inject(TOKENS.AdapterConfig) private readonly config: PostgresSourceConfig,
     @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
   ) {}
+
+  /** Scratch databases for test restores (`capabilities.scratchRestore`). */
+  scratch() {
+    return postgresScratch(this.config);
+  }
 
   async check(): Promise<HealthResult> {
     const started = Date.now();
@@ -68,14 +75,28 @@ export class PostgresSource implements SourceAdapter {
     const ssh = this.sshTarget();
     if (ssh) {
       const rows = await remoteQuery(this.config, ssh, this.config.maintenanceDatabase, 'SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname');
-      return rows.map((row) => row[0]!);
+      return rows.map((row) => row[0]!).filter((name) => !isRestoreWorkDatabase(name));
     }
     return withClient(this.config, this.config.maintenanceDatabase, async (client) => {
       const result = await client.query<{ datname: string }>(
         'SELECT datname FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname',
       );
-      return result.rows.map((row) => row.datname);
+      // A restore's staging database (or one a crash left) is never a database to back up.
+      return result.rows.map((row) => row.datname).filter((name) => !isRestoreWorkDatabase(name));
     });
+  }
+
+  /** The databases `listDatabases` returns, with `pg_database_size` of each. */
+  async databaseSizes(): Promise<Array<{ name: string; sizeBytes: number }>> {
+    const query = 'SELECT datname, pg_database_size(datname) FROM pg_database WHERE NOT datistemplate AND datallowconn ORDER BY datname';
+    const ssh = this.sshTarget();
+    const rows: Array<[string, number]> = ssh
+      ? (await remoteQuery(this.config, ssh, this.config.maintenanceDatabase, query)).map((row) => [row[0]!, Number(row[1] ?? 0)])
+      : await withClient(this.config, this.config.maintenanceDatabase, async (client) => {
+          const result = await client.query<{ datname: string; size: string }>(query.replace('pg_database_size(datname)', 'pg_database_size(datname)::text AS size'));
+          return result.rows.map((row) => [row.datname, Number(row.size)] as [string, number]);
+        });
+    return rows.filter(([name]) => !isRestoreWorkDatabase(name)).map(([name, sizeBytes]) => ({ name, sizeBytes }));
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {

@@ -10,6 +10,6 @@ export default defineSourceAdapter({
   displayName: 'Redis / Valkey',
   description: 'Backs up Redis or Valkey as a logical SCAN + DUMP stream that Holdfast restores with RESTORE (TTLs kept), or as a whole-server RDB snapshot; directly or through SSH.',
   configSchema: redisSourceConfig,
-  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false },
+  capabilities: { multipleDatabases: true, listDatabases: true, restore: true, fileArchive: false, scratchRestore: 'index' },
   implementation: RedisSource,
 });

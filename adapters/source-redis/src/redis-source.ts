@@ -23,6 +23,7 @@ import { logicalDump } from './internal/logical-dump.js';
 import { isLogicalStream, LOGICAL_MAGIC } from './internal/logical-format.js';
 import { logicalRestore } from './internal/logical-restore.js';
 import { rdbDump, resolveRedisCli } from './internal/rdb-dump.js';
+import { redisScratch } from './internal/scratch.js';
 
 /**
  * Backs up Redis and Valkey: a logical SCAN + DUMP stream (restored by Holdfast) or a whole-server RDB snapshot. In
@@ -34,6 +35,11 @@ export class RedisSource implements SourceAdapter {
     @inject(TOKENS.AdapterConfig) private readonly config: RedisSourceConfig,
     @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
   ) {}
+
+  /** Scratch databases for test restores (`capabilities.scratchRestore`). */
+  scratch() {
+    return redisScratch(this.config);
+  }
 
   async check(): Promise<HealthResult> {
     const started = Date.now();

@@ -10,6 +10,6 @@ export default defineSourceAdapter({
   displayName: 'SQLite',
   description: 'Copies an SQLite database file with the online backup API (safe while the application writes) and restores it after PRAGMA integrity_check, locally or on a host reached over SSH.',
   configSchema: sqliteSourceConfig,
-  capabilities: { multipleDatabases: false, listDatabases: true, restore: true, fileArchive: false },
+  capabilities: { multipleDatabases: false, listDatabases: true, restore: true, fileArchive: false, scratchRestore: 'file' },
   implementation: SqliteSource,
 });

@@ -21,6 +21,7 @@ import { startDump } from './internal/dump.js';
 import { remoteCheck, restoreRemote, startRemoteDump } from './internal/remote.js';
 import { restoreFile } from './internal/restore.js';
 import { assertDatabaseFile, cliError, cliVersion, ORIGIN, runCli } from './internal/sqlite-cli.js';
+import { sqliteScratch } from './internal/scratch.js';
 
 /**
  * Backs up one SQLite database file with the online backup API and restores it after an integrity check; in SSH
@@ -36,6 +37,11 @@ export class SqliteSource implements SourceAdapter {
   ) {
     // In SSH mode the path is on the remote host: it must be absolute there, the Holdfast host's cwd means nothing.
     this.file = config.ssh ? path.posix.normalize(config.path) : path.resolve(config.path);
+  }
+
+  /** Scratch databases for test restores (`capabilities.scratchRestore`). */
+  scratch() {
+    return sqliteScratch(this.config);
   }
 
   async check(): Promise<HealthResult> {

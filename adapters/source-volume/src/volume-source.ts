@@ -73,11 +73,19 @@ export class VolumeSource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    const target = options.target.database ?? options.target.databaseMapping?.[this.config.volume] ?? this.config.volume;
-    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(target)) throw volumeError('CONFIG', `"${target}" is not a valid Docker volume name`);
-    await engineVersion(this.api);
-    this.context.logger.info({ volume: target }, 'restoring volume');
-    return restoreVolume(stream, { ...this.plan(target), signal: options.signal });
+    try {
+      const target = options.target.database ?? options.target.databaseMapping?.[this.config.volume] ?? this.config.volume;
+      if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(target)) throw volumeError('CONFIG', `"${target}" is not a valid Docker volume name`);
+      await engineVersion(this.api);
+      this.context.logger.info({ volume: target }, 'restoring volume');
+      return await restoreVolume(stream, { ...this.plan(target), signal: options.signal, keepSpecialModes: options.target.keepSpecialModes === true });
+    } catch (error) {
+      // Refused before reading, the engine's download would otherwise wait on a stream nobody reads: ended with the
+      // refusal (its feeder listens for errors; a bare stream gets a listener so nothing goes unhandled).
+      stream.on('error', () => undefined);
+      stream.destroy(error as Error);
+      throw error;
+    }
   }
 
   private plan(volume: string): SessionPlan {

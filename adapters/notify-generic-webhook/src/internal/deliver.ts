@@ -1,3 +1,5 @@
+import { fetchKeepingCredentialsHome } from '@holdfast/sdk';
+
 /** Outcome of one webhook request; `reason` never holds the URL path, headers or body (they may carry secrets). */
 export type Delivery = { ok: true; status: number; statusText: string } | { ok: false; status?: number; reason: string };
 
@@ -23,7 +25,8 @@ function describeFailure(error: unknown, host: string, timeoutMs: number): strin
 export async function deliver(request: WebhookRequest): Promise<Delivery> {
   const host = new URL(request.url).host;
   try {
-    const response = await fetch(request.url, {
+    // The secret custom headers and the body never follow a redirect to another host (issue 41).
+    const response = await fetchKeepingCredentialsHome(request.url, {
       method: request.method,
       headers: request.headers,
       body: request.body,

@@ -1,3 +1,5 @@
+import { fetchKeepingCredentialsHome } from '@holdfast/sdk';
+
 /** Outcome of one request; `reason` names the host, status and Telegram's description only, never the token. */
 export type Delivery = { ok: true; status: number } | { ok: false; status?: number; reason: string };
 
@@ -35,7 +37,7 @@ export async function callBotApi(request: BotApiRequest): Promise<Delivery> {
   let host = 'the Bot API server';
   try {
     host = new URL(request.url).host;
-    const response = await fetch(request.url, {
+    const response = await fetchKeepingCredentialsHome(request.url, {
       method: 'POST',
       headers: { 'user-agent': 'Holdfast', 'content-type': 'application/json' },
       body: request.body,

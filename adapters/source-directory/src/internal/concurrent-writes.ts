@@ -1,3 +1,5 @@
+import { dirname } from 'node:path';
+
 /**
  * Small files of a restore written several at once while the archive is read on. Each write is a handful of round
  * trips to libuv's thread pool (open, write, chmod, utimes, close); one file at a time, a tree of small files restored
@@ -25,6 +27,15 @@ export class ConcurrentWrites {
       })
       .finally(() => this.running.delete(path));
     this.running.set(path, task);
+  }
+
+  /**
+   * Waits for running writes of the folders above `path` (a file entry named like a folder of a later entry): the
+   * later entry then meets the file, not a folder its mkdir made first, which the file's write would remove again.
+   */
+  async waitForParents(path: string): Promise<void> {
+    if (this.running.size === 0) return;
+    for (let parent = dirname(path); parent !== dirname(parent); parent = dirname(parent)) await this.running.get(parent);
   }
 
   /** Waits until every started write ended; throws the first failure. */

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { AdapterError, fromFileSystemError } from '@holdfast/sdk';
 
 /** How this adapter names itself in errors. */
@@ -24,4 +25,14 @@ export function describeFileError(error: unknown): string {
   if (code === 'ENOENT') return 'it vanished while the backup ran';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   return (error as Error).message;
+}
+
+/**
+ * Ends a restore's input with the failure, so whoever feeds it (the engine's download pipeline, which listens for its
+ * errors) stops with the same cause instead of waiting on a stream nobody reads. The error is not rethrown here: a
+ * caller that handed over a bare stream has no listener, and the restore's own rejection reports it.
+ */
+export function abandonInput(input: Readable, error: unknown): void {
+  input.on('error', () => undefined);
+  input.destroy(error instanceof Error ? error : new Error(String(error)));
 }

@@ -1,251 +1,256 @@
-import { createWriteStream } from 'node:fs';
-import { chmod, link, lstat, lutimes, mkdir, open, realpath, rm, symlink, unlink, utimes, type FileHandle } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, chown, lchown, lstat, lutimes, symlink, utimes } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import { AdapterError, type RestoreResult } from '@holdfast/sdk';
-import { DIRECTORY_ORIGIN, aborted, errnoOf, toAdapterError } from './errors.js';
+import { AdapterError, containedPath, RestoreContainment, RestoreStaging, type ContainedKind, type RestoreResult } from '@holdfast/sdk';
 import { ConcurrentWrites } from './concurrent-writes.js';
+import { DIRECTORY_ORIGIN, abandonInput, aborted, errnoOf, toAdapterError } from './errors.js';
 import { locateMember, type MemberLocation, type RestoreDestination } from './restore-destination.js';
-import { safeLinkTarget, safeMemberPath } from './safe-paths.js';
+import { clearForFile, isSmallFile, ParentCheck, writeFileEntry, writeFolderEntry, writeHardLink, type Header, type Ownership } from './tar-entry.js';
 import { WarningList } from './warnings.js';
 
-type Header = tar.Headers;
+/** What a symlink carries until it is created at the end. */
+interface PendingLink {
+  name: string;
+  mtime: Date;
+  uid: number;
+  gid: number;
+}
 
 /** Folder modes and times are applied last: creating children changes a folder's mtime, and 0555 would block them. */
 interface PendingFolder {
   path: string;
   mode: number;
   mtime: Date;
+  uid: number;
+  gid: number;
 }
 
-// Files up to this size are collected from the archive and written with one write on a handle that also sets their
-// mode and times; larger ones are streamed.
-const SMALL_FILE_BYTES = 64 * 1024;
+/** One destination root: where it is staged and the containment rule in its coordinates. */
+interface StagedRoot {
+  staging: string;
+  containment: RestoreContainment<PendingLink>;
+}
+
 // Small files written at once (libuv's thread pool has four threads unless UV_THREADPOOL_SIZE says otherwise).
 const WRITE_LANES = 4;
-// Parent folders remembered as checked, at most; the set starts over beyond it (tar order is depth-first, so the
-// folders that matter are the recent ones).
-const CHECKED_PARENTS_LIMIT = 10_000;
 
-/**
- * Refuses to write below a path component that is a symlink: a crafted earlier entry could redirect it outside. A
- * parent found to be a real folder is remembered for the rest of the restore, so a folder of many files is checked
- * once instead of twice per file (mkdir and realpath, two round trips to the thread pool each time). Only this
- * restore can turn a checked folder into something else, and only by removing it first (an entry of another type
- * at its path): `forgetAll()` is called then.
- */
-class ParentCheck {
-  private readonly checked = new Set<string>();
+const KINDS: Readonly<Record<string, ContainedKind>> = {
+  file: 'file',
+  'contiguous-file': 'file',
+  directory: 'directory',
+  symlink: 'symlink',
+  link: 'hardlink',
+  'character-device': 'device',
+  'block-device': 'device',
+  fifo: 'fifo',
+};
 
-  async ensure(path: string): Promise<boolean> {
-    const parent = dirname(path);
-    if (this.checked.has(parent)) return true;
-    await mkdir(parent, { recursive: true });
-    if ((await realpath(parent)) !== parent) return false;
-    if (this.checked.size >= CHECKED_PARENTS_LIMIT) this.checked.clear();
-    this.checked.add(parent);
-    return true;
+/** Options of {@link restoreArchive}. */
+export interface TarRestoreOptions {
+  /** Restore setuid/setgid/sticky bits and, with them, owners (the caller checked that Holdfast runs as root). */
+  keepSpecialModes: boolean;
+}
+
+/** One tar restore: members staged under the containment rule, then moved into place (see {@link restoreArchive}). */
+class TarRestore {
+  readonly warnings = new WarningList();
+  private readonly staging = new RestoreStaging();
+  private readonly roots = new Map<string, StagedRoot>();
+  private readonly folders: PendingFolder[] = [];
+  private readonly restoredFolders = new Set<string>();
+  private readonly parents = new ParentCheck();
+  readonly writes = new ConcurrentWrites(WRITE_LANES);
+  private readonly ownership: Ownership;
+
+  constructor(
+    private readonly destination: RestoreDestination,
+    private readonly signal: AbortSignal,
+    private readonly options: TarRestoreOptions,
+  ) {
+    this.ownership = { isRestored: options.keepSpecialModes };
   }
 
-  forgetAll(): void {
-    this.checked.clear();
+  /** Stages the folder target before the first member, so an empty or unreadable archive still fails cleanly. */
+  async start(): Promise<void> {
+    if (this.destination.kind === 'folder') await this.rootFor(this.destination.path);
   }
-}
 
-/** Removes a non-folder at `path` so the entry can take its place (a restore overwrites); a folder there goes too. */
-async function clearForFile(path: string, parents: ParentCheck): Promise<void> {
-  const existing = await lstat(path).catch(() => undefined);
-  if (!existing) return;
-  if (existing.isDirectory()) {
-    await rm(path, { recursive: true });
-    parents.forgetAll();
-  } else await unlink(path);
-}
-
-/** Creates `path` (never through an existing link: O_EXCL), replacing whatever is there (a restore overwrites). */
-async function createFile(path: string, parents: ParentCheck): Promise<FileHandle> {
-  try {
-    return await open(path, 'wx', 0o600);
-  } catch (error) {
-    // Most restores go into an empty folder: asking first (lstat) would cost every file a round trip and an error.
-    if (errnoOf(error) !== 'EEXIST') throw error;
-    await clearForFile(path, parents);
-    return open(path, 'wx', 0o600);
-  }
-}
-
-/** The body of an entry of `size` bytes, whole. */
-async function collect(body: Readable, size: number): Promise<Buffer> {
-  const content = Buffer.allocUnsafe(size);
-  let filled = 0;
-  for await (const piece of body) {
-    (piece as Buffer).copy(content, filled);
-    filled += (piece as Buffer).length;
-  }
-  if (filled !== size) throw new Error(`the archive entry ended after ${filled} of its ${size} bytes`);
-  return content;
-}
-
-/** Writes a small file in one piece and sets its mode and times on the same handle. */
-async function writeSmallFile(path: string, content: Buffer, mode: number, mtime: Date, parents: ParentCheck): Promise<void> {
-  const handle = await createFile(path, parents);
-  try {
-    await handle.writeFile(content);
-    await handle.chmod(mode);
-    await handle.utimes(mtime, mtime);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Resolves a hard link's target member to a file path, or the reason it is refused. */
-type LinkResolver = (memberName: string) => { path: string } | { refused: string };
-
-/** What writeEntry works with besides the entry: the state of the whole restore. */
-interface RestoreState {
-  folders: PendingFolder[];
-  warnings: WarningList;
-  resolveLink: LinkResolver;
-  parents: ParentCheck;
-  writes: ConcurrentWrites;
-  signal: AbortSignal;
-}
-
-function isSmallFile(header: Header): boolean {
-  return (header.type === 'file' || header.type === 'contiguous-file') && (header.size ?? 0) <= SMALL_FILE_BYTES;
-}
-
-async function writeEntry(location: MemberLocation, header: Header, body: Readable, state: RestoreState): Promise<void> {
-  const { folders, warnings, resolveLink, parents, writes, signal } = state;
-  const { root, relative } = location;
-  const path = join(root, relative);
-  // Small files are written several at once; anything else waits until they are on disk, so links, folders and
-  // replacements see the tree as it would be one entry at a time (and a symlink entry forgets the checked parents
-  // before any later entry is checked).
-  const small = isSmallFile(header);
-  if (!small) await writes.drain();
-  if (!(await parents.ensure(path))) {
-    warnings.add(`${header.name}: refused, a parent folder is a symlink`);
-    return;
-  }
-  const mode = (header.mode ?? 0o644) & 0o7777;
-  const mtime = header.mtime ?? new Date();
-  switch (header.type) {
-    case 'directory': {
-      const existing = await lstat(path).catch(() => undefined);
-      if (existing && !existing.isDirectory()) await unlink(path);
-      await mkdir(path, { recursive: true });
-      folders.push({ path, mode, mtime });
-      return;
+  async entry(header: Header, body: Readable): Promise<void> {
+    const name = header.name;
+    const member = containedPath(name);
+    const location = 'refused' in member ? member : this.locate(member.path, header.type === 'directory');
+    if ('refused' in location) return this.warnings.add(`${name}: refused, ${location.refused}`);
+    const root = await this.rootFor(location.root);
+    const path = location.relative === '' ? root.staging : join(root.staging, location.relative);
+    // Small files are written several at once; anything else waits until they are on disk, so links, folders and
+    // replacements see the tree as it would be one entry at a time.
+    if (!isSmallFile(header)) await this.writes.drain();
+    if (location.relative === '') {
+      if (header.type !== 'directory') return this.warnings.add(`${name}: refused, the root of a configured folder must be a folder`);
+      const { mode, note } = root.containment.modeFor(header.mode ?? 0o755, 'directory');
+      if (note) this.warnings.add(`${name}: ${note}`);
+      return this.folder(path, { ...header, mode });
     }
-    case 'file':
-    case 'contiguous-file': {
-      if (small) {
-        const content = await collect(body, header.size ?? 0);
-        await writes.start(path, () => writeSmallFile(path, content, mode, mtime, parents));
-        return;
+    const kind = KINDS[String(header.type)] ?? 'other';
+    if (kind === 'hardlink') return this.hardLink(name, location, path, header);
+    const payload = { name, mtime: header.mtime ?? new Date(), uid: header.uid ?? 0, gid: header.gid ?? 0 };
+    const verdict = root.containment.admit({ path: location.relative, kind, mode: header.mode ?? 0o644, ...(kind === 'symlink' ? { target: header.linkname ?? '', payload } : {}) });
+    if ('refused' in verdict) return this.warnings.add(`${name}: ${kind === 'symlink' ? 'symlink refused' : 'refused'}, ${verdict.refused}`);
+    if (verdict.note) this.warnings.add(`${name}: ${verdict.note}`);
+    if (kind === 'symlink') return;
+    await this.writes.waitForParents(path);
+    if (!(await this.parents.ensure(path))) return this.warnings.add(`${name}: refused, a parent folder is a symlink`);
+    if (kind === 'directory') return this.folder(path, { ...header, mode: verdict.mode });
+    await writeFileEntry({ path, mode: verdict.mode, header, body, parents: this.parents, writes: this.writes, ownership: this.ownership, signal: this.signal });
+  }
+
+  /** Creates the symlinks that stay inside, applies folder metadata, and moves everything into place. */
+  async finish(): Promise<void> {
+    await this.writes.drain();
+    for (const root of this.roots.values()) await this.createSymlinks(root);
+    for (const folder of this.folders.reverse()) {
+      if (this.ownership.isRestored) await chown(folder.path, folder.uid, folder.gid);
+      await chmod(folder.path, folder.mode);
+      await utimes(folder.path, folder.mtime, folder.mtime);
+    }
+    const problems = await this.staging.commit({ isRestoredDirectory: (path) => this.restoredFolders.has(path), restoreOwnership: this.ownership.isRestored });
+    for (const problem of problems) this.warnings.add(problem);
+  }
+
+  /** After a failure: waits for writes still running, then removes the staging (the targets stay as they were). */
+  async abandon(): Promise<void> {
+    await this.writes.drain().catch(() => undefined);
+    await this.staging.discard();
+  }
+
+  private locate(memberPath: string, isDirectory: boolean): MemberLocation | { refused: string } {
+    return locateMember(this.destination, memberPath, isDirectory, this.destination.kind === 'folder' ? this.destination.path : '');
+  }
+
+  private async rootFor(root: string): Promise<StagedRoot> {
+    let staged = this.roots.get(root);
+    if (!staged) {
+      staged = { staging: await this.staging.folderFor(root), containment: new RestoreContainment<PendingLink>({ keepSpecialModes: this.options.keepSpecialModes }) };
+      this.roots.set(root, staged);
+    }
+    return staged;
+  }
+
+  /** `header.mode` is the one the containment rule allows. */
+  private async folder(path: string, header: Header): Promise<void> {
+    await writeFolderEntry(path);
+    this.folders.push({ path, mode: header.mode as number, mtime: header.mtime ?? new Date(), uid: header.uid ?? 0, gid: header.gid ?? 0 });
+    this.restoredFolders.add(path);
+  }
+
+  // A hard link must point at a file this restore wrote, reached without passing a symlink of the archive.
+  private async hardLink(name: string, location: MemberLocation, path: string, header: Header): Promise<void> {
+    const refuse = (reason: string) => this.warnings.add(`${name}: hard link refused, ${reason}`);
+    const targetMember = containedPath(header.linkname ?? '');
+    const targetLocation = 'refused' in targetMember ? targetMember : this.locate(targetMember.path, false);
+    if ('refused' in targetLocation) return refuse(`its link target: ${targetLocation.refused}`);
+    const root = await this.rootFor(location.root);
+    const targetRoot = await this.rootFor(targetLocation.root);
+    const payload = { name, mtime: header.mtime ?? new Date(), uid: header.uid ?? 0, gid: header.gid ?? 0 };
+    let linkTarget: string;
+    if (targetRoot === root) {
+      const verdict = root.containment.admit({ path: location.relative, kind: 'hardlink', target: targetLocation.relative, payload });
+      if ('refused' in verdict) return refuse(verdict.refused);
+      // A hard link to a symlink of the archive is created with the symlinks, as a second symlink.
+      if (verdict.becameSymlink) return;
+      linkTarget = verdict.linkTarget as string;
+    } else {
+      // Across roots (original paths): the target is checked in its own root's coordinates; a symlink there is not
+      // copied, since its target means something else in this root.
+      const checked = targetRoot.containment.linkTarget(targetLocation.relative);
+      if ('refused' in checked) return refuse(checked.refused);
+      if (checked.symlinkTarget !== undefined) return refuse(`its link target "${header.linkname}" is a symlink in another configured path`);
+      const verdict = root.containment.admit({ path: location.relative, kind: 'file' });
+      if ('refused' in verdict) return refuse(verdict.refused);
+      linkTarget = checked.path;
+    }
+    if (!(await this.parents.ensure(path))) return refuse('a parent folder is a symlink');
+    if (!(await writeHardLink(path, join(targetRoot.staging, linkTarget), this.parents))) {
+      refuse(`its link target "${header.linkname}" was not restored as a file`);
+    }
+  }
+
+  private async createSymlinks(root: StagedRoot): Promise<void> {
+    // Something the rule did not see in the way (cannot happen in a fresh staging folder; checked all the same): the
+    // link is withdrawn and the others resolved through what is really there.
+    for (const path of root.containment.symlinkPaths()) {
+      if ((await lstat(join(root.staging, path)).catch(() => undefined))?.isDirectory()) root.containment.withdraw(path);
+    }
+    const { accepted, refused } = root.containment.settle();
+    for (const link of refused) this.warnings.add(`${link.payload?.name ?? link.path}: symlink refused, ${link.reason}`);
+    for (const { path, target, payload } of accepted) {
+      const absolute = join(root.staging, path);
+      const link = payload as PendingLink;
+      if (!(await this.parents.ensure(absolute))) {
+        this.warnings.add(`${link.name}: symlink refused, a parent folder is a symlink`);
+        continue;
       }
-      await clearForFile(path, parents);
-      await pipeline(body, createWriteStream(path, { flags: 'wx', mode: 0o600 }), { signal });
-      await chmod(path, mode);
-      await utimes(path, mtime, mtime);
-      return;
+      await clearForFile(absolute, this.parents);
+      await symlink(target, absolute);
+      if (this.ownership.isRestored) await lchown(absolute, link.uid, link.gid);
+      await lutimes(absolute, link.mtime, link.mtime);
     }
-    case 'symlink': {
-      const check = safeLinkTarget(relative, header.linkname ?? '');
-      if ('refused' in check) {
-        warnings.add(`${header.name}: symlink refused, ${check.refused}`);
-        return;
-      }
-      await clearForFile(path, parents);
-      await symlink(header.linkname!, path);
-      await lutimes(path, mtime, mtime);
-      return;
-    }
-    case 'link': {
-      const target = resolveLink(header.linkname ?? '');
-      if ('refused' in target) {
-        warnings.add(`${header.name}: hard link refused, ${target.refused}`);
-        return;
-      }
-      await clearForFile(path, parents);
-      await link(target.path, path);
-      return;
-    }
-    default:
-      warnings.add(`${header.name}: skipped, entries of type ${String(header.type)} are not restored`);
   }
 }
 
-async function feed(input: Readable, extract: tar.Extract, signal: AbortSignal): Promise<void> {
+/** Feeds the input into the extractor; resolves with the input's error (a checksum gate, a truncated stream), if any. */
+async function feed(input: Readable, extract: tar.Extract, signal: AbortSignal): Promise<unknown> {
   try {
     for await (const chunk of input) {
       if (signal.aborted) throw aborted('restore');
       if (!extract.write(chunk as Buffer)) await new Promise((resolve) => extract.once('drain', resolve));
     }
     extract.end();
+    return undefined;
   } catch (error) {
     extract.destroy(error as Error);
+    return error;
   }
 }
 
 /**
- * Extracts a tar stream below a folder, or each archived root back to its original path. Member names that are
- * absolute or contain `..`, symlinks pointing outside their root, and entries below a symlinked folder are refused
- * with a warning; nothing is written outside the destination. Modes and mtimes are restored; ownership is not
- * (files belong to the user running Holdfast).
+ * Extracts a tar stream below a folder, or each archived root back to its original path. The members go into a
+ * staging folder inside each target under the containment rule (docs/security.md): member names that are absolute
+ * or hold `..`, anything below a symlink of the archive, symlinks that resolve outside (through the archive's other
+ * links too), hard links to anything but a file this restore wrote, devices and FIFOs are refused with a warning;
+ * setuid/setgid/sticky bits are dropped with a warning unless `keepSpecialModes` (which restores owners too).
+ * Modes and mtimes are restored. Only when the whole input was read without error (the engine's checksum gate
+ * included) is the staged tree moved into place; a failed restore leaves the targets as they were.
  */
-export async function restoreArchive(input: Readable, destination: RestoreDestination, signal: AbortSignal): Promise<RestoreResult> {
-  let folderRoot = '';
-  if (destination.kind === 'folder') {
-    await mkdir(destination.path, { recursive: true });
-    folderRoot = await realpath(destination.path);
-  }
-  const locate = (memberPath: string, isDirectory: boolean) => locateMember(destination, memberPath, isDirectory, folderRoot);
-  const resolveLink: LinkResolver = (name) => {
-    const member = safeMemberPath(name);
-    if ('refused' in member) return member;
-    const location = locate(member.path, false);
-    return 'refused' in location ? location : { path: join(location.root, location.relative) };
-  };
-  const where = destination.kind === 'folder' ? folderRoot : 'the original paths';
-  const warnings = new WarningList();
-  const folders: PendingFolder[] = [];
-  const state: RestoreState = { folders, warnings, resolveLink, parents: new ParentCheck(), writes: new ConcurrentWrites(WRITE_LANES), signal };
+export async function restoreArchive(input: Readable, destination: RestoreDestination, signal: AbortSignal, options: TarRestoreOptions): Promise<RestoreResult> {
+  const where = destination.kind === 'folder' ? destination.path : 'the original paths';
+  const run = new TarRestore(destination, signal, options);
   const extract = tar.extract();
-  const feeding = feed(input, extract, signal);
-  let entries = 0;
+  let feeding: Promise<unknown> | undefined;
   try {
+    await run.start();
+    feeding = feed(input, extract, signal);
+    let entries = 0;
     for await (const entry of extract) {
       if (signal.aborted) throw aborted('restore');
       entries++;
-      const member = safeMemberPath(entry.header.name);
-      const location = 'refused' in member ? member : locate(member.path, entry.header.type === 'directory');
-      if ('refused' in location) {
-        warnings.add(`${entry.header.name}: refused, ${location.refused}`);
-      } else {
-        await writeEntry(location, entry.header, entry as unknown as Readable, state);
-      }
+      await run.entry(entry.header, entry as unknown as Readable);
       entry.resume();
     }
-    await state.writes.drain();
+    const inputFailure = await feeding;
+    if (inputFailure) throw inputFailure;
+    if (entries === 0) throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', 'the backup holds no tar entries: nothing to restore');
+    await run.finish();
   } catch (error) {
-    // Nothing goes on writing after the restore answered.
-    await state.writes.drain().catch(() => undefined);
-    input.destroy();
+    abandonInput(input, error);
+    await feeding;
+    await run.abandon();
+    if (error instanceof AdapterError) throw error;
     if (signal.aborted || errnoOf(error) === 'ABORT_ERR') throw aborted('restore');
     throw toAdapterError(error, `restore into ${where} failed`);
-  } finally {
-    await feeding;
   }
-  if (entries === 0) throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', 'the backup holds no tar entries: nothing to restore');
-  for (const folder of folders.reverse()) {
-    await chmod(folder.path, folder.mode);
-    await utimes(folder.path, folder.mtime, folder.mtime);
-  }
-  return { warnings: warnings.list() };
+  return { warnings: run.warnings.list() };
 }
 
 export { restoreDestination } from './restore-destination.js';

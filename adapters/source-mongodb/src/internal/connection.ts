@@ -1,14 +1,14 @@
 import type { MongoClient } from 'mongodb';
 import { loadDriver } from './driver.js';
-import type { SshTarget } from '@holdfast/sdk';
+import { maskSecrets, type SshTarget } from '@holdfast/sdk';
 import type { MongoSourceConfig } from '../config.js';
 import { fromDriverError } from './errors.js';
 import { openSshProxy } from './ssh-proxy.js';
 
 /** Removes the password (raw and URL-encoded) from a text before it reaches a message or a log. */
 export function scrubber(config: MongoSourceConfig): (text: string) => string {
-  const secrets = [config.password, config.password && encodeURIComponent(config.password)].filter((s): s is string => !!s && s.length >= 3);
-  return (text) => secrets.reduce((out, s) => out.split(s).join('***'), text);
+  const secrets = [config.password, config.password && encodeURIComponent(config.password)];
+  return (text) => maskSecrets(text, secrets);
 }
 
 /** The connection string with the credentials, for the driver and for the tools' 0600 config file only. */

@@ -1,5 +1,5 @@
 import type mysql from 'mysql2/promise';
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, maskSecrets } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
 
 /** How errors name this adapter. */
@@ -8,9 +8,9 @@ export const ORIGIN = { kind: 'source', id: 'mysql' } as const;
 /** Schemas that belong to the server itself and are never dumped as user data. */
 export const SYSTEM_SCHEMAS = ['information_schema', 'performance_schema', 'mysql', 'sys'] as const;
 
-/** Removes the password from any text that might echo it. */
+/** Removes the password from any text that might echo it, keeping the text's words (the shared masking rule). */
 export function scrub(text: string, config: MysqlSourceConfig): string {
-  return config.password ? text.split(config.password).join('***') : text;
+  return maskSecrets(text, [config.password]);
 }
 
 /** Maps a driver failure to a coded error whose message holds no secret. */
@@ -73,6 +73,11 @@ export async function userDatabases(connection: mysql.Connection): Promise<strin
   const [rows] = await connection.query<mysql.RowDataPacket[]>('SHOW DATABASES');
   return rows
     .map((row) => String(Object.values(row)[0]))
-    .filter((name) => !(SYSTEM_SCHEMAS as readonly string[]).includes(name.toLowerCase()))
+    .filter((name) => !(SYSTEM_SCHEMAS as readonly string[]).includes(name.toLowerCase()) && !isRestoreWorkSchema(name))
     .sort();
+}
+
+/** A restore's staging or set-aside schema (or one a crash left): never a database to back up. */
+export function isRestoreWorkSchema(name: string): boolean {
+  return /__holdfast_(staging|old)_[0-9a-f]{8}$/.test(name);
 }

@@ -2,11 +2,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../config.js';
-import { ORIGIN, quoteIdentifier, scrub, withConnection } from './connection.js';
+import { ORIGIN, scrub } from './connection.js';
+import { requireCompletionLine } from './completion-check.js';
 import { DatabaseRename } from './database-rename.js';
 import { DATA_SECTION_MARKER, parseHeader, type DumpHeader } from './header.js';
 import { splitAt } from './split-stream.js';
-import { remoteQuery } from './remote-query.js';
+import { StagedRestore } from './staged-restore.js';
 import { startTool } from './tool-process.js';
 import { connectionArgs, writeOptionsFile, type ClientTools } from './tools.js';
 
@@ -34,6 +35,7 @@ async function runClient(
   database: string | undefined,
   signal: AbortSignal,
   isForced = false,
+  label = database,
 ): Promise<string> {
   const options = await writeOptionsFile(config, ssh);
   const args = [...options.args, ...connectionArgs(config, tools), `--connect-timeout=${config.connectTimeoutSeconds}`, '--binary-mode', '--batch'];
@@ -44,7 +46,7 @@ async function runClient(
     throw error;
   });
   tool.stdout.resume();
-  const what = database ? `restore into "${database}"` : 'restore';
+  const what = label ? `restore into "${label}"` : 'restore';
   try {
     await pipeline(input, tool.stdin, { signal });
     const code = await tool.exited;
@@ -65,12 +67,26 @@ async function runClient(
 
 /**
  * Restores a backup. A single-database dump goes into `target.database` (or its mapping, or its own name), created
- * when missing. A multi-database script recreates each database under its mapped name (default: its own).
+ * when missing. A multi-database script recreates each database under its mapped name (default: its own). All or
+ * nothing: the data goes into staging schemas swapped in when the whole script ran ({@link StagedRestore}).
  */
 export async function restoreDump(
   config: MysqlSourceConfig,
   ssh: SshTarget | undefined,
   tools: ClientTools,
+  stream: Readable,
+  target: RestoreTarget,
+  signal: AbortSignal,
+): Promise<RestoreResult> {
+  const staged = new StagedRestore({ config, ssh, tools });
+  return staged.around(() => restoreStaged(config, ssh, tools, staged, stream, target, signal));
+}
+
+async function restoreStaged(
+  config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
+  tools: ClientTools,
+  staged: StagedRestore,
   stream: Readable,
   target: RestoreTarget,
   signal: AbortSignal,
@@ -95,9 +111,12 @@ export async function restoreDump(
     warnings.push(...stderr.split('\n').filter((line) => line.startsWith('ERROR')).map((line) => `accounts: ${line}`));
     data = accounts.rest;
   }
+  if (header) data = requireCompletionLine(data);
   if (header?.mode === 'multi') {
-    const mapping = target.databaseMapping ?? {};
-    const input = Object.keys(mapping).length > 0 ? data.pipe(new DatabaseRename(mapping)) : data;
+    // Each database of the script goes to the staging schema of its target (its mapped name, default its own).
+    const toStaging: Record<string, string> = {};
+    for (const name of header.databases) toStaging[name] = await staged.prepare(target.databaseMapping?.[name] ?? name, false);
+    const input = data.pipe(new DatabaseRename(toStaging));
     data.once('error', (error: Error) => input.destroy(error));
     await runClient(config, ssh, tools, input, undefined, signal);
     return { warnings };
@@ -105,9 +124,7 @@ export async function restoreDump(
   const original = header?.databases[0];
   const database = target.database ?? (original ? target.databaseMapping?.[original] : undefined) ?? Object.values(target.databaseMapping ?? {})[0] ?? original;
   if (!database) throw new AdapterError(ORIGIN, 'CONFIG', 'restore needs a target database name');
-  const create = `CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(database)}`;
-  if (ssh) await remoteQuery(config, ssh, tools, create);
-  else await withConnection(config, (connection) => connection.query(create));
-  await runClient(config, ssh, tools, data, database, signal);
+  const staging = await staged.prepare(database, true);
+  await runClient(config, ssh, tools, data, staging, signal, false, database);
   return { warnings };
 }

@@ -88,7 +88,8 @@ export async function startArchiveDump(plan: ArchiveDumpPlan): Promise<DumpHandl
     compression: request.compression,
     ...(request.compressionLevel !== undefined ? { compressionLevel: request.compressionLevel } : {}),
   });
-  const onAbort = () => writer.destroy(new AdapterError(ORIGIN, 'ABORTED', 'dump was aborted'));
+  // Quietly when nobody listens: an unheard 'error' is an uncaught exception that stops the process (`done` rejects).
+  const onAbort = () => writer.destroy(writer.listenerCount('error') > 0 ? new AdapterError(ORIGIN, 'ABORTED', 'dump was aborted') : undefined);
   writer.once('close', () => {
     plan.signal.removeEventListener('abort', onAbort);
     stop.abort();
@@ -118,7 +119,7 @@ export async function startArchiveDump(plan: ArchiveDumpPlan): Promise<DumpHandl
     },
     async (error: unknown) => {
       const failure = plan.signal.aborted ? new AdapterError(ORIGIN, 'ABORTED', 'dump was aborted') : toDumpError(error, writer);
-      if (!writer.destroyed) writer.destroy(failure);
+      if (!writer.destroyed) writer.destroy(writer.listenerCount('error') > 0 ? failure : undefined);
       // The first pg_dump was started before the writer: when the archive failed before reaching it, stop it here.
       await firstOutput.return(undefined);
       throw failure;

@@ -4,6 +4,7 @@ import { GLOBALS_MEMBER } from './archive-dump.js';
 import { ORIGIN } from './connection.js';
 import { replayGlobals } from './globals.js';
 import { databaseExists, readDumpHeader, restoreOne, type RestoreContext } from './restore.js';
+import { StagedRestore } from './staged-restore.js';
 import { refuseNewerSource } from './version-guard.js';
 
 /** A database dump of the archive, with its database name known. */
@@ -14,9 +15,16 @@ const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).jo
 /**
  * Restores the database dumps of a seekable archive snapshot, each read with one range read of its own bytes and
  * streamed into pg_restore like a plain dump, after the globals when the archive has them. Every input check
- * (unknown names in `include`, targets, the version guard before the globals) runs before anything is written.
+ * (unknown names in `include`, targets, the version guard before the globals) runs before anything is written, and
+ * the databases go through staging databases swapped in only when all of them restored.
  */
 export async function restoreArchiveSnapshot(context: RestoreContext, input: ArchiveRestoreInput, target: RestoreTarget): Promise<RestoreResult> {
+  const staged = new StagedRestore(context);
+  await staged.around(() => restoreSnapshotStaged(context, staged, input, target));
+  return { warnings: context.warnings };
+}
+
+async function restoreSnapshotStaged(context: RestoreContext, staged: StagedRestore, input: ArchiveRestoreInput, target: RestoreTarget): Promise<void> {
   // The kernel carries the snapshot opaquely; it is the archive library's Snapshot the engine resolved.
   const snapshot = input.snapshot as Snapshot;
   const dumps = snapshot.entries.filter((entry): entry is DumpEntry => entry.kind === 'database-dump' && typeof entry.database === 'string');
@@ -43,9 +51,8 @@ export async function restoreArchiveSnapshot(context: RestoreContext, input: Arc
     await replayGlobals(context, memberStream(input, globals, 'the globals'));
   }
   for (const entry of selected) {
-    await restoreOne(context, memberStream(input, entry, `the dump of "${entry.database}"`), targets.get(entry.database)!);
+    await restoreOne(context, staged, memberStream(input, entry, `the dump of "${entry.database}"`), targets.get(entry.database)!);
   }
-  return { warnings: context.warnings };
 }
 
 /**

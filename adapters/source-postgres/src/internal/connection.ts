@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, maskSecrets } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 
 /** How errors name this adapter. */
@@ -37,9 +37,9 @@ export function connectionError(error: unknown, config: PostgresSourceConfig): A
   });
 }
 
-/** Removes the password from any text that might echo it. */
+/** Removes the password from any text that might echo it, keeping the text's words (the shared masking rule). */
 export function scrub(text: string, config: PostgresSourceConfig): string {
-  return config.password ? text.split(config.password).join('***') : text;
+  return maskSecrets(text, [config.password]);
 }
 
 /** Runs `work` with a connected client on `database`, closing it afterwards. */

@@ -165,7 +165,9 @@ export async function startDump(
   // A consumer that stops early (error elsewhere, abort) destroys the stream: the generators' finally blocks kill pg_dump.
   // An abort destroys it too: with nobody reading, the generator sits at a `yield` and would never see pg_dump die,
   // leaving `done` unsettled (found by the conformance suite's abort check, issue 10.13).
-  const onAbort = () => stream.destroy(new AdapterError(ORIGIN, 'ABORTED', 'dump was aborted'));
+  // Quietly when nobody listens: an unheard 'error' is an uncaught exception that stops the process (`done` still
+  // rejects, through the 'close' below).
+  const onAbort = () => stream.destroy(stream.listenerCount('error') > 0 ? new AdapterError(ORIGIN, 'ABORTED', 'dump was aborted') : undefined);
   signal.addEventListener('abort', onAbort, { once: true });
   stream.once('close', () => {
     signal.removeEventListener('abort', onAbort);

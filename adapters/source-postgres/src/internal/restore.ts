@@ -3,11 +3,12 @@ import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
-import { ORIGIN, connectionArgs, quoteIdentifier, scrub, withClient } from './connection.js';
+import { ORIGIN, connectionArgs, scrub, withClient } from './connection.js';
 import { parseDumpHeader, PGDMP_MAGIC, type DumpHeader } from './dump-header.js';
 import { replayGlobals } from './globals.js';
 import { FrameReader, isMultiDump, MULTI_MAGIC } from './multi-dump-format.js';
 import { quoteLiteral, remoteQuery } from './remote-query.js';
+import { StagedRestore, type RestoreInto } from './staged-restore.js';
 import { startTool } from './tool-process.js';
 import { refuseNewerSource, type TargetVersion } from './version-guard.js';
 
@@ -35,17 +36,6 @@ export async function databaseExists(context: RestoreContext, database: string):
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
     return (found.rowCount ?? 0) > 0;
   });
-}
-
-/** Creates the target database when it is missing and `restoreCreateDatabase` allows it; refuses otherwise. */
-async function ensureDatabase(context: RestoreContext, database: string): Promise<void> {
-  if (await databaseExists(context, database)) return;
-  const { config, ssh } = context;
-  if (!config.restoreCreateDatabase) {
-    throw new AdapterError(ORIGIN, 'NOT_FOUND', `the target database "${database}" does not exist and restoreCreateDatabase is off; create it first or map the restore to an existing database`);
-  }
-  if (ssh) await remoteQuery(config, ssh, config.maintenanceDatabase, `CREATE DATABASE ${quoteIdentifier(database)}`);
-  else await withClient(config, config.maintenanceDatabase, (client) => client.query(`CREATE DATABASE ${quoteIdentifier(database)}`));
 }
 
 /** pg_restore's options from the config: clean, owners and grants. */
@@ -101,19 +91,21 @@ export async function readDumpHeader(input: Readable): Promise<{ header: DumpHea
 
 /**
  * Feeds one `pg_dump -Fc` stream into `pg_restore` on `database`. The dump's header is read first: a dump of a
- * newer major than the target server is refused before the database is created or pg_restore starts.
+ * newer major than the target server is refused before the database is created or pg_restore starts. pg_restore
+ * writes where {@link StagedRestore.prepare} says: a staging database, or an existing target merged in one transaction.
  */
-export async function restoreOne(context: RestoreContext, input: Readable, database: string): Promise<void> {
+export async function restoreOne(context: RestoreContext, staged: StagedRestore, input: Readable, database: string): Promise<void> {
   const { config, ssh, signal } = context;
   const { header, whole } = await readDumpHeader(input);
+  let into: RestoreInto;
   try {
     await refuseNewerSource(header.serverVersion, context.targetVersion, `the dump of "${header.database ?? database}"`);
-    await ensureDatabase(context, database);
+    into = await staged.prepare(database);
   } catch (error) {
     whole.destroy();
     throw error;
   }
-  const args = [...restoreArgs(config), ...connectionArgs(config, database)];
+  const args = [...restoreArgs(config), ...into.args, ...connectionArgs(config, into.database)];
   const tool = await startTool(config, ssh, 'pg_restore', args, signal);
   tool.stdout.resume();
   try {
@@ -133,10 +125,17 @@ export async function restoreOne(context: RestoreContext, input: Readable, datab
 }
 
 /**
- * Restores a plain dump into `target.database` (or the mapping of the database named in its header), or every
- * database of a multi-dump through `databaseMapping`, after its globals when it has them.
+ * Restores a plain dump into `target.database` (or the mapping of the database named in its header, else that name), or every
+ * database of a multi-dump through `databaseMapping`, after its globals when it has them. All or nothing: every
+ * database goes into a staging database first and the targets are replaced only when all of them restored.
  */
 export async function restoreDump(context: RestoreContext, stream: Readable, target: RestoreTarget): Promise<RestoreResult> {
+  const staged = new StagedRestore(context);
+  await staged.around(() => restoreDumpStaged(context, staged, stream, target));
+  return { warnings: context.warnings };
+}
+
+async function restoreDumpStaged(context: RestoreContext, staged: StagedRestore, stream: Readable, target: RestoreTarget): Promise<void> {
   const { head, whole } = await splitHead(stream, (bytes) => bytes.length >= MULTI_MAGIC.length);
   if (head.length === 0) throw new AdapterError(ORIGIN, 'CONFIG', 'the backup is empty: nothing to restore');
   if (!isMultiDump(head)) {
@@ -146,16 +145,16 @@ export async function restoreDump(context: RestoreContext, stream: Readable, tar
     }
     const { header, whole: dump } = await readDumpHeader(whole);
     const mapping = target.databaseMapping ?? {};
-    const database = target.database ?? (header.database ? mapping[header.database] : undefined) ?? Object.values(mapping)[0];
+    // No target given: the database's own name, as the dump's header records it (what the restore dialog says).
+    const database = target.database ?? (header.database ? mapping[header.database] : undefined) ?? Object.values(mapping)[0] ?? header.database;
     if (!database) {
       dump.destroy();
       throw new AdapterError(ORIGIN, 'CONFIG', 'restore needs a target database name');
     }
-    await restoreOne(context, dump, database);
-    return { warnings: context.warnings };
+    await restoreOne(context, staged, dump, database);
+    return;
   }
-  await restoreFrames(context, whole, target);
-  return { warnings: context.warnings };
+  await restoreFrames(context, staged, whole, target);
 }
 
 /** The section of a multi-dump being restored: its body feeds a restore that runs alongside the frame reader. */
@@ -182,7 +181,7 @@ function headerJson(payload: Buffer): { name?: string; serverVersion?: string } 
 }
 
 /** Splits a multi-dump into its globals and databases and restores them one after another. */
-async function restoreFrames(context: RestoreContext, input: Readable, target: RestoreTarget): Promise<void> {
+async function restoreFrames(context: RestoreContext, staged: StagedRestore, input: Readable, target: RestoreTarget): Promise<void> {
   const reader = new FrameReader();
   let current: Section | undefined;
   let finished = false;
@@ -214,7 +213,7 @@ async function restoreFrames(context: RestoreContext, input: Readable, target: R
           const database = target.databaseMapping?.[name] ?? singleTarget ?? name;
           singleTarget = undefined;
           sawDatabase = true;
-          current = startSection((body) => restoreOne(context, body, database));
+          current = startSection((body) => restoreOne(context, staged, body, database));
         } else if (frame.type === 'C') {
           if (!current) throw new AdapterError(ORIGIN, 'CONFIG', 'corrupt multi-dump: data before a section header');
           // Waiting on drain alone would hang if the tool died; its failure ends the wait too.
@@ -230,10 +229,13 @@ async function restoreFrames(context: RestoreContext, input: Readable, target: R
     }
   } catch (error) {
     current?.body.destroy();
+    // The section may still be creating its staging database: it must be known before the restore discards them.
+    await current?.restoring.catch(() => undefined);
     throw error;
   }
   if (!finished || reader.pendingBytes > 0) {
     current?.body.destroy();
+    await current?.restoring.catch(() => undefined);
     throw new AdapterError(ORIGIN, 'CONFIG', 'the multi-database dump is truncated (no end marker)');
   }
 }

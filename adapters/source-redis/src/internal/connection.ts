@@ -1,14 +1,14 @@
 import type { Redis } from 'ioredis';
-import { AdapterError, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, maskSecrets, type SshTarget } from '@holdfast/sdk';
 import type { RedisSourceConfig } from '../config.js';
 import { openTunnel } from './ssh-tunnel.js';
 
 /** How errors name this adapter. */
 export const ORIGIN = { kind: 'source', id: 'redis' } as const;
 
-/** Removes the password from any text that might echo it. */
+/** Removes the password from any text that might echo it, keeping the text's words (the shared masking rule). */
 export function scrub(text: string, config: RedisSourceConfig): string {
-  return config.password ? text.split(config.password).join('***') : text;
+  return maskSecrets(text, [config.password]);
 }
 
 /** Maps a client failure to a coded error whose message holds no secret. */

@@ -2,19 +2,47 @@ import { posix } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
-import type { RestoreResult } from '@holdfast/sdk';
+import { RestoreContainment, type ContainedKind, type RestoreResult } from '@holdfast/sdk';
 import { createVolume, MOUNT_PATH, volumeExists } from './docker.js';
 import { aborted, volumeError } from './errors.js';
 import { HelperSession, type SessionPlan } from './session.js';
 
+/** What the rewriting needs besides the input: the containment options and where refusals are named. */
+export interface VolumeRewrite {
+  /** Keep setuid/setgid/sticky bits (the Engine restores the archived owners with them). @default false */
+  keepSpecialModes?: boolean;
+  /** Receives one line per member left out or restored without its special bits. */
+  warnings: string[];
+}
+
+const KINDS: Readonly<Record<string, ContainedKind>> = {
+  file: 'file',
+  'contiguous-file': 'file',
+  directory: 'directory',
+  symlink: 'symlink',
+  link: 'hardlink',
+  'character-device': 'device',
+  'block-device': 'device',
+  fifo: 'fifo',
+};
+
 /**
  * Rewrites a backup tar (members `volume/...`, as the archive endpoint names them) into members relative to the
- * volume root. A member that would land outside it (absolute, `..`) fails the restore before Docker sees it.
+ * volume root, under the containment rule of every restore (docs/security.md): a member that would land outside the
+ * volume (absolute, `..`) fails the restore; a member below a symlink of the archive, a device node or FIFO, and a
+ * symlink that resolves outside the volume (through the archive's other links too) are left out and named in
+ * `warnings`; setuid/setgid/sticky bits are dropped unless `keepSpecialModes`. Symlinks go last, after every other
+ * member, so the Engine never writes through one.
  */
-export function relativeToVolume(input: Readable): Readable {
+export function relativeToVolume(input: Readable, rewrite: VolumeRewrite = { warnings: [] }): Readable {
   const extract = tar.extract();
   const pack = tar.pack();
+  const containment = new RestoreContainment<{ header: tar.Headers; name: string }>({ keepSpecialModes: rewrite.keepSpecialModes === true });
   extract.on('entry', (header, body, next) => {
+    const skip = () => {
+      body.resume();
+      body.once('end', next);
+    };
     let name: string | undefined;
     let linkname = header.linkname;
     try {
@@ -26,19 +54,35 @@ export function relativeToVolume(input: Readable): Readable {
       extract.destroy();
       return;
     }
-    if (name === undefined) {
-      body.resume();
-      body.once('end', next);
-      return;
-    }
+    if (name === undefined) return skip();
+    const kind = KINDS[String(header.type)] ?? 'other';
     // The pax path/linkpath records would override the rewritten names; pack writes fresh ones when needed.
     // (tar-stream keeps them as `pax` on the header; its type declarations omit the field.)
     const { path: _path, linkpath: _linkpath, ...pax } = (header as PaxHeaders).pax ?? {};
     const rewritten = { ...header, name, linkname: linkname ?? undefined, pax } as tar.Headers;
-    const entry = pack.entry(rewritten, (error) => next(error ?? undefined));
+    const isLink = kind === 'symlink' || kind === 'hardlink';
+    const verdict = containment.admit({ path: name, kind, mode: header.mode ?? 0o644, ...(isLink ? { target: linkname ?? '', payload: { header: rewritten, name: header.name } } : {}) });
+    if ('refused' in verdict) {
+      rewrite.warnings.push(`${header.name}: ${kind === 'symlink' ? 'symlink refused' : kind === 'hardlink' ? 'hard link refused' : 'refused'}, ${verdict.refused}`);
+      return skip();
+    }
+    if (verdict.note) rewrite.warnings.push(`${header.name}: ${verdict.note}`);
+    // Symlinks (and hard links to them) are written after everything else, once all of them are known.
+    if (kind === 'symlink' || verdict.becameSymlink) return skip();
+    const entry = pack.entry({ ...rewritten, mode: verdict.mode }, (error) => next(error ?? undefined));
     body.pipe(entry);
   });
-  extract.once('finish', () => pack.finalize());
+  extract.once('finish', () => {
+    void (async () => {
+      const { accepted, refused } = containment.settle();
+      for (const link of refused) rewrite.warnings.push(`${link.payload?.name ?? link.path}: symlink refused, ${link.reason}`);
+      for (const link of accepted) {
+        const header = { ...link.payload?.header, name: link.path, type: 'symlink' as const, linkname: link.target, size: 0 };
+        await new Promise<void>((resolve, reject) => pack.entry(header, (error) => (error ? reject(error) : resolve())));
+      }
+      pack.finalize();
+    })().catch((error: unknown) => pack.destroy(error as Error));
+  });
   pipeline(input, extract).catch((error: unknown) => pack.destroy(error as Error));
   return pack;
 }
@@ -62,7 +106,7 @@ function stripRoot(name: string): string | undefined {
  * same name are overwritten, others are left alone. The helper is removed and stopped users started again whatever
  * happens.
  */
-export async function restoreVolume(input: Readable, plan: SessionPlan & { signal: AbortSignal }): Promise<RestoreResult> {
+export async function restoreVolume(input: Readable, plan: SessionPlan & { signal: AbortSignal; keepSpecialModes?: boolean }): Promise<RestoreResult> {
   if (plan.signal.aborted) throw aborted('restore');
   const warnings: string[] = [];
   if (!(await volumeExists(plan.api, plan.volume))) {
@@ -72,7 +116,7 @@ export async function restoreVolume(input: Readable, plan: SessionPlan & { signa
   }
   const session = await HelperSession.open({ ...plan, readOnly: false });
   try {
-    const rewritten = relativeToVolume(input);
+    const rewritten = relativeToVolume(input, { keepSpecialModes: plan.keepSpecialModes === true, warnings });
     await plan.api.upload('PUT', `/containers/${session.helperId}/archive?path=${encodeURIComponent(MOUNT_PATH)}`, rewritten, plan.signal);
   } catch (error) {
     input.destroy();

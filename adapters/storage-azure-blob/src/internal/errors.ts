@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterErrorCode } from '@holdfast/sdk';
+import { AdapterError, maskSecrets, type AdapterErrorCode } from '@holdfast/sdk';
 
 /** How this adapter names itself in errors. */
 export const AZURE_ORIGIN = { kind: 'storage', id: 'azure-blob' } as const;
@@ -14,9 +14,7 @@ interface RawError {
 
 /** Removes secrets that could appear in a library message: the account key, and SAS signatures in URLs. */
 export function redact(message: string, secrets: readonly (string | undefined)[]): string {
-  let clean = message;
-  for (const value of secrets) if (value && value.length >= 4) clean = clean.split(value).join('***');
-  return clean.replace(/([?&;]sig=)[^&;\s"']+/gi, '$1***').replace(/(AccountKey=)[^;\s"']+/gi, '$1***').replace(/(SharedAccessSignature=)[^;\s"']+/gi, '$1***');
+  return maskSecrets(message, secrets).replace(/([?&;]sig=)[^&;\s"']+/gi, '$1***').replace(/(AccountKey=)[^;\s"']+/gi, '$1***').replace(/(SharedAccessSignature=)[^;\s"']+/gi, '$1***');
 }
 
 /** The service's error code (`BlobNotFound`, `ContainerNotFound`, `AuthenticationFailed`...), when it sent one. */

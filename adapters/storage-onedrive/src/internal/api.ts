@@ -1,4 +1,4 @@
-import type { AdapterContext } from '@holdfast/sdk';
+import { fetchKeepingCredentialsHome, type AdapterContext } from '@holdfast/sdk';
 import type { OnedriveStorageConfig } from '../config.js';
 import { apiErrorOf, ONEDRIVE_ORIGIN } from './errors.js';
 import { OAuthTokens } from './oauth.js';
@@ -77,7 +77,7 @@ export class GraphApi {
       const body = init.body instanceof Uint8Array && init.body.length > 0 ? streamOf(init.body, headers) : init.body;
       let response: Response;
       try {
-        response = await fetch(url, { ...init, body, duplex: 'half', headers, signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal });
+        response = await fetchKeepingCredentialsHome(url, { ...init, body, duplex: 'half', headers, signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal });
       } finally {
         if (options.untilHeaders) clearTimeout(timer);
       }

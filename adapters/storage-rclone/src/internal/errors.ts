@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterErrorCode } from '@holdfast/sdk';
+import { AdapterError, maskSecrets, type AdapterErrorCode } from '@holdfast/sdk';
 
 /** How this adapter names itself in errors. */
 export const RCLONE_ORIGIN = { kind: 'storage', id: 'rclone' } as const;
@@ -22,9 +22,7 @@ const PATTERNS: [RegExp, AdapterErrorCode][] = [
 
 /** Removes secret values and inline `pass=`-style parameters from a message. */
 export function redact(message: string, secrets: readonly string[]): string {
-  let clean = message;
-  for (const value of secrets) if (value.length >= 4) clean = clean.split(value).join('***');
-  return clean.replace(/((?:pass|password|secret|token|key|sas_url|credentials)[a-z_]*\s*=\s*)('[^']*'|"[^"]*"|[^,:\s]+)/gi, '$1***');
+  return maskSecrets(message, secrets).replace(/((?:pass|password|secret|token|key|sas_url|credentials)[a-z_]*\s*=\s*)('[^']*'|"[^"]*"|[^,:\s]+)/gi, '$1***');
 }
 
 /** The line of rclone's stderr that says what failed, without the timestamp. */

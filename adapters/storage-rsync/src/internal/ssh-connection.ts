@@ -64,7 +64,8 @@ export class SshConnection {
             : new AdapterError(RSYNC_ORIGIN, 'AUTH', `host key of ${this.where} is ${presented}, not the pinned ${this.config.hostKeySha256}`),
         );
       };
-      client.once('error', fail);
+      // `on`, not `once`: ssh2 can emit a second error during a failed handshake; `fail` settles once.
+      client.on('error', fail);
       client.once('close', () => {
         fail(new Error('connection closed during the handshake'));
         if (this.opening === opening) this.opening = undefined;

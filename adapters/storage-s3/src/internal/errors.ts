@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterErrorCode } from '@holdfast/sdk';
+import { AdapterError, maskSecrets, type AdapterErrorCode } from '@holdfast/sdk';
 
 /** How this adapter names itself in errors. */
 export const S3_ORIGIN = { kind: 'storage', id: 's3' } as const;
@@ -86,9 +86,7 @@ function codeOf(name: string | undefined, status: number | undefined): AdapterEr
 
 /** Removes every occurrence of the secrets from a text: a wrapped library message must never carry one. */
 export function redact(text: string, secrets: ReadonlyArray<string | undefined>): string {
-  let result = text;
-  for (const value of secrets) if (value && value.length >= 4) result = result.split(value).join('***');
-  return result;
+  return maskSecrets(text, secrets);
 }
 
 /**

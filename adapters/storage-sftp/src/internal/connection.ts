@@ -72,7 +72,9 @@ export class SftpConnection {
           reject(toAdapterError(error, `cannot connect to ${where} as ${login.username}`));
         }
       };
-      client.once('error', fail);
+      // `on`, not `once`: ssh2 can emit a second error after the first (a handshake timeout, then "Connection lost
+      // before handshake" when `fail` destroys the socket); with no listener left that one would crash the process.
+      client.on('error', fail);
       client.once('close', () => {
         fail(new Error('connection closed during the handshake'));
         // Forget a connection that dropped after it was ready, so the next operation reconnects.
