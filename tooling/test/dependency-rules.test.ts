@@ -1,9 +1,13 @@
 // ARCHITECTURE.md section 1, asserted over every workspace package the root package.json names, so a new package
 // is covered the moment it exists. Each failure lists the package and the offending dependency or import.
 import { execFile } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
+  adapterIdBranchViolations,
   adapterViolations,
+  databaseClientViolations,
   escapingImportViolations,
   kernelViolations,
   packageHygieneViolations,
@@ -13,6 +17,13 @@ import { readWorkspace, REPO_ROOT, type WorkspacePackage } from './workspace.js'
 
 let workspace: WorkspacePackage[];
 const under = (prefix: string) => workspace.filter((pkg) => pkg.dir.startsWith(prefix));
+
+/** The TypeScript files under a package's `src/`, with their text. */
+async function sourceTextsOf(pkg: WorkspacePackage): Promise<Array<{ file: string; text: string }>> {
+  const src = join(REPO_ROOT, pkg.dir, 'src');
+  const names = (await readdir(src, { recursive: true }).catch(() => [] as string[])).map(String).filter((name) => /\.(ts|mts|tsx)$/.test(name) && !name.endsWith('.d.ts'));
+  return Promise.all(names.map(async (name) => ({ file: `src/${name}`, text: await readFile(join(src, name), 'utf8') })));
+}
 
 function report(problems: string[]): string {
   return `\n${problems.map((p) => `  - ${p}`).join('\n')}\n`;
@@ -45,6 +56,17 @@ describe('dependency rules of the workspace', () => {
   it('plugins never depend on or import another plugin package', () => {
     const plugins = under('plugins/');
     const problems = plugins.flatMap((plugin) => pluginViolations(plugin, plugins));
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('no plugin branches on a concrete adapter id (adapterId compared with a literal)', async () => {
+    const plugins = under('plugins/');
+    const problems = (await Promise.all(plugins.map(async (plugin) => adapterIdBranchViolations(plugin, await sourceTextsOf(plugin))))).flat();
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('no plugin depends on a database client library (pg, mysql2, ioredis...)', () => {
+    const problems = under('plugins/').flatMap(databaseClientViolations);
     expect(problems, report(problems)).toEqual([]);
   });
 

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  adapterIdBranchViolations,
   adapterViolations,
+  databaseClientViolations,
   escapingImportViolations,
   kernelViolations,
   packageHygieneViolations,
@@ -190,5 +192,43 @@ describe('workspace reading', () => {
       '// import x from "commented-out";',
     ].join('\n');
     expect(importsOf(text)).toEqual(['./a.js', '@holdfast/sdk', 'zod', 'reflect-metadata', 'node:fs']);
+  });
+});
+
+describe('adapter-id branch rule', () => {
+  const engine = pkg('plugins/engine', { name: '@holdfast/engine' });
+
+  it('names each comparison of an adapter id with a literal, in either order, by file and line', () => {
+    const files = [
+      { file: 'src/a.ts', text: "const x = 1;\nif (config.adapterId === 'postgres') return postgresScratch;" },
+      { file: 'src/b.ts', text: "if (source.adapterId !== \"redis\") throw new Error('no');\nif ('sqlite' == jobSource.adapterId) go();" },
+    ];
+    expect(adapterIdBranchViolations(engine, files).map((problem) => problem.split(' compares')[0])).toEqual([
+      '@holdfast/engine src/a.ts:2',
+      '@holdfast/engine src/b.ts:1',
+      '@holdfast/engine src/b.ts:2',
+    ]);
+  });
+
+  it('accepts looking an adapter up by its id and comparing ids with each other', () => {
+    const files = [
+      { file: 'src/c.ts', text: "registry.require('source', config.adapterId);\nif (a.adapterId === b.adapterId) same();\nconst label = `${kind}-${config.adapterId}`;" },
+    ];
+    expect(adapterIdBranchViolations(engine, files)).toEqual([]);
+  });
+});
+
+describe('database client rule', () => {
+  it('names a database client among a plugin\'s runtime dependencies, not its dev dependencies or the ORM', () => {
+    const engine = pkg('plugins/engine', {
+      name: '@holdfast/engine',
+      dependencies: { pg: '8.23.1', '@mikro-orm/postgresql': '6.6.16', cron: '4.4.0' },
+      optionalDependencies: { ioredis: '5.11.1' },
+      devDependencies: { mysql2: '3.24.6' },
+    });
+    expect(databaseClientViolations(engine)).toEqual([
+      '@holdfast/engine must not depend on the database client pg (found in dependencies); a source adapter\'s scratch capability talks to its database',
+      '@holdfast/engine must not depend on the database client ioredis (found in optionalDependencies); a source adapter\'s scratch capability talks to its database',
+    ]);
   });
 });

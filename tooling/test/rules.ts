@@ -129,3 +129,38 @@ export function escapingImportViolations(pkg: WorkspacePackage): string[] {
   }
   return problems;
 }
+
+/** One source file of a package, as the text rules read it. */
+export interface SourceText {
+  file: string;
+  text: string;
+}
+
+/**
+ * The host knows adapters only through the registry and their declared capabilities: no plugin compares an adapter
+ * id with a string literal (`adapterId === 'redis'`), in either order. A community adapter then takes part in every
+ * feature an in-repo one does.
+ */
+export function adapterIdBranchViolations(plugin: WorkspacePackage, files: readonly SourceText[]): string[] {
+  const branch = /\badapterId\s*[!=]==?\s*['"`]|['"`][^'"`\n]*['"`]\s*[!=]==?\s*[\w.?]*\badapterId\b/;
+  const problems: string[] = [];
+  for (const { file, text } of files) {
+    text.split('\n').forEach((line, index) => {
+      if (branch.test(line)) problems.push(`${plugin.name} ${file}:${index + 1} compares an adapter id with a literal; ask the adapter's declared capabilities instead: ${line.trim()}`);
+    });
+  }
+  return problems;
+}
+
+/** Database client libraries: the adapters that speak to a database server own them, never a plugin. */
+export const DATABASE_CLIENTS = ['pg', 'mysql2', 'mysql', 'mariadb', 'ioredis', 'redis', 'mongodb', 'mssql', 'tedious', 'better-sqlite3', 'sqlite3'] as const;
+
+/**
+ * No plugin depends on a database client library (a runtime dependency): talking to a backed-up database is a
+ * source adapter's capability. The ORM's own drivers (`@mikro-orm/*`, libsql) are the host's database, not a source's.
+ */
+export function databaseClientViolations(plugin: WorkspacePackage): string[] {
+  return entries(plugin.manifest, RUNTIME_FIELDS)
+    .filter(([, dep]) => (DATABASE_CLIENTS as readonly string[]).includes(dep))
+    .map(([field, dep]) => `${plugin.name} must not depend on the database client ${dep} (found in ${field}); a source adapter's scratch capability talks to its database`);
+}

@@ -219,6 +219,13 @@ describe('holdfast login and the other remote commands', () => {
     expect(restore.code).toBe(0);
     const restored = (await readdir(target, { recursive: true })).find((name) => name.endsWith('report.txt'));
     expect(await readFile(join(target, restored!), 'utf8')).toBe(await readFile(join(work, 'source', 'report.txt'), 'utf8'));
+    // The folder is not empty now: the server refuses (409) until --overwrite says so (issue 47).
+    const again = await stored(['backups', 'restore', storageId, backup!.path, '--target-path', target, '--wait']);
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/is not empty.*"overwrite": true/);
+    const overwritten = await stored(['backups', 'restore', storageId, backup!.path, '--target-path', target, '--overwrite', '--wait']);
+    expect(overwritten.stdout).toMatch(/ Success$/);
+    expect(overwritten.code).toBe(0);
   }, 60_000);
 
   it('keys create|list|toggle|rotate|revoke through the API', async () => {

@@ -26,6 +26,6 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createNotificationsPlugin(),
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),
-    createObservabilityPlugin({ runsScheduledTasks: isWorker }),
+    createObservabilityPlugin({ runsScheduledTasks: isWorker, env }),
   ];
 }

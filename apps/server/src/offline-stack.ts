@@ -7,6 +7,7 @@ import { discoverAdapters } from './discovery/index.js';
 import { featurePlugins } from './feature-plugins.js';
 import { loadRuntimeConfig, type ServerSettings } from './runtime-config.js';
 import { serverVersion } from './version.js';
+import { resolveFileVariables } from './env-files.js';
 
 /** Options of {@link withOfflineStack}. */
 export interface OfflineStackOptions {
@@ -27,7 +28,7 @@ export async function withOfflineStack<T>(
   work: (stack: ComposedHoldfast, settings: ServerSettings) => Promise<T>,
   options: OfflineStackOptions = {},
 ): Promise<T> {
-  const env = options.env ?? process.env;
+  const env = resolveFileVariables(options.env ?? process.env);
   const settings = loadRuntimeConfig(env, serverVersion());
   const logger = options.logger ?? pino({ level: 'silent' });
   const registry =

@@ -10,6 +10,7 @@ import { createLogger } from './logger.js';
 import { loadRuntimeConfig, type ServerSettings } from './runtime-config.js';
 import { serverVersion } from './version.js';
 import { registerWebApp } from './web-app.js';
+import { resolveFileVariables } from './env-files.js';
 
 /** Options of {@link startServer}; every one has a production default. */
 export interface StartServerOptions {
@@ -36,11 +37,13 @@ export interface ServerHandle {
 
 /** Composes and starts Holdfast: config, adapters, core services, then the one boot sequence of `@holdfast/boot`. */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
-  const settings = loadRuntimeConfig(options.env ?? process.env, serverVersion());
+  // `DATABASE_URL_FILE`, `HOLDFAST_ADMIN_PASSWORD_FILE` (container secrets) become their variables first.
+  const env = resolveFileVariables(options.env ?? process.env);
+  const settings = loadRuntimeConfig(env, serverVersion());
   // Checked before anything starts, so a typo fails with a message naming the variable.
-  const role = processRoleFrom(options.env ?? process.env);
+  const role = processRoleFrom(env);
   const logger = options.logger ?? createLogger(settings.logLevel);
-  const plugins = options.plugins ?? featurePlugins(options.env ?? process.env);
+  const plugins = options.plugins ?? featurePlugins(env);
   const container = options.container ?? rootContainer.createChildContainer();
   const registry = await discoverAdapters({
     manifestPath: options.manifestPath,
@@ -50,7 +53,7 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     logger,
   });
   registerCoreServices(container, { settings, logger, registry });
-  registerWebApp(container, options.env ?? process.env, logger);
+  registerWebApp(container, env, logger);
   const stack = await composeHoldfast({
     plugins,
     container,

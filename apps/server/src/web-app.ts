@@ -39,6 +39,39 @@ const CONTENT_TYPES: Record<string, string> = {
   '.map': 'application/json; charset=utf-8',
 };
 
+/** Precompressed siblings the web build writes (`<file>.br`, `<file>.gz`), in order of preference. */
+const PRECOMPRESSED = [
+  { encoding: 'br', suffix: '.br' },
+  { encoding: 'gzip', suffix: '.gz' },
+] as const;
+
+/** The encodings a request accepts (q=0 excluded); `Accept-Encoding` is short, so a split is enough. */
+function acceptedEncodings(header: string): Set<string> {
+  const accepted = new Set<string>();
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.trim().toLowerCase().split(';');
+    const isRefused = params.some((param) => /^\s*q=0(\.0*)?\s*$/.test(param));
+    if (name && !isRefused) accepted.add(name.trim());
+  }
+  return accepted;
+}
+
+/**
+ * The file to send for `file`: its brotli or gzip sibling when the client accepts that encoding and the build wrote
+ * one (issue 47: the app's 1.5 MB of JavaScript and CSS went out uncompressed), else the file itself.
+ */
+async function pickEncoding(file: string, acceptEncoding: string): Promise<{ path: string; encoding?: string; size: number; hasVariants: boolean }> {
+  const accepted = acceptedEncodings(acceptEncoding);
+  let hasVariants = false;
+  for (const variant of PRECOMPRESSED) {
+    const info = await stat(file + variant.suffix).catch(() => undefined);
+    if (!info?.isFile()) continue;
+    hasVariants = true;
+    if (accepted.has(variant.encoding)) return { path: file + variant.suffix, encoding: variant.encoding, size: info.size, hasVariants };
+  }
+  return { path: file, size: (await stat(file)).size, hasVariants };
+}
+
 /**
  * Where the built web app is: `HOLDFAST_WEB_DIR`, else the `dist` of the `@holdfast/web` workspace package.
  * Undefined when it was not built (the server then serves only the API).
@@ -87,9 +120,13 @@ export function serveWebApp(root: string): Middleware {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.type = CONTENT_TYPES[extname(file)] ?? 'application/octet-stream';
-    ctx.length = (await stat(file)).size;
+    const chosen = await pickEncoding(file, ctx.get('Accept-Encoding'));
+    // Caches must keep the compressed and the plain answer apart.
+    if (chosen.hasVariants) ctx.vary('Accept-Encoding');
+    if (chosen.encoding) ctx.set('Content-Encoding', chosen.encoding);
+    ctx.length = chosen.size;
     if (ctx.method === 'HEAD') ctx.status = 200;
-    else ctx.body = createReadStream(file);
+    else ctx.body = createReadStream(chosen.path);
   };
 }
 

@@ -196,7 +196,8 @@ describe.each(['sqlite', 'postgresql'] as const)('credential kinds across every 
       'POST /api/auth/two-factor/enroll',
       'PUT /api/auth/passkeys/two-factor',
     ];
-    expect(sessionOnly.filter((route) => !ownFactors.includes(route))).toEqual(['DELETE /api/auth/sessions/{id}', 'GET /api/auth/sessions']);
+    // Changing one's own password (issue 47.5) is the browser sign-in too: a key must not change it.
+    expect(sessionOnly.filter((route) => !ownFactors.includes(route))).toEqual(['DELETE /api/auth/sessions/{id}', 'GET /api/auth/sessions', 'PUT /api/users/me/password']);
     expect(sessionOnly.filter((route) => ownFactors.includes(route))).toEqual([...ownFactors].sort());
     const bare = await server.call('POST', '/api/api-keys', admin, { name: 'no permissions', permissions: [] });
     expect(bare.status, JSON.stringify(bare.body)).toBe(201);

@@ -101,7 +101,7 @@ describe('directory backups restored through the API (regression, issue 10.7)', 
 
   it('restores back to the original paths after the files were lost', async () => {
     await rm(sourceDir, { recursive: true });
-    const answer = await server.call('POST', `/api/storage/${storageId}/restore`, admin, { file: backupFile, restoreToOriginalPaths: true });
+    const answer = await server.call('POST', `/api/storage/${storageId}/restore`, admin, { file: backupFile, restoreToOriginalPaths: true, overwrite: true });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const run = await settled(server, admin, answer.body.executionId);
     expect(run.status, JSON.stringify(run.logs?.slice(-3))).toBe('Success');

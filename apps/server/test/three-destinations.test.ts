@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,10 +18,10 @@ import storageSmb from '@holdfast/storage-smb';
 import storageWebdav from '@holdfast/storage-webdav';
 import { createAdapterInstance, deterministicStream } from '@holdfast/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
+import { serviceState, startAdminServer } from './support/admin-server.js';
+import type { Caller, FullServer } from './support/full-server.js';
 
 const run = promisify(execFile);
-const state = async (name: string) => JSON.parse(await readFile(`/tmp/holdfast-test-services/${name}/${name}.json`, 'utf8'));
 
 async function sha256Of(storage: StorageAdapter, key: string): Promise<string> {
   const hash = createHash('sha256');
@@ -89,7 +89,7 @@ describe('one job, three real destinations: S3 (Ceph RGW), WebDAV (Apache), SMB 
   let configs: { s3: Record<string, unknown>; webdav: Record<string, unknown>; smb: Record<string, unknown> };
 
   beforeAll(async () => {
-    const [rgw, dav, smb] = await Promise.all([state('ceph-rgw'), state('webdav'), state('samba')]);
+    const [rgw, dav, smb] = await Promise.all([serviceState('ceph-rgw'), serviceState('webdav'), serviceState('samba')]);
     const client = new S3Client({ endpoint: rgw.endpoint, region: rgw.region, forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED', credentials: rgw });
     await client.send(new CreateBucketCommand({ Bucket: name }));
     cleanups.push(async () => {
@@ -113,9 +113,7 @@ describe('one job, three real destinations: S3 (Ceph RGW), WebDAV (Apache), SMB 
     work = await mkdtemp(join(tmpdir(), 'holdfast-three-'));
     await mkdir(join(work, 'data'));
     await pipeline(deterministicStream(24 * 1024 * 1024, { seed: 'three destinations' }), createWriteStream(join(work, 'data', 'payload.bin')));
-    server = await startFullServer('sqlite');
-    admin = await server.signIn(ADMIN.email, ADMIN.password);
-    await liftRateLimits(server, admin);
+    ({ server, admin } = await startAdminServer('sqlite'));
   }, 120_000);
 
   afterAll(async () => {
@@ -165,7 +163,7 @@ describe('one job, three real destinations: S3 (Ceph RGW), WebDAV (Apache), SMB 
   }, 180_000);
 
   it('a WebDAV server that dies mid-upload makes the run Partial; S3 and SMB hold complete, valid copies', async () => {
-    const dav = await state('webdav');
+    const dav = await serviceState('webdav');
     const relay = await dyingRelay({ host: dav.host, port: dav.port }, 4 * 1024 * 1024);
     const relayed = { ...configs.webdav, url: dav.basicUrl.replace(`:${dav.port}`, `:${relay.port}`), root: `/${name}` };
     const jobId = await jobTo('one dies', [{ s3: { ...configs.s3, prefix: 'partial' } }, { webdav: relayed }, { smb: { ...configs.smb } }]);

@@ -2,6 +2,7 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import { silentLogger, TOKENS, type AdapterRegistry, type KernelLogger, type RouteDefinition } from '@holdfast/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { AdapterConfigService } from './adapter-configs/adapter-config-service.js';
+import { browsableDestinationsRoute } from './adapter-configs/browsable-destinations-route.js';
 import { adapterRoutes } from './adapter-configs/adapter-routes.js';
 import { credentialRoutes } from './credentials/credential-routes.js';
 import { tokenValidationRoutes } from './credentials/token-validation-routes.js';
@@ -87,6 +88,7 @@ export class Catalog {
   routes(): RouteDefinition[] {
     return [
       ...adapterRoutes(this.deps, this.adapters),
+      browsableDestinationsRoute(this.deps, this.adapters),
       ...credentialRoutes(this.deps, this.credentials),
       ...tokenValidationRoutes(this.deps, this.adapters),
       ...vaultRoutes(this.deps, this.vault),

@@ -4,6 +4,7 @@ import { instanceCachingFactory, type DependencyContainer, type InjectionToken }
 import { Catalog, type CatalogOptions } from './catalog.js';
 import { catalogEntities } from './entities/index.js';
 import { catalogMigrations } from './migrations/001-catalog-schema.js';
+import { CatalogResourceNames } from './shared/resource-names.js';
 
 /** The catalog's composition object in the container (for the CLI and tests; other plugins use kernel tokens). */
 export const CATALOG = Symbol.for('holdfast:catalog') as InjectionToken<Catalog>;
@@ -11,13 +12,14 @@ export const CATALOG = Symbol.for('holdfast:catalog') as InjectionToken<Catalog>
 /**
  * The catalog plugin: jobs, adapter configs, credential and encryption profiles, templates, presets, settings and
  * export/import. Registers the kernel's `TOKENS.Settings` and `TOKENS.JobCatalog`; checks the system key against
- * its canary and seeds system records at start.
+ * its canary and seeds system records at start. `TOKENS.ConfigExporter` serves the export document;
+ * `TOKENS.ResourceNames` names its records in the audit log.
  */
 export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugin {
   const catalogOf = (container: DependencyContainer) => container.resolve(CATALOG);
   return {
     name: 'catalog',
-    provides: [CATALOG, TOKENS.Settings, TOKENS.JobCatalog, TOKENS.SecretSealer],
+    provides: [CATALOG, TOKENS.Settings, TOKENS.JobCatalog, TOKENS.SecretSealer, TOKENS.ConfigExporter, TOKENS.ResourceNames],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -38,7 +40,11 @@ export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugi
       container.register(TOKENS.Settings, { useFactory: (c) => catalogOf(c).settings });
       container.register(TOKENS.JobCatalog, { useFactory: (c) => catalogOf(c).jobCatalog });
       // Other plugins (identity) seal their secrets through this port; the key is loaded on first use.
+      // Observability's configuration self-backup writes this document; it needs no other part of the catalog.
+      container.register(TOKENS.ConfigExporter, { useFactory: (c) => ({ export: (actor, encryptionProfileId) => catalogOf(c).transfer.export(actor, encryptionProfileId) }) });
       container.register(TOKENS.SecretSealer, { useFactory: (c) => ({ seal: (text) => catalogOf(c).deps.box().seal(text), open: (sealed) => catalogOf(c).deps.box().open(sealed) }) });
+      // Identity names jobs, adapter configs, profiles and templates in the audit log through this port.
+      container.register(TOKENS.ResourceNames, { useFactory: (c) => new CatalogResourceNames(catalogOf(c).deps) });
     },
     routes: (container) => catalogOf(container).routes(),
     start: (container) => catalogOf(container).start(),

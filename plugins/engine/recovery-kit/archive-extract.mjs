@@ -15,8 +15,11 @@ import { RestoreTarget, safeSegments } from './restore-target.mjs';
 const damaged = (message) => new KitError(EXIT.damaged, message);
 const hasNativeZstd = () => typeof zlib.createZstdDecompress === 'function';
 
-/** Restores `archive` into the new folder `out`; `only` limits it to one file or folder. Returns what was restored. */
-export async function extractArchive({ archive, out, keyFile, only }) {
+/**
+ * Restores `archive` into the new folder `out`; `only` limits it to one file or folder. Returns what was restored and
+ * the warnings: members the containment rule refused, and members restored without setuid/setgid/sticky bits.
+ */
+export async function extractArchive({ archive, out, keyFile, only, keepSpecialModes = false }) {
   const getKey = keyGetter(keyFile);
   const finalPath = resolve(out);
   const staging = checkOutputFolder(finalPath);
@@ -30,9 +33,9 @@ export async function extractArchive({ archive, out, keyFile, only }) {
     await mkdir(dirname(staging), { recursive: true });
     await mkdir(staging);
     isStagingCreated = true;
-    const counts = await restoreInto(staging, selected, entries);
+    const { counts, warnings } = await restoreInto(staging, selected, entries, keepSpecialModes);
     await moveIntoPlace(staging, finalPath);
-    return { counts, archives: loaded.archives.length, dumps: selected.filter(({ entry }) => entry.kind === 'database-dump') };
+    return { counts, warnings, archives: loaded.archives.length, dumps: selected.filter(({ entry }) => entry.kind === 'database-dump') };
   } catch (error) {
     // A half-restored folder looks plausible and is not: it never takes the output's name, and is removed.
     if (isStagingCreated) await rm(staging, { recursive: true, force: true }).catch(() => note(`could not remove ${staging}; do not use it`));
@@ -93,8 +96,8 @@ function selectEntries(entries, only) {
   return selected;
 }
 
-async function restoreInto(root, selected, entries) {
-  const target = new RestoreTarget(root);
+async function restoreInto(root, selected, entries, keepSpecialModes) {
+  const target = new RestoreTarget(root, { keepSpecialModes });
   const byPath = new Map(entries.map((item) => [item.safePath, item]));
   const selectedPaths = new Set(selected.map(({ safePath }) => safePath));
   for (const item of selected) {
@@ -104,7 +107,8 @@ async function restoreInto(root, selected, entries) {
     else if (entry.kind === 'hardlink') await restoreHardLink(target, item, byPath, selectedPaths);
     else await restoreContent(target, entry, item);
   }
-  return target.finish();
+  const counts = await target.finish();
+  return { counts, warnings: target.warnings };
 }
 
 // A hard link whose target is not being restored (--only picked the link alone) comes back as a copy of it.

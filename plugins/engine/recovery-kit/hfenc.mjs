@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { Transform } from 'node:stream';
 
 /** Exit codes of the kit; README.md lists them. */
-export const EXIT = { usage: 2, wrongKey: 3, damaged: 4, decompress: 5, io: 6 };
+export const EXIT = { usage: 2, wrongKey: 3, damaged: 4, decompress: 5, io: 6, partial: 7 };
 
 /** An error the kit reports as one line with its exit code. */
 export class KitError extends Error {

@@ -31,12 +31,16 @@ For an incremental archive, put every earlier archive of its chain in the same f
 snapshot is restored from all of them. <archive>.index.json is used when present.
 
 Options:
-  --key-file <path>  key for encrypted archives (default: the HOLDFAST_KEY environment variable)
-  --only <path>      restore only this file or folder (a path inside the archive, like var/www/index.html)
-  --help             show this text
+  --key-file <path>      key for encrypted archives (default: the HOLDFAST_KEY environment variable)
+  --only <path>          restore only this file or folder (a path inside the archive, like var/www/index.html)
+  --keep-special-modes   restore setuid, setgid and sticky bits (run as root: owners are restored with them)
+  --help                 show this text
+
+Members that would lead outside the output folder (symlinks resolving out of it, anything below a symlink of the
+archive) are not restored, and setuid/setgid/sticky bits are dropped without --keep-special-modes; each is named.
 
 Exit codes: 0 done, 2 usage or key format, 3 wrong key, 4 damaged archive or chain, 5 no zstd decoder available,
-6 a file is missing or could not be written.`;
+6 a file is missing or could not be written, 7 restored but members were refused or lost special bits (named above).`;
 
 const DECOMPRESSORS = {
   gzip: () => zlib.createGunzip(),
@@ -68,7 +72,7 @@ function codecFromSidecar(file) {
 
 // Hand-written rather than util.parseArgs, which early Node 18 releases lack.
 const DECRYPT_OPTIONS = { values: new Set(['key-file', 'out', 'decompress']), flags: new Set(['force', 'help']) };
-const EXTRACT_OPTIONS = { values: new Set(['key-file', 'only']), flags: new Set(['help']) };
+const EXTRACT_OPTIONS = { values: new Set(['key-file', 'only']), flags: new Set(['help', 'keep-special-modes']) };
 
 function parseOptions(argv, spec, usage) {
   const values = {};
@@ -113,7 +117,11 @@ function parseExtractCommand(argv) {
   const { values, positionals } = parseOptions(argv, EXTRACT_OPTIONS, EXTRACT_USAGE);
   if (values.help) return { help: EXTRACT_USAGE };
   if (positionals.length !== 2) throw new KitError(EXIT.usage, `give the archive and the output folder\n\n${EXTRACT_USAGE}`);
-  return { archive: positionals[0], out: positionals[1], keyFile: values['key-file'], only: values.only };
+  const keepSpecialModes = values['keep-special-modes'] === true;
+  if (keepSpecialModes && process.getuid?.() !== 0) {
+    throw new KitError(EXIT.usage, '--keep-special-modes restores owners with the setuid/setgid/sticky bits, which needs root: run it as root or leave it out');
+  }
+  return { archive: positionals[0], out: positionals[1], keyFile: values['key-file'], only: values.only, keepSpecialModes };
 }
 
 async function decryptCommand(argv) {
@@ -157,7 +165,7 @@ async function extractCommand(argv) {
   if (options.help) return void process.stdout.write(`${options.help}\n`);
   if (!existsSync(options.archive)) throw new KitError(EXIT.io, `archive not found: ${options.archive}`);
   try {
-    const { counts, archives, dumps } = await extractArchive(options);
+    const { counts, warnings, archives, dumps } = await extractArchive(options);
     const count = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
     const from = archives === 1 ? '1 archive' : `${archives} archives of its chain`;
     process.stderr.write(
@@ -166,6 +174,11 @@ async function extractCommand(argv) {
         `from ${from} into ${options.out}\n`,
     );
     for (const { entry, safePath } of dumps) process.stderr.write(`holdfast-decrypt: database ${JSON.stringify(entry.database)}: ${safePath}\n`);
+    for (const warning of warnings) process.stderr.write(`holdfast-decrypt: ${warning}\n`);
+    if (warnings.length > 0) {
+      process.stderr.write(`holdfast-decrypt: ${warnings.length} member${warnings.length === 1 ? ' was' : 's were'} not restored as archived (listed above)\n`);
+      return EXIT.partial;
+    }
   } catch (error) {
     if (error instanceof KitError || !error.code) throw error;
     throw new KitError(EXIT.io, `${error.code}: ${error.message}`);
@@ -175,8 +188,8 @@ async function extractCommand(argv) {
 const [command, ...rest] = process.argv.slice(2);
 const isExtract = command === 'extract';
 (isExtract ? extractCommand(rest) : decryptCommand(process.argv.slice(2))).then(
-  () => {
-    process.exitCode = 0;
+  (exitCode) => {
+    process.exitCode = exitCode ?? 0;
   },
   (error) => {
     const exitCode = error instanceof KitError ? error.exitCode : 1;

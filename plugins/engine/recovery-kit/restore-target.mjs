@@ -1,10 +1,13 @@
-// Writes a snapshot's entries into a folder for the recovery kit, safely: no path may leave the folder, nothing is
-// written through a symlink, and each file's content is checked against the index before it counts as restored.
+// Writes a snapshot's entries into a folder for the recovery kit under the containment rule (containment.mjs): no
+// path may leave the folder, nothing is written through a symlink, no symlink left leads out of it, setuid/setgid/
+// sticky bits only with --keep-special-modes; refused members are named in `warnings`. Each file's content is checked
+// against the index before it counts as restored.
 import { createHash } from 'node:crypto';
 import { constants as fs } from 'node:fs';
 import { chmod, chown, lchown, link, lstat, lutimes, mkdir, open, symlink, utimes } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Transform } from 'node:stream';
+import { Containment } from './containment.mjs';
 import { EXIT, KitError } from './hfenc.mjs';
 
 const damaged = (message) => new KitError(EXIT.damaged, message);
@@ -34,25 +37,28 @@ class ContentCheck extends Transform {
 
 /**
  * The output folder. Files and directories are written as they come; hard links and symlinks are created at the
- * end (symlinks last, so the archive cannot plant one and then write through it); directory modes and mtimes are
+ * end (symlinks last, once every one of them was resolved through the others); directory modes and mtimes are
  * applied last of all, deepest first, because creating entries inside a directory changes its mtime.
  */
 export class RestoreTarget {
-  constructor(root) {
+  constructor(root, { keepSpecialModes = false } = {}) {
     this.root = root;
     this.isRoot = process.getuid?.() === 0;
+    // Special bits only together with the owners, which only root restores.
+    this.containment = new Containment({ keepSpecialModes: keepSpecialModes && this.isRoot });
     this.realDirectories = new Set(['']);
     this.directories = [];
     this.hardlinks = [];
-    this.symlinks = [];
     this.files = new Set();
+    this.warnings = [];
     this.counts = { files: 0, directories: 0, symlinks: 0, hardlinks: 0, dumps: 0 };
   }
 
   async directory(entry) {
-    const path = safeSegments(entry.path).join('/');
-    await this.ensureDirectory(path);
-    this.directories.push({ ...entry, path });
+    const admitted = this.admit(entry, 'directory');
+    if (!admitted) return;
+    await this.ensureDirectory(admitted.path);
+    this.directories.push({ ...entry, path: admitted.path, mode: admitted.mode });
     this.counts.directories += 1;
   }
 
@@ -61,7 +67,9 @@ export class RestoreTarget {
    * are then checked against the entry's size and SHA-256.
    */
   async file(entry, decodeInto) {
-    const path = safeSegments(entry.path).join('/');
+    const admitted = this.admit(entry, 'file');
+    if (!admitted) return;
+    const { path } = admitted;
     const absolute = await this.newLeaf(path);
     const handle = await open(absolute, fs.O_WRONLY | fs.O_CREAT | fs.O_EXCL | fs.O_NOFOLLOW, 0o600);
     const check = new ContentCheck();
@@ -70,31 +78,38 @@ export class RestoreTarget {
     if (check.size !== entry.size || digest !== entry.sha256) {
       throw damaged(`"${entry.path}" came out as ${check.size} bytes with SHA-256 ${digest}; the index says ${entry.size} bytes, ${entry.sha256}`);
     }
+    // Owner before mode: chown clears setuid/setgid bits.
     if (this.isRoot) await chown(absolute, entry.uid, entry.gid);
-    await chmod(absolute, entry.mode);
+    await chmod(absolute, admitted.mode);
     await setTimes(utimes, absolute, entry.mtime);
     this.files.add(path);
     this.counts[entry.kind === 'database-dump' ? 'dumps' : 'files'] += 1;
   }
 
   symlink(entry) {
-    this.symlinks.push({ ...entry, path: safeSegments(entry.path).join('/') });
+    this.admit(entry, 'symlink');
   }
 
   hardlink(entry) {
-    this.hardlinks.push({ ...entry, path: safeSegments(entry.path).join('/'), target: safeSegments(entry.target).join('/') });
+    const admitted = this.admit({ ...entry, target: safeSegments(entry.target).join('/') }, 'hardlink');
+    if (admitted) this.hardlinks.push({ ...entry, path: admitted.path, target: admitted.linkTarget });
   }
 
   async finish() {
     for (const entry of this.hardlinks) {
       // Only a file this run restored may be linked: never whatever else happens to sit at that path.
-      if (!this.files.has(entry.target)) throw damaged(`hard link "${entry.path}" points at "${entry.target}", which is not a restored file`);
+      if (!this.files.has(entry.target)) {
+        this.warnings.push(`${entry.path}: hard link refused, its link target "${entry.target}" was not restored as a file`);
+        continue;
+      }
       await link(join(this.root, entry.target), await this.newLeaf(entry.path));
       this.counts.hardlinks += 1;
     }
-    for (const entry of this.symlinks) {
-      const absolute = await this.newLeaf(entry.path);
-      await symlink(entry.target, absolute);
+    const { accepted, refused } = this.containment.settle();
+    for (const { path, reason } of refused) this.warnings.push(`${path}: symlink refused, ${reason}`);
+    for (const { path, target, payload: entry } of accepted) {
+      const absolute = await this.newLeaf(path);
+      await symlink(target, absolute);
       if (this.isRoot) await lchown(absolute, entry.uid, entry.gid);
       await setTimes(lutimes, absolute, entry.mtime);
       this.counts.symlinks += 1;
@@ -107,6 +122,19 @@ export class RestoreTarget {
       await setTimes(utimes, absolute, entry.mtime);
     }
     return this.counts;
+  }
+
+  // The containment rule's verdict for an entry; a refused one is named in the warnings and undefined returned.
+  admit(entry, kind) {
+    const path = safeSegments(entry.path).join('/');
+    const verdict = this.containment.admit({ path, kind, mode: entry.mode, target: entry.target, payload: { ...entry, path } });
+    if (verdict.refused) {
+      const what = kind === 'symlink' ? 'symlink refused' : kind === 'hardlink' ? 'hard link refused' : 'refused';
+      this.warnings.push(`${path}: ${what}, ${verdict.refused}`);
+      return undefined;
+    }
+    if (verdict.note) this.warnings.push(`${path}: ${verdict.note}`);
+    return verdict;
   }
 
   // Every directory of `path` exists as a real directory inside the root, never a symlink or a file.

@@ -28,10 +28,10 @@ export { STAGES, RESTORE_STAGES, VERIFY_STAGES, TEST_RESTORE_STAGES } from './ru
 export { integrityRequestSchema, verificationBodySchema, type IntegrityRequest, type VerificationRequest } from './verify/integrity-request.js';
 export { checkStoredObject, type ObjectCheck, type VerificationMethod } from './verify/stored-object.js';
 export { restoreTimeOf, restoreTimes, type RestoreTime } from './test-restore/restore-times.js';
-export { restoreRequestSchema, type RestoreRequest } from './restore/restore-run.js';
+export { restoreRequestSchema, type RestoreRequest } from './restore/restore-request.js';
 export { executionViewSchema, toExecutionView, type ExecutionView } from './routes/representation.js';
 export { HistoryStore } from './history/history-store.js';
 export type { HistoryFilter } from './history/history-query.js';
 export { historyQuerySchema, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, UNPAGED_LIMIT } from './history/history-query.js';
 export { JobScheduler, SCHEDULER_TRIGGER, DEFAULT_SCHEDULER_OPTIONS, type SchedulerOptions, type PlannedJob, type SlotOutcome } from './scheduler/scheduler.js';
-export type { ReportingOptions } from './history/wiring.js';
+export type { ReportingOptions } from './scheduler/scheduler-wiring.js';

@@ -1,4 +1,5 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
+import { executionStatsPort } from './store/execution-stats.js';
 import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { EngineBackupReader } from './backup-reader/backup-reader.js';
@@ -12,6 +13,7 @@ import { executionRoutes } from './routes/execution-routes.js';
 import { jobRoutes } from './routes/job-run-routes.js';
 import { archiveRoutes } from './routes/archive-routes.js';
 import { restoreRoutes } from './routes/restore-routes.js';
+import { databaseRoutes } from './routes/database-routes.js';
 import { verificationRoutes } from './routes/verification-routes.js';
 import { TestRestoreScheduler } from './test-restore/test-restore-scheduler.js';
 import { integrityChecksPort } from './verify/integrity-port.js';
@@ -20,7 +22,7 @@ import { ExecutionStore } from './store/execution-store.js';
 import { createEngineTables } from './store/migration.js';
 import { createScaleOutTables } from './store/scale-out-migration.js';
 import { createStorageSnapshotTable } from './dashboard/storage-stats.js';
-import { createReporting, type Reporting, type ReportingOptions } from './history/wiring.js';
+import { createReporting, type Reporting, type ReportingOptions } from './scheduler/scheduler-wiring.js';
 import { runsJobs } from './queue/process-role.js';
 import { schedulerOptionsFrom } from './scheduler/scheduler-env.js';
 
@@ -90,7 +92,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
 
   return {
     name: 'engine',
-    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks],
+    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks, TOKENS.ExecutionStats],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -109,6 +111,8 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
       container.register(TOKENS.BackupReader, { useValue: new EngineBackupReader(() => container.resolve(TOKENS.JobCatalog), () => adaptersOf(container)) });
       container.register(TOKENS.IntegrityChecks, { useFactory: (c) => integrityChecksPort(() => engineOf(c), () => storeOf(c)) });
+      // Observability's metrics read queue and history figures through this port, never the executions table.
+      container.register(TOKENS.ExecutionStats, { useValue: executionStatsPort(() => container.resolve(ORM_DATABASE)) });
     },
     routes(container) {
       const running = engineOf(container);
@@ -116,7 +120,8 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       return [
         ...jobRoutes({ engine: running, catalog, settings: () => container.resolve(TOKENS.Settings), audit: audit(container), adapters: () => adaptersOf(container) }),
         ...executionRoutes(storeOf(container), running, catalog),
-        ...restoreRoutes(running, catalog, audit(container)),
+        ...restoreRoutes(running, catalog, audit(container), () => adaptersOf(container)),
+        ...databaseRoutes(catalog, () => adaptersOf(container)),
         ...archiveRoutes(catalog, () => adaptersOf(container)),
         ...verificationRoutes({ engine: running, store: storeOf(container), catalog, audit: audit(container) }),
         ...reportingOf(container).routes(),

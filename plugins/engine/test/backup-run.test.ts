@@ -64,7 +64,7 @@ describe('backup runs over HTTP (libsql)', () => {
 
     const restoreTo = join(dirs[0]!, '..', `restored-${done.id}.txt`);
     server.catalog.addConfig({ configId: 'restore-target', name: 'Restore target', kind: 'source', adapterId: 'generated', config: { restoreTo } });
-    const restore = await call(server.url, 'POST', '/api/storage/dest-b/restore', { key, json: { file: done.path, targetSourceId: 'restore-target' } });
+    const restore = await call(server.url, 'POST', '/api/storage/dest-b/restore', { key, json: { file: done.path, targetSourceId: 'restore-target', overwrite: true } });
     expect(restore.status).toBe(200);
     const restored = await waitForEnd(server.url, key, restore.body.executionId);
     expect(restored.status, JSON.stringify(restored.logs)).toBe('Success');
@@ -86,7 +86,7 @@ describe('backup runs over HTTP (libsql)', () => {
     await writeFile(file, bytes);
     const restoreTo = join(dirs[1]!, 'restored.txt');
     server.catalog.addConfig({ configId: 'restore-target', name: 'Restore target', kind: 'source', adapterId: 'generated', config: { restoreTo } });
-    const restore = await call(server.url, 'POST', '/api/storage/dest-a/restore', { key, json: { file: done.path, targetSourceId: 'restore-target' } });
+    const restore = await call(server.url, 'POST', '/api/storage/dest-a/restore', { key, json: { file: done.path, targetSourceId: 'restore-target', overwrite: true } });
     const restored = await waitForEnd(server.url, key, restore.body.executionId);
     expect(restored.status).toBe('Failed');
     expect(restored.error).toMatch(/checksum mismatch/);

@@ -87,23 +87,27 @@ describe('test restores into Redis and SQLite scratch targets (engine on libsql,
   });
 
   it('Redis: restores into the scratch index, checks key counts against the backup, flushes the index, records the RTO', async () => {
-    // Four keys that are alive when backed up and expire before the test restore.
-    redisScript(SOURCE_DB, [0, 1, 2, 3].map((i) => `SET flash:${i} soon PX 3000`).join('\n') + '\n');
+    // Four keys that are alive when backed up and expire before the test restore. Their life is long enough for the
+    // backup to read them on a loaded machine; the test then waits until Redis says they are gone.
+    redisScript(SOURCE_DB, [0, 1, 2, 3].map((i) => `SET flash:${i} soon PX 10000`).join('\n') + '\n');
     const backup = await run('/api/jobs/redis-job/run');
     expect(backup.status, JSON.stringify(backup.logs)).toBe('Success');
     const recorded = (await sidecarOf(backup.path)).figures.databases[String(SOURCE_DB)];
     expect(recorded.keys - recorded.expires).toBe(330);
     expect(recorded.expires).toBe(9);
     // Let the short-lived keys expire: the restore skips them, and the checks allow for that.
-    await new Promise((resolve) => setTimeout(resolve, 3_200));
+    for (let waited = 0; redis(SOURCE_DB, 'EXISTS', 'flash:0', 'flash:1', 'flash:2', 'flash:3') !== '0'; waited += 250) {
+      if (waited > 15_000) throw new Error('the short-lived keys did not expire');
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
 
     const tested = await run('/api/jobs/redis-job/test-restore');
     expect(tested.status, JSON.stringify(tested.logs)).toBe('Success');
     expect(tested.path).toBe(backup.path);
-    expect(messages(tested)).toContain(`test restore of ${backup.path} (created ${(await sidecarOf(backup.path)).createdAt}) from Disk into database ${SCRATCH_DB} of Redis Local Redis`);
+    expect(messages(tested)).toContain(`test restore of ${backup.path} (created ${(await sidecarOf(backup.path)).createdAt}) from Disk into database ${SCRATCH_DB} of Local Redis`);
     expect(messages(tested)).toContain('restore: 4 key(s) had expired since the backup and were not restored');
     expect(messages(tested)).toContain(`check database ${SOURCE_DB}: key counts: ok (330 keys without expiry restored, 330 recorded; 5 keys with an expiry restored, at most 9 recorded (expired ones are not restored))`);
-    expect(messages(tested)).toContain(`scratch removed: database ${SCRATCH_DB} of Redis Local Redis`);
+    expect(messages(tested)).toContain(`scratch removed: database ${SCRATCH_DB} of Local Redis`);
     expect(redis(SCRATCH_DB, 'DBSIZE')).toBe('0');
     // The source index was only read.
     expect(redis(SOURCE_DB, 'GET', 'user:7')).toBe('name 7');
@@ -127,7 +131,7 @@ describe('test restores into Redis and SQLite scratch targets (engine on libsql,
     const refused = await run('/api/jobs/redis-job/test-restore');
     expect(refused.status).toBe('Failed');
     expect(refused.error).toBe(
-      `test restore failed: database ${SCRATCH_DB} of Redis Local Redis holds 1 key(s) that no test restore of this installation left: a scratch index must be empty (it is flushed after each test restore); empty it or name another index`,
+      `test restore failed: database ${SCRATCH_DB} of Local Redis holds 1 key(s) that no test restore of this installation left: a scratch index must be empty (it is flushed after each test restore); empty it or name another index`,
     );
     expect(redis(SCRATCH_DB, 'GET', 'someone:else')).toBe('keep me');
     redis(SCRATCH_DB, 'DEL', 'someone:else');
@@ -136,12 +140,12 @@ describe('test restores into Redis and SQLite scratch targets (engine on libsql,
     expect(backup.status).toBe('Success');
     const same = await run('/api/jobs/redis-same/test-restore');
     expect(same.status).toBe('Failed');
-    expect(same.error).toBe(`test restore failed: database ${SOURCE_DB} of Redis Local Redis is the database this job backs up; name an index reserved for test restores (testRestore.target.database)`);
+    expect(same.error).toBe(`test restore failed: database ${SOURCE_DB} of Local Redis is the database this job backs up; name an index reserved for test restores (testRestore.target.database)`);
     expect(redis(SOURCE_DB, 'DBSIZE')).not.toBe('0');
 
     const rdb = await run('/api/jobs/redis-rdb/test-restore');
     expect(rdb.status).toBe('Failed');
-    expect(rdb.error).toMatch(/^test restore failed: the job backs Redis up in rdb mode: an RDB snapshot cannot be restored into a running server/);
+    expect(rdb.error).toMatch(/^test restore failed: the job's source "[^"]+" cannot take part in test restores: \[source-redis\] backups in rdb mode cannot be test-restored: an RDB snapshot cannot be restored into a running server/);
   });
 
   it('Redis: a scratch index a crashed test restore left (its marker names an ended execution) is flushed first', async () => {
@@ -149,7 +153,7 @@ describe('test restores into Redis and SQLite scratch targets (engine on libsql,
     redisScript(SCRATCH_DB, `SET holdfast:test-restore ${ended}\nSET half:restored 1\nSET half:restored:2 2\n`);
     const tested = await run('/api/jobs/redis-job/test-restore');
     expect(tested.status, JSON.stringify(tested.logs)).toBe('Success');
-    expect(messages(tested)).toContain(`flushed database ${SCRATCH_DB} of Redis Local Redis left by the interrupted test restore ${ended}`);
+    expect(messages(tested)).toContain(`flushed database ${SCRATCH_DB} of Local Redis left by the interrupted test restore ${ended}`);
     expect(redis(SCRATCH_DB, 'DBSIZE')).toBe('0');
   });
 

@@ -8,6 +8,7 @@ import { apiFallback } from './internal/fallbacks.js';
 import { createJsonBodyReader, DEFAULT_BODY_LIMIT_BYTES } from './internal/json-body.js';
 import { recordMountedRoutes } from './internal/mounted-routes.js';
 import { requestContext } from './internal/request-context.js';
+import { securityHeaders } from './internal/security-headers.js';
 import { createRoutePipeline } from './internal/route-pipeline.js';
 
 /**
@@ -59,6 +60,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   }
   recordMountedRoutes(routes);
 
+  app.use(securityHeaders());
   app.use(requestContext(logger));
   app.use(errorResponder(logger));
   app.use(router.routes());

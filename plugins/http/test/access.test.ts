@@ -146,6 +146,26 @@ describe('rate limiting and step order', () => {
     ]);
   });
 
+  it('counts a browser session\'s reads per user (class browser); keys, anonymous callers and bad cookies per IP (issue 47)', async () => {
+    const calls: string[] = [];
+    const limiter = new FakeRateLimiter(calls, 100);
+    running = await startApp({ routes: ALL_TEST_ROUTES, register: (c) => registerFakes(c, { limiter, authenticator: new FakeAuthenticator(calls) }) });
+    expect((await call(`${running.url}/api/things`, { headers: { cookie: 'sid=admin' } })).status).toBe(200);
+    // The session is known before it is counted: that is what lets it have its own budget.
+    expect(calls).toEqual(['authenticate', 'rate-limit']);
+    expect((await call(`${running.url}/api/things`, { token: 'reader' })).status).toBe(200);
+    expect((await call(`${running.url}/api/things`, { headers: { cookie: 'sid=forged' } })).status).toBe(401);
+    await call(`${running.url}/api/public/echo`, { headers: { cookie: 'sid=admin' } });
+    await call(`${running.url}/api/things`, { method: 'POST', json: { name: 'a' }, headers: { cookie: 'sid=admin' } });
+    expect(limiter.consumed).toEqual([
+      { key: 'user:u-admin', kind: 'browser' },
+      { key: '127.0.0.1', kind: 'api' },
+      { key: '127.0.0.1', kind: 'api' },
+      { key: '127.0.0.1', kind: 'api' },
+      { key: '127.0.0.1', kind: 'mutation' },
+    ]);
+  });
+
   it('believes X-Forwarded-For only with trustProxy, and then only the entry the proxy added', async () => {
     const untrusting = new FakeRateLimiter([], 100);
     running = await startApp({ routes: ALL_TEST_ROUTES, register: (c) => registerFakes(c, { limiter: untrusting }) });

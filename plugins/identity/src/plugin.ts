@@ -41,6 +41,7 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
       optional(container, TOKENS.Logger)?.child?.({ plugin: 'identity' }) ?? optional(container, TOKENS.Logger) ?? silentLogger,
       () => optional(container, TOKENS.SecretSealer),
       () => optional(container, TOKENS.Settings),
+      () => optional(container, TOKENS.ResourceNames),
     );
     return services;
   };
@@ -54,6 +55,8 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
       ORM_DATABASE,
       optionalToken(TOKENS.Settings),
       optionalToken(TOKENS.SecretSealer),
+      // The catalog's record names for audit entries, looked up when the log is read.
+      optionalToken(TOKENS.ResourceNames),
       optionalToken(TOKENS.EventBus),
       optionalToken(TOKENS.Logger),
     ],

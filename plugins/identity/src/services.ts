@@ -1,5 +1,5 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
-import { silentLogger, type EventBus, type KernelLogger, type SettingsReader } from '@holdfast/kernel';
+import { silentLogger, type EventBus, type KernelLogger, type ResourceNames, type SettingsReader } from '@holdfast/kernel';
 import { GrantAccessPolicy } from './access/access-policy.js';
 import { ApiKeyService } from './api-keys/api-key-service.js';
 import { pruneAuditLog } from './audit/audit-retention.js';
@@ -48,12 +48,14 @@ export function createIdentityServices(
   sealer: SealerSource = () => undefined,
   /** The system settings (`TOKENS.Settings`, owned by the catalog); defaults apply without one. */
   settingsSource: () => SettingsReader | undefined = () => undefined,
+  /** Names of other plugins' records for the audit log (`TOKENS.ResourceNames`, owned by the catalog). */
+  resourceNames: () => ResourceNames | undefined = () => undefined,
 ): IdentityServices {
   const settings = new IdentitySettings(settingsSource);
   const groups = new GroupService(database);
   const sessions = new SessionService(database);
   const apiKeys = new ApiKeyService(database, logger);
-  const audit = new AuditTrail(database);
+  const audit = new AuditTrail(database, resourceNames);
   const oneTimeValues = new OneTimeValues(database);
   const rateLimiter = new SettingsRateLimiter(database, settings, logger);
   const housekeeping = new HousekeepingTask(
@@ -66,18 +68,19 @@ export function createIdentityServices(
     logger,
     config.housekeepingIntervalMs,
   );
+  const users = new UserService(database, events);
   return {
     config,
     database,
     events,
     logger,
     settings,
-    users: new UserService(database, events),
+    users,
     groups,
     sessions,
     apiKeys,
     audit,
-    authenticator: new IdentityAuthenticator(sessions, groups, apiKeys, logger),
+    authenticator: new IdentityAuthenticator(sessions, groups, apiKeys, logger, async (userId) => (await users.find(userId))?.disabled === false),
     accessPolicy: new GrantAccessPolicy(database, groups),
     rateLimiter,
     housekeeping,

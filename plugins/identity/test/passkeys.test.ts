@@ -136,6 +136,43 @@ describe.each(DIALECTS)('passkeys with a software authenticator on %s', (dialect
     expect(garbage.status).toBe(400);
   });
 
+  it('audits a refused passkey sign-in as login.failed with its reason and the account when known, never the assertion (issue 47.5)', async () => {
+    await start();
+    const admin = await setUpAdmin(app!);
+    const { authenticator } = await register(admin);
+    const failures = async () => (await app!.services.audit.list({ page: 1, pageSize: 20, action: 'login.failed' })).entries;
+    expect(await failures()).toHaveLength(0);
+
+    // A registered passkey answering for the wrong origin: the signature check fails, the account is known.
+    const phished = await passkeySignIn(authenticator, { origin: 'https://phishing.example' });
+    expect(phished.reply.status).toBe(401);
+    const [refused] = await failures();
+    expect(await failures()).toHaveLength(1);
+    expect(refused).toMatchObject({ resource: 'session', userId: expect.any(String), actorName: ADMIN.email, resourceName: ADMIN.email });
+    expect(JSON.parse(refused!.details!)).toEqual({
+      email: ADMIN.email,
+      reason: 'passkey-verification-failed',
+      knownUser: true,
+      authMethod: 'passkey',
+      credentialId: authenticator.id,
+    });
+    for (const secret of [phished.assertion.response.signature, phished.assertion.response.clientDataJSON, phished.assertion.response.authenticatorData]) {
+      expect(JSON.stringify(refused)).not.toContain(secret);
+    }
+
+    // A passkey this server never registered: no account to name.
+    const stranger = new SoftwareAuthenticator({ origin: app!.url });
+    expect((await passkeySignIn(stranger)).reply.status).toBe(401);
+    const entries = await failures();
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({ userId: null, actorName: null });
+    expect(JSON.parse(entries[0]!.details!)).toEqual({ email: '', reason: 'passkey-unknown', knownUser: false, authMethod: 'passkey', credentialId: stranger.id });
+
+    // A good sign-in writes no failure.
+    expect((await passkeySignIn(authenticator)).reply.status).toBe(200);
+    expect(await failures()).toHaveLength(2);
+  });
+
   it('as a second factor: the password step asks for the passkey, only that account\'s passkeys are offered, presence suffices', async () => {
     await start();
     const admin = await setUpAdmin(app!);

@@ -123,6 +123,35 @@ describe.each(DIALECTS)('OIDC single sign-on against a real OpenID Provider on %
     expect((await sessionOf(linked.browser)).body.user.id).toBe(created.body.id);
   });
 
+  it('audits a refused callback as login.failed with the reason and the email when known, never the code or state (issue 47.5)', async () => {
+    await start({ provider: { allowProvisioning: false } });
+    const failures = async () => (await app!.services.audit.list({ page: 1, pageSize: 20, action: 'login.failed' })).entries;
+    const browser = new Browser();
+    const atCallback = await browser.follow(startUrl(), isCallback);
+    const callback = new URL(atCallback.location!);
+    const code = callback.searchParams.get('code')!;
+    const state = callback.searchParams.get('state')!;
+    expect(code).toBeTruthy();
+    const refused = await browser.request(callback.href);
+    expect(refused.status).toBe(403);
+    const [entry, ...others] = await failures();
+    expect(others).toHaveLength(0);
+    expect(entry).toMatchObject({ resource: 'session', userId: null, actorName: ALICE.email, resourceName: ALICE.email });
+    expect(JSON.parse(entry!.details!)).toEqual({ email: ALICE.email, reason: 'sso-no-account', knownUser: false, authMethod: 'sso:oidc', providerId: PROVIDER_ID });
+    expect(JSON.stringify(entry)).not.toContain(code);
+    expect(JSON.stringify(entry)).not.toContain(state);
+
+    // The provider answering with an error: no account to name, and not its description either.
+    const again = new Browser();
+    const started = new URL((await again.request(startUrl())).location!);
+    const denied = await again.request(`${app!.url}/api/auth/sso/oidc/${PROVIDER_ID}/callback?error=access_denied&error_description=user%20said%20no&state=${started.searchParams.get('state')}`);
+    expect(denied.status).toBe(400);
+    const latest = await failures();
+    expect(latest).toHaveLength(2);
+    expect(JSON.parse(latest[0]!.details!)).toEqual({ email: '', reason: 'sso-provider-error', knownUser: false, authMethod: 'sso:oidc', providerId: PROVIDER_ID });
+    expect(latest[0]!.details).not.toContain('user said no');
+  });
+
   it('does not link an existing account when the provider has not verified the email', async () => {
     const { admin } = await start();
     idp!.accounts.set(ALICE.sub, { ...ALICE, emailVerified: false });

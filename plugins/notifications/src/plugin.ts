@@ -1,4 +1,5 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
+import { deliveryStatsPort } from './log/delivery-stats.js';
 import { optionalToken, silentLogger, TOKENS, type BackupOutcomeEvent, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { ChannelSender } from './dispatch/channel-sender.js';
@@ -69,7 +70,7 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
   };
   return {
     name: 'notifications',
-    provides: [NOTIFICATIONS],
+    provides: [NOTIFICATIONS, TOKENS.DeliveryStats],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -82,6 +83,8 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
     migrations: [createNotificationLogTable],
     register(container) {
       container.register(NOTIFICATIONS, { useFactory: serviceOf });
+      // Observability's metrics read the delivery figures through this port, never the log table itself.
+      container.register(TOKENS.DeliveryStats, { useValue: deliveryStatsPort(() => container.resolve(ORM_DATABASE)) });
     },
     routes(container) {
       return notificationRoutes({ store: () => serviceOf(container).store, dispatcher: () => serviceOf(container).dispatcher, sender: () => serviceOf(container).sender });

@@ -6,7 +6,7 @@ export { HealthChecker, statusAfter, HEALTH_CHECK_TIMEOUT_MS, type HealthOutcome
 export { updateDbVersions, type VersionPassResult } from './health/db-versions.js';
 export { StorageAlerts } from './storage/storage-alerts.js';
 export { runIntegrityTask, INTEGRITY_CHECK_TASK, type IntegrityTaskDeps } from './integrity/integrity-task.js';
-export { ConfigBackup, configBackupFileName, type ConfigExporter } from './config-backup/config-backup.js';
+export { ConfigBackup, configBackupFileName } from './config-backup/config-backup.js';
 export { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
 export { ObservabilitySettings, OBSERVABILITY_SETTINGS, tokenHash, type ObservabilitySettingsValues } from './settings.js';
 export { createObservabilityTables } from './store/migration.js';

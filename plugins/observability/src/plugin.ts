@@ -1,11 +1,12 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { optionalToken, silentLogger, TOKENS, type EventBus, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
-import { CATALOG_SERVICE, ConfigBackup } from './config-backup/config-backup.js';
+import { ConfigBackup } from './config-backup/config-backup.js';
 import { updateDbVersions } from './health/db-versions.js';
 import { HealthChecker } from './health/health-check.js';
 import { INTEGRITY_CHECK_TASK, runIntegrityTask } from './integrity/integrity-task.js';
 import { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
+import { metricsAccessFromEnv } from './metrics/metrics-access.js';
 import { observabilityRoutes } from './routes/observability-routes.js';
 import { ObservabilitySettings } from './settings.js';
 import { StorageAlerts } from './storage/storage-alerts.js';
@@ -49,6 +50,8 @@ export interface ObservabilityPluginOptions {
   runsScheduledTasks?: boolean;
   /** How often INTEGRITY_CHECK reads the outcome of the check it queued (default 2 s). */
   integrityPollMs?: number;
+  /** Environment to read `HOLDFAST_METRICS_TOKEN` and `HOLDFAST_METRICS_ALLOW` from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
@@ -60,9 +63,11 @@ function optional<T>(container: DependencyContainer, token: InjectionToken<T>): 
  * adapter health, raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
  * runs scheduled integrity checks through the engine's `TOKENS.IntegrityChecks`, and serves Prometheus metrics.
  * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses `TOKENS.Settings` (system time
- * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks` and the catalog's export when present.
+ * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks` and `TOKENS.ConfigExporter` (the catalog's export) when present.
  */
 export function createObservabilityPlugin(options: ObservabilityPluginOptions = {}): HoldfastPlugin {
+  // Read at creation: a bad value stops the start with a message naming the variable.
+  const metricsAccess = metricsAccessFromEnv(options.env ?? process.env);
   let service: ObservabilityService | undefined;
   let observer: HttpLatencyObserver | undefined;
   const pending = new Set<Promise<unknown>>();
@@ -80,8 +85,14 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     const runs = new TaskRunStore(database);
     const health = new HealthChecker({ container, database, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
     const alerts = new StorageAlerts({ database, settings: () => settings.get('storageAlerts'), events, logger });
-    const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => optional(container, CATALOG_SERVICE), events, settings: () => settings.get('configBackup'), logger });
-    const metrics = new HoldfastMetrics({ database, catalog: () => optional(container, TOKENS.JobCatalog), withProcessMetrics: options.processMetrics });
+    const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => optional(container, TOKENS.ConfigExporter), events, settings: () => settings.get('configBackup'), logger });
+    const metrics = new HoldfastMetrics({
+      database,
+      catalog: () => optional(container, TOKENS.JobCatalog),
+      executions: () => optional(container, TOKENS.ExecutionStats),
+      deliveries: () => optional(container, TOKENS.DeliveryStats),
+      withProcessMetrics: options.processMetrics,
+    });
 
     const handlers = new Map<string, TaskHandler>([
       [
@@ -169,8 +180,10 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       optionalToken(TOKENS.EventBus),
       optionalToken(TOKENS.Logger),
       optionalToken(TOKENS.AccessPolicy),
-      optionalToken(CATALOG_SERVICE),
+      optionalToken(TOKENS.ConfigExporter),
       optionalToken(TOKENS.IntegrityChecks),
+      optionalToken(TOKENS.ExecutionStats),
+      optionalToken(TOKENS.DeliveryStats),
     ],
     entities: [SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
     migrations: [createObservabilityTables],
@@ -189,6 +202,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
         alerts: () => of().alerts,
         settings: built.settings,
         metrics: () => of().metrics,
+        metricsAccess,
       });
     },
     async start(container) {

@@ -80,8 +80,8 @@ export class StorageBrowser {
   /**
    * Claims the token (one download in flight per token), opens the file it grants and waits for its first decoded
    * byte, so a failure to read or decrypt is a 500 before any header is sent and leaves the token usable. Once
-   * streaming, the token is consumed when the last byte was read out to the connection (or the client went away);
-   * only a read that fails before completion releases it.
+   * streaming, the token stays in flight until the stream settles; it is then consumed if every byte was handed to
+   * the response, and released only if the download provably stopped short (see {@link settleTokenWith}).
    */
   async openDownload(token: string, signal?: AbortSignal): Promise<OpenedBackup> {
     const record = await this.deps.tokens.claim(token);
@@ -93,7 +93,7 @@ export class StorageBrowser {
       await this.settleToken('release', token);
       throw new HttpError(500, `Download failed: ${(error as Error).message}`);
     }
-    settleTokenWith(opened.stream, () => void this.settleToken('consume', token), () => void this.settleToken('release', token));
+    settleTokenWith(opened.stream, opened.size, () => void this.settleToken('consume', token), () => void this.settleToken('release', token));
     return opened;
   }
 
@@ -154,15 +154,37 @@ export class StorageBrowser {
   }
 }
 
-/** Consumes on the stream's end (or a close without an error: the client left); releases on a read error. */
-function settleTokenWith(stream: Readable, consume: () => void, release: () => void): void {
+/**
+ * Settles a download's token once its stream ends, fails or closes, by what reached the response rather than by
+ * which event came first. Complete means the stream ended, or (with a known size, sent as Content-Length) every
+ * byte was handed to the response: a client that has them all may close its socket before the response reports
+ * `finish`, and that abort must not give it the file a second time (issue 40). Anything short of that is a download
+ * that provably did not complete (a read error, or a client gone mid-file), and the token stays valid for a retry.
+ *
+ * The bytes are counted on the stream's own `data` events, the ones `pipe()` writes to the response. The listener
+ * is added after {@link awaitFirstByte} has paused the stream, so it does not start the flow before the response
+ * is attached.
+ */
+function settleTokenWith(stream: Readable, size: number | undefined, consume: () => void, release: () => void): void {
+  let handedOver = 0;
+  let hasEnded = false;
   let isSettled = false;
-  const settle = (action: () => void) => () => {
+  const isComplete = () => hasEnded || (size !== undefined && handedOver >= size);
+  const settle = () => {
     if (isSettled) return;
     isSettled = true;
-    action();
+    stream.off('data', count);
+    if (isComplete()) consume();
+    else release();
   };
-  stream.once('end', settle(consume));
-  stream.once('error', settle(release));
-  stream.once('close', settle(consume));
+  const count = (chunk: Buffer | string) => {
+    handedOver += chunk.length;
+  };
+  stream.on('data', count);
+  stream.once('end', () => {
+    hasEnded = true;
+    settle();
+  });
+  stream.once('error', settle);
+  stream.once('close', settle);
 }

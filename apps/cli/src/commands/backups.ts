@@ -68,12 +68,14 @@ export function addBackupsCommand(program: Command, output: CliOutput): void {
       .argument('<file>', 'path of the backup within the destination')
       .option('--target-source <id>', 'source configuration to restore into (default: the one that made the backup)')
       .option('--target-path <dir>', 'directory backups: extract below this absolute folder')
-      .option('--original-paths', 'directory backups: put every file back where it came from (overwrites)')
-      .option('--database <name>', 'target database of a single-database dump')
+      .option('--original-paths', 'directory backups: put every file back where it came from (overwrites; needs --overwrite)')
+      .option('--keep-special-modes', 'directory and volume backups: restore setuid/setgid/sticky bits with the owners (server runs as root)')
+      .option('--database <name>', 'target database of a single-database dump (default: its original name)')
+      .option('--overwrite', 'replace an existing target database, or write into a non-empty folder or the original paths (without it the server refuses with 409)')
       .option('--wait', 'follow the restore until it ends'),
     ['holdfast backups restore 7b0d... files/2026-11-24.tar.gz --target-path /srv/restore --wait'],
   ).action(
-    remote<{ json?: boolean; targetSource?: string; targetPath?: string; originalPaths?: boolean; database?: string; wait?: boolean }>(
+    remote<{ json?: boolean; targetSource?: string; targetPath?: string; originalPaths?: boolean; keepSpecialModes?: boolean; database?: string; overwrite?: boolean; wait?: boolean }>(
       output,
       async ({ client, options }, storageId, file) => {
         const body = {
@@ -81,7 +83,9 @@ export function addBackupsCommand(program: Command, output: CliOutput): void {
           ...(options.targetSource ? { targetSourceId: options.targetSource } : {}),
           ...(options.targetPath ? { targetPath: options.targetPath } : {}),
           ...(options.originalPaths ? { restoreToOriginalPaths: true } : {}),
+          ...(options.keepSpecialModes ? { keepSpecialModes: true } : {}),
           ...(options.database ? { database: options.database } : {}),
+          ...(options.overwrite ? { overwrite: true } : {}),
         };
         const queued = await client.unwrap(client.api.POST('/api/storage/{id}/restore', { params: { path: { id: storageId! } }, body }));
         if (!options.wait) return options.json ? printJson(output, queued) : output.write(`${queued.executionId}\n`);

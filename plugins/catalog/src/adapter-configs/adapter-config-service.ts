@@ -166,7 +166,7 @@ export class AdapterConfigService {
       throw inUse(`Adapter configuration "${row.name}"`, jobs, { notificationTemplates: templates });
     }
     await em.removeAndFlush(row);
-    await this.deps.audit.record(actor, 'DELETE', 'adapter', id, { type: row.type, adapterId: row.adapterId });
+    await this.deps.audit.record(actor, 'DELETE', 'adapter', id, { type: row.type, adapterId: row.adapterId, name: row.name });
   }
 
   /** The config resolved for use: secrets decrypted and credential payloads attached. */

@@ -89,7 +89,7 @@ export class CredentialService {
       actor,
       false,
     );
-    await this.deps.audit.record(actor, 'CREATE', 'credential', view.id, { type: 'SSH_KEY', generated: key.algorithm });
+    await this.deps.audit.record(actor, 'CREATE', 'credential', view.id, { type: 'SSH_KEY', name: view.name, generated: key.algorithm });
     return { ...view, publicKey: key.publicKey };
   }
 
@@ -124,7 +124,7 @@ export class CredentialService {
       throw inUse(`Credential profile "${row.name}"`, usage.jobs, { adapters: usage.adapters });
     }
     await em.removeAndFlush(row);
-    await this.deps.audit.record(actor, 'DELETE', 'credential', id, { type: row.type });
+    await this.deps.audit.record(actor, 'DELETE', 'credential', id, { type: row.type, name: row.name });
   }
 
   /** The decrypted payload; audited because it hands a secret to a person. */

@@ -67,10 +67,10 @@ export async function checkDestinations(em: EntityManager, registry: AdapterRegi
 }
 
 /**
- * A test restore target: its scratch server is a database configuration (a Redis one for a Redis target); its
- * schedule a valid cron.
+ * A test restore target: its scratch server is a database configuration (for a redis target, of a source whose
+ * scratch is a reserved index: `capabilities.scratchRestore` `index`); its schedule a valid cron.
  */
-export async function checkTestRestore(em: EntityManager, testRestore: TestRestoreInput | null | undefined): Promise<void> {
+export async function checkTestRestore(em: EntityManager, registry: AdapterRegistry, testRestore: TestRestoreInput | null | undefined): Promise<void> {
   if (!testRestore) return;
   if (testRestore.schedule) assertCron(testRestore.schedule, 'body.testRestore.schedule');
   const { target } = testRestore;
@@ -79,7 +79,13 @@ export async function checkTestRestore(em: EntityManager, testRestore: TestResto
   const source = await em.findOne(AdapterConfigEntity, { id: sourceId });
   if (!source) throw new NotFoundError(`Source ${sourceId} not found`);
   if (source.type !== 'database') throw invalid('body.testRestore.target.sourceId', `must be a database configuration, "${source.name}" is ${source.type}`);
-  if (target.type === 'redis' && source.adapterId !== 'redis') {
-    throw invalid('body.testRestore.target.sourceId', `must be a Redis source configuration, "${source.name}" is ${source.adapterId}`);
+  if (target.type === 'redis' && scratchPlacementOf(registry, source.adapterId) !== 'index') {
+    throw invalid('body.testRestore.target.sourceId', `must be a Redis source configuration (its scratch is a reserved index), "${source.name}" is ${source.adapterId}`);
   }
+}
+
+/** The scratch placement a source adapter declares (`capabilities.scratchRestore`); undefined for none or unknown. */
+function scratchPlacementOf(registry: AdapterRegistry, adapterId: string): string | undefined {
+  const capabilities = registry.get('source', adapterId)?.definition.capabilities as { scratchRestore?: string } | undefined;
+  return capabilities?.scratchRestore;
 }

@@ -77,7 +77,7 @@ export class JobService {
     checkCompressionOptions(input);
     await checkJobReferences(em, input);
     await checkArchiveOptions(em, this.deps.registry(), input);
-    await checkTestRestore(em, input.testRestore);
+    await checkTestRestore(em, this.deps.registry(), input.testRestore);
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
     await this.assertNameFree(em, input.name);
@@ -140,7 +140,7 @@ export class JobService {
       fullEveryDays: input.fullEveryDays === undefined ? (row.fullEveryDays ?? null) : input.fullEveryDays,
     };
     await checkArchiveOptions(em, this.deps.registry(), { ...archiveFields, compression: compressionFields.compression, sourceId: refs.sourceId });
-    await checkTestRestore(em, input.testRestore);
+    await checkTestRestore(em, this.deps.registry(), input.testRestore);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
       input.schedule !== undefined || input.schedulePresetId !== undefined

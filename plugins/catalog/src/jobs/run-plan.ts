@@ -1,5 +1,5 @@
 import { VersionHistory } from '../adapter-configs/version-history.js';
-import { NotFoundError, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary, type TestRestoreConfig } from '@holdfast/kernel';
+import { NotFoundError, type AdapterConfigSummary, type JobCatalog, type JobSummary, type NotificationBinding, type ResolvedAdapterConfig, type RunPlan, type RunPlanDestination, type StorageSummary, type TestRestoreConfig } from '@holdfast/kernel';
 import { type AdapterConfigService } from '../adapter-configs/adapter-config-service.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import { EncryptionProfileEntity } from '../entities/profiles.js';
@@ -81,6 +81,13 @@ export class CatalogJobResolver implements JobCatalog {
   async listStorageDestinations(): Promise<StorageSummary[]> {
     const rows = await this.deps.em().find(AdapterConfigEntity, { type: 'storage' }, { orderBy: { id: 'asc' } });
     return rows.map((row) => ({ configId: row.id, name: row.name, adapterId: row.adapterId }));
+  }
+
+  async listAdapterConfigs(filter: { type?: AdapterConfigSummary['type']; ids?: string[] }): Promise<AdapterConfigSummary[]> {
+    if (filter.ids?.length === 0) return [];
+    const where = { ...(filter.type ? { type: filter.type } : {}), ...(filter.ids ? { id: { $in: [...new Set(filter.ids)] } } : {}) };
+    const rows = await this.deps.em().find(AdapterConfigEntity, where, { orderBy: { name: 'asc', id: 'asc' }, fields: ['id', 'name', 'type', 'adapterId'] });
+    return rows.map((row) => ({ configId: row.id, name: row.name, type: row.type as AdapterConfigSummary['type'], adapterId: row.adapterId }));
   }
 
   async jobNames(jobIds: string[]): Promise<Map<string, string>> {

@@ -126,7 +126,7 @@ export class TemplateStore<Row extends TemplateRow, View, Fields> {
     const jobs = await this.kind.usedBy(em, id);
     if (jobs.length > 0) throw inUse(`${this.kind.label.replace(/^An? /, '').replace(/^./, (c) => c.toUpperCase())} "${row.name}"`, jobs);
     await em.removeAndFlush(row);
-    await this.deps.audit.record(actor, 'DELETE', this.kind.resource, id, {});
+    await this.deps.audit.record(actor, 'DELETE', this.kind.resource, id, { name: row.name });
   }
 
   /** The default record, if one is marked. */

@@ -99,7 +99,7 @@ export class VaultService {
     const jobs = await jobsWhere(em, 'encryptionProfileId', id);
     if (jobs.length > 0) throw inUse(`Encryption profile "${row.name}"`, jobs);
     await em.removeAndFlush(row);
-    await this.deps.audit.record(actor, 'DELETE', 'vault', id, {});
+    await this.deps.audit.record(actor, 'DELETE', 'vault', id, { name: row.name });
   }
 
   private async assertNameFree(em: EntityManager, name: string, exceptId?: string): Promise<void> {

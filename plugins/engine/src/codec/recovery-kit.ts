@@ -21,8 +21,8 @@ export interface RecoveryKitOptions {
 /** File names inside the kit; the kit README refers to them. */
 export const RECOVERY_KIT_FILES = {
   script: 'holdfast-decrypt.mjs',
-  /** Modules the script imports from its own folder (decryption, archive reading, chains, restoring). */
-  modules: ['hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs'],
+  /** Modules the script imports from its own folder (decryption, archive reading, chains, restoring, containment). */
+  modules: ['hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs', 'containment.mjs'],
   readme: 'README.md',
   key: 'holdfast-key.txt',
 } as const;

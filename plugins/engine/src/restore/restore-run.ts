@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
-import { abortablePipeline, ConflictError, createByteCounter, lineText, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
-import { z } from 'zod';
+import { abortablePipeline, ConflictError, createByteCounter, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
@@ -10,6 +9,9 @@ import type { RunServices } from '../run/services.js';
 import { readSidecar } from '../run/sidecar.js';
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
+import type { RestoreRequest } from './restore-request.js';
+
+export type { RestoreRequest } from './restore-request.js';
 
 /**
  * What the restore's input buffers between the decoders and the source's restore tool. 64 KiB, not more: a 1 MiB
@@ -19,38 +21,11 @@ import { loadSnapshot } from '../archive/snapshot-loader.js';
  */
 export const RESTORE_INPUT_BUFFER_BYTES = 64 * 1024;
 
-/** The body of `POST /api/storage/:id/restore`, stored on the execution as its request. */
-export const restoreRequestSchema = z.strictObject({
-  // Like download-url's `file`: a NUL here once failed the run and then its own failure record (issue 10.4).
-  file: lineText({ min: 1, max: 1024 }).describe('Path of the backup within the storage'),
-  targetSourceId: z.string().min(1).max(64).optional().describe('Source configuration to restore into; default: the source recorded in the sidecar'),
-  database: z.string().min(1).max(255).optional().describe('Target database of a single-database dump'),
-  databaseMapping: z.record(z.string().min(1).max(255), z.string().min(1).max(255)).optional().describe('Source database name to target name (multi-database dumps)'),
-  targetPath: z
-    .string()
-    .min(1)
-    .max(4096)
-    .regex(/^\//, 'must be an absolute path')
-    // eslint-disable-next-line no-control-regex
-    .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters')
-    .optional()
-    .describe('Directory backups: extract below this folder (created when missing)'),
-  restoreToOriginalPaths: z.boolean().optional().describe('Directory backups: put every file back where it was backed up from, overwriting'),
-  paths: z
-    .array(lineText({ min: 1, max: 4096 }))
-    .min(1)
-    .max(1000)
-    .optional()
-    .describe('Seekable archives: restore only these files or folders (paths as GET /api/storage/:id/archive lists them), read with range reads'),
-}).refine((body) => !(body.targetPath && body.restoreToOriginalPaths), { message: 'give either targetPath or restoreToOriginalPaths, not both', path: ['targetPath'] });
-
 /** SPEC: sources flagged as excluded are never restore targets (they are often production databases). */
 export function excludedTarget(name: string): ConflictError {
   return new ConflictError(`Source "${name}" is excluded from restores; choose another target source (targetSourceId)`);
 }
 
-/** A stored restore request. */
-export type RestoreRequest = z.output<typeof restoreRequestSchema> & { storageId: string };
 
 /**
  * Hashes what passes and, at the end, compares with the recorded SHA-256. A mismatch errors the stream before it
@@ -90,7 +65,13 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
     const key = sidecar.encryption ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;
     const info = await storage.adapter.stat(request.file);
-    const target = { database: request.database, databaseMapping: request.databaseMapping, path: request.targetPath, originalPaths: request.restoreToOriginalPaths };
+    const target = {
+      database: request.database,
+      databaseMapping: request.databaseMapping,
+      path: request.targetPath,
+      originalPaths: request.restoreToOriginalPaths,
+      keepSpecialModes: request.keepSpecialModes,
+    };
     if (archiveInfoOf(sidecar)) return await restoreSeekable(ctx, { storage, source, request, key, target, size: info.size, targetName: targetConfig.name });
     if (request.paths) throw new Error(`"${request.file}" is not a seekable archive; "paths" restores parts of seekable archives only`);
     ctx.log.info(`restoring ${request.file} (${info.size} bytes) from ${storage.name} into ${targetConfig.name}`);
@@ -105,7 +86,13 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
     const restoring = source.restore(input, { target, signal: ctx.signal });
-    const [result] = await Promise.all([restoring, piping]);
+    // Both settle before the run reports: a source cleans up after a failed restore (it drops its staging database,
+    // docs/security.md "Atomic database restores"), and a run that ended first would report while that still ran.
+    // A damaged input is the cause when both failed, so its error is the one reported.
+    const [restored, piped] = await Promise.allSettled([restoring, piping]);
+    if (piped.status === 'rejected') throw piped.reason;
+    if (restored.status === 'rejected') throw restored.reason;
+    const result = restored.value;
     await ctx.enter('04-completion', 95);
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
     ctx.log.info(`restore of ${request.file} finished; SHA-256 verified`);

@@ -5,6 +5,7 @@ import type { AdapterFactory } from '../run/adapters.js';
 import { disposeAll } from '../run/adapters.js';
 import { planRetention } from '../run/retention.js';
 import { settingOr } from '../run/services.js';
+import { schedulePreviewRoute } from './schedule-preview-route.js';
 import type { SettingsReader } from '@holdfast/kernel';
 
 const errorBody = z.object({ error: z.string() });
@@ -25,7 +26,7 @@ export interface JobRoutePorts {
   adapters: () => AdapterFactory;
 }
 
-/** `POST /api/jobs/:id/run` and `GET /api/jobs/:id/retention-preview`. */
+/** `POST /api/jobs/:id/run`, `GET /api/jobs/:id/retention-preview` and the job editor's `GET /api/schedule-preview`. */
 export function jobRoutes(ports: JobRoutePorts): RouteDefinition[] {
   return [
     defineRoute({
@@ -104,5 +105,6 @@ export function jobRoutes(ports: JobRoutePorts): RouteDefinition[] {
         return { success: true as const, data };
       },
     }),
+    schedulePreviewRoute(ports.settings),
   ];
 }

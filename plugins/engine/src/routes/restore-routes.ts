@@ -1,13 +1,16 @@
 import { defineRoute, NotFoundError, type AuditWriter, type JobCatalog, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import type { Engine } from '../queue/engine.js';
-import { excludedTarget, restoreRequestSchema } from '../restore/restore-run.js';
+import { restoreRequestSchema } from '../restore/restore-request.js';
+import { excludedTarget } from '../restore/restore-run.js';
+import { refuseAccidentalOverwrite } from '../restore/restore-preflight.js';
+import type { AdapterFactory } from '../run/adapters.js';
 import { triggerOf } from './job-run-routes.js';
 
 const errorBody = z.object({ error: z.string() });
 
 /** `POST /api/storage/:id/restore`: queues a Restore execution of a backup stored on destination `:id`. */
-export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: () => AuditWriter | undefined): RouteDefinition[] {
+export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: () => AuditWriter | undefined, adapters: () => AdapterFactory): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
@@ -19,9 +22,13 @@ export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: 
       responses: {
         200: { description: 'Queued.', schema: z.object({ success: z.literal(true), executionId: z.string(), message: z.string() }) },
         404: { description: 'Storage or source not found.', schema: errorBody },
-        409: { description: 'The target source is excluded from restores.', schema: errorBody },
+        409: {
+          description: 'The target source is excluded from restores, or the restore would write over existing data (a target database that exists, a folder that is not empty, restoreToOriginalPaths) and the body does not say overwrite: true. Nothing is queued.',
+          schema: errorBody,
+        },
+        502: { description: 'The target source could not be reached to check which databases it holds; nothing is queued.', schema: errorBody },
       },
-      handler: async ({ params, body, auth, ip, userAgent }) => {
+      handler: async ({ params, body, auth, ip, userAgent, signal }) => {
         // Unknown ids answer 404 now rather than failing the queued run later.
         const storage = await catalog().resolveAdapterConfig(params.id);
         if (storage.kind !== 'storage') throw new NotFoundError('Storage not found');
@@ -30,9 +37,11 @@ export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: 
           if (target.kind !== 'source') throw new NotFoundError('Source not found');
           if (target.excludeFromRestore) throw excludedTarget(target.name);
         }
+        // Before queueing: an overwrite the request does not ask for answers 409 (issue 47).
+        await refuseAccidentalOverwrite({ catalog: catalog(), adapters: adapters() }, { ...body, storageId: params.id }, signal);
         const execution = await engine.enqueueRestore({ ...body, storageId: params.id }, triggerOf(auth));
         await audit()
-          ?.write({ userId: auth?.userId ?? null, action: 'restore', resource: 'storage', resourceId: params.id, details: { file: body.file, targetSourceId: body.targetSourceId ?? null, executionId: execution.id }, ipAddress: ip, userAgent: userAgent ?? null })
+          ?.write({ userId: auth?.userId ?? null, action: 'restore', resource: 'storage', resourceId: params.id, details: { file: body.file, targetSourceId: body.targetSourceId ?? null, overwrite: body.overwrite === true, executionId: execution.id }, ipAddress: ip, userAgent: userAgent ?? null })
           .catch(() => undefined);
         return { success: true as const, executionId: execution.id, message: 'Restore queued' };
       },

@@ -6,6 +6,7 @@ import {
   type NamingStrategy,
   type ResolvedAdapterConfig,
   type RetentionStrategy,
+  type ScratchPlacement,
   type SourceAdapter,
   type StorageAdapter,
   type StorageCapabilities,
@@ -61,10 +62,22 @@ export class AdapterFactory {
     return Boolean((definition.capabilities as { fileArchive?: boolean } | undefined)?.fileArchive);
   }
 
+  /** True when the source adapter declares `capabilities.listDatabases` (its `listDatabases` returns real names). */
+  canListDatabases(adapterId: string): boolean {
+    const { definition } = this.registry.require('source', adapterId);
+    return Boolean((definition.capabilities as { listDatabases?: boolean } | undefined)?.listDatabases);
+  }
+
   /** True when the source adapter writes Holdfast seekable archives (`capabilities.seekableArchive`). */
   isSeekableArchive(adapterId: string): boolean {
     const { definition } = this.registry.require('source', adapterId);
     return Boolean((definition.capabilities as { seekableArchive?: boolean } | undefined)?.seekableArchive);
+  }
+
+  /** Where the source adapter puts test restore scratch (`capabilities.scratchRestore`); undefined: it has none. */
+  scratchPlacement(adapterId: string): ScratchPlacement | undefined {
+    const { definition } = this.registry.require('source', adapterId);
+    return (definition.capabilities as { scratchRestore?: ScratchPlacement } | undefined)?.scratchRestore;
   }
 
   naming(id = 'template'): NamingStrategy {

@@ -153,7 +153,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     }
     const archiveInfo = prepared.seekable ? await storeIndexSidecars(ctx, plan, prepared, stats, streamed.outcomes, key) : undefined;
     const seekableFigures = archiveInfo && services.adapters.isFileArchive(plan.source.adapterId) ? { done: Promise.resolve(filesOfIndex(stats)) } : undefined;
-    const figures = await recordFigures(ctx, plan, stats.databases, archive ?? seekableFigures);
+    const figures = await recordFigures(ctx, services.adapters, { plan, instance: prepared.source, databases: stats.databases }, archive ?? seekableFigures);
     if (figures) ctx.metadata.figures = figures;
     const compression = compressionSidecarInfo(codec, compressionOptionsOf(plan));
     const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;

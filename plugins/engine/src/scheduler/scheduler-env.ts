@@ -1,4 +1,4 @@
-import type { ReportingOptions } from '../history/wiring.js';
+import type { ReportingOptions } from './scheduler-wiring.js';
 import { schedulerClockFrom } from './scheduler-clock.js';
 
 function milliseconds(env: NodeJS.ProcessEnv, name: string): number | undefined {

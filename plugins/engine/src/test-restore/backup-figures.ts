@@ -1,27 +1,27 @@
-import type { ResolvedAdapterConfig, RunPlan } from '@holdfast/kernel';
+import { isAdapterError, type RunPlan, type SourceAdapter } from '@holdfast/kernel';
+import type { AdapterFactory } from '../run/adapters.js';
 import { messageOf } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
 import type { BackupFigures } from '../run/sidecar.js';
 import type { TarFigures } from './archive-figures.js';
-import { keyFigures } from './redis-scratch.js';
-import { scratchDriverFor } from './scratch-driver.js';
-import { sqliteTableRowCounts } from './sqlite-scratch.js';
 
-/** Reads the figures of one backed-up database: table -> rows, or for Redis `{ keys, expires }`. */
-type FigureReader = (config: ResolvedAdapterConfig, database: string) => Promise<Record<string, number>>;
+/** Reads the figures of one backed-up database: table -> rows, or for key-value stores `{ keys, expires }`. */
+type FigureReader = (database: string) => Promise<Record<string, number>>;
 
 /**
- * How figures are read from a job's source, or null when they cannot be: PostgreSQL and MySQL/MariaDB (row counts
- * over a direct connection), SQLite (row counts through the sqlite3 CLI, read-only), Redis in logical mode (key
- * counts from `INFO keyspace`). Sources reached over SSH have no direct connection from the engine.
+ * How figures are read from a job's source, or null when they cannot be: only sources with scratch databases
+ * (`capabilities.scratchRestore`) count them, and only configurations that can take part in test restores (a source
+ * reached over SSH has no direct connection from Holdfast; Redis in rdb mode cannot be test-restored).
  */
-function figureReaderFor(config: ResolvedAdapterConfig): FigureReader | null {
-  const driver = scratchDriverFor(config);
-  if (driver) return (source, database) => driver.tableRowCounts(source, database);
-  if (config.config.ssh) return null;
-  if (config.adapterId === 'sqlite') return (source, file) => sqliteTableRowCounts(source, file);
-  if (config.adapterId === 'redis' && config.config.mode !== 'rdb') return async (source, index) => ({ ...(await keyFigures(source, Number(index))) });
-  return null;
+function figureReaderFor(adapters: AdapterFactory, plan: RunPlan, source: SourceAdapter): FigureReader | null {
+  if (!adapters.scratchPlacement(plan.source.adapterId) || !source.scratch) return null;
+  try {
+    const scratch = source.scratch();
+    return (database) => scratch.figures(database);
+  } catch (error) {
+    if (isAdapterError(error) && error.code === 'UNSUPPORTED') return null;
+    throw error;
+  }
 }
 
 /**
@@ -31,7 +31,13 @@ function figureReaderFor(config: ResolvedAdapterConfig): FigureReader | null {
  * and bytes counted in the archive itself. Failing to record figures never fails the backup: the test restore then
  * checks presence only.
  */
-export async function recordFigures(ctx: RunContext, plan: RunPlan, databases: string[], archive: Pick<TarFigures, 'done'> | undefined): Promise<BackupFigures | undefined> {
+export async function recordFigures(
+  ctx: RunContext,
+  adapters: AdapterFactory,
+  source: { plan: RunPlan; instance: SourceAdapter; databases: string[] },
+  archive: Pick<TarFigures, 'done'> | undefined,
+): Promise<BackupFigures | undefined> {
+  const { plan, databases } = source;
   if (!plan.job.testRestore) return undefined;
   const figures: BackupFigures = {};
   if (archive) {
@@ -39,11 +45,12 @@ export async function recordFigures(ctx: RunContext, plan: RunPlan, databases: s
     if (files) figures.files = files;
     else ctx.log.warn('test restore figures: the archive could not be parsed; the next test restore checks presence only');
   }
-  const read = figureReaderFor(plan.source);
-  if (read && databases.length > 0) {
+  if (databases.length > 0) {
     try {
+      const read = figureReaderFor(adapters, plan, source.instance);
+      if (!read) return Object.keys(figures).length > 0 ? figures : undefined;
       figures.databases = {};
-      for (const database of databases) figures.databases[database] = await read(plan.source, database);
+      for (const database of databases) figures.databases[database] = await read(database);
     } catch (error) {
       delete figures.databases;
       ctx.log.warn(`test restore figures: counts could not be read (${messageOf(error)}); the next test restore checks presence only`);

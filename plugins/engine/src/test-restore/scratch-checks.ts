@@ -1,7 +1,12 @@
 import type { BackupFigures } from '../run/sidecar.js';
 import type { TestRestoreMetadata } from '../store/metadata.js';
 import type { FileFigures } from './archive-figures.js';
-import type { KeyFigures } from './redis-scratch.js';
+
+/** Keys of one database of a key-value store: all of them, and those with an expiry. */
+export interface KeyFigures {
+  keys: number;
+  expires: number;
+}
 
 /** One check of a test restore, as logged and kept in `metadata.testRestore.checks`. */
 export type Check = TestRestoreMetadata['checks'][number];
@@ -49,7 +54,7 @@ export async function tableChecks(
 }
 
 /**
- * Redis: keys are present, every key without an expiry came back (within `tolerance` percent), and no more keys with
+ * Key-value stores (Redis): keys are present, every key without an expiry came back (within `tolerance` percent), and no more keys with
  * an expiry than were recorded (those that expired since the backup are rightly not restored). `restored` excludes
  * the scratch marker key.
  */

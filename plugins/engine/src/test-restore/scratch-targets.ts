@@ -1,12 +1,17 @@
 import { access, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import type { ResolvedAdapterConfig, RestoreTarget, TestRestoreConfig } from '@holdfast/kernel';
+import type {
+  ResolvedAdapterConfig,
+  RestoreTarget,
+  ScratchDatabaseFile,
+  ScratchDatabaseIndex,
+  ScratchDatabaseServer,
+  SourceScratch,
+  TestRestoreConfig,
+} from '@holdfast/kernel';
 import { countFiles } from './archive-figures.js';
 import type { FoundBackup } from './latest-backup.js';
-import { keyFigures, redisServerOf, SCRATCH_MARKER_KEY, withRedis } from './redis-scratch.js';
 import { fileChecks, keyChecks, tableChecks, type Check } from './scratch-checks.js';
-import { scratchDriverFor } from './scratch-driver.js';
-import { sqliteIntegrityCheck, sqliteTableRowCounts } from './sqlite-scratch.js';
 
 /** Where a test restore went, how to check it and how to take it away again. */
 export interface Scratch {
@@ -24,6 +29,10 @@ export interface ScratchContext {
   target: ResolvedAdapterConfig;
   /** The job's source (what was backed up). */
   jobSource: ResolvedAdapterConfig;
+  /** The target's scratch (null for a directory target, whose scratch is a folder the engine makes itself). */
+  scratch: SourceScratch | null;
+  /** The job source's scratch server, to refuse an index target that is the backed-up database itself. */
+  jobServer?: string;
   found: FoundBackup;
   executionId: string;
   /** True when `executionId` is an execution of this installation that has ended. */
@@ -39,18 +48,21 @@ export function scratchTag(executionId: string): string {
 export const SCRATCH_DATABASE = /^hf_test_restore_([0-9a-f]{12})_\d+$/;
 export const SCRATCH_FOLDER = /^holdfast-test-restore-([0-9a-f]{12})-/;
 
-/** Creates the scratch of the job's target type (the caller has checked the target fits the job). */
+/** Creates the scratch of the job's target type (the caller has checked the target's scratch fits it). */
 export function createScratch(context: ScratchContext): Promise<Scratch> {
-  switch (context.config.target.type) {
-    case 'directory':
-      return directoryScratch(context.config.target.path, context);
-    case 'sqlite':
-      return sqliteScratch(context.config.target.path, context);
-    case 'redis':
-      return redisScratch(context.config.target.database, context);
-    case 'database':
-      return Promise.resolve(databaseScratch(context));
-  }
+  const { target } = context.config;
+  const scratch = context.scratch;
+  if (target.type === 'directory') return directoryScratch(target.path, context);
+  if (target.type === 'sqlite' && scratch?.placement === 'file') return fileScratch(target.path, scratch, context);
+  if (target.type === 'redis' && scratch?.placement === 'index') return indexScratch(target.database, scratch, context);
+  if (target.type === 'database' && scratch?.placement === 'database') return Promise.resolve(databaseScratch(scratch, context));
+  return Promise.reject(new Error(`a ${target.type} scratch target does not fit the scratch of ${context.target.name}`));
+}
+
+/** The integrity check of a restored database, when its engine has one. */
+async function integrityChecks(scratch: SourceScratch, database: string): Promise<Check[]> {
+  const integrity = await scratch.integrityCheck(database);
+  return integrity === null ? [] : [{ name: 'integrity_check', ok: integrity === 'ok', detail: integrity }];
 }
 
 /** A throwaway folder below `parent`, named after the execution, removed with everything in it. */
@@ -79,94 +91,95 @@ async function directoryScratch(parent: string, context: ScratchContext): Promis
   };
 }
 
-/** SQLite: the database file is restored into a throwaway folder (with the restore's temp and side files). */
-async function sqliteScratch(parent: string, context: ScratchContext): Promise<Scratch> {
-  const original = context.found.sidecar.databases?.[0] ?? context.jobSource.config.path;
-  if (typeof original !== 'string') throw new Error('the sidecar does not name the backed-up SQLite file');
+/** A database file (SQLite): restored into a throwaway folder (with the restore's temp and side files). */
+async function fileScratch(parent: string, scratch: ScratchDatabaseFile, context: ScratchContext): Promise<Scratch> {
+  const original = context.found.sidecar.databases?.[0];
+  if (!original) throw new Error('the sidecar does not name the backed-up database file');
   const folder = await scratchFolder(parent, context.executionId);
   const file = join(folder.directory, basename(original));
   return {
     label: `file ${file}`,
     target: { path: file },
-    check: async () => {
-      // The restore already refused a file failing it; checked again on what is actually in the scratch.
-      const integrity = await sqliteIntegrityCheck(context.target, file);
-      const checks: Check[] = [{ name: 'integrity_check', ok: integrity === 'ok', detail: integrity }];
-      return [...checks, ...(await tableChecks(new Map([[original, file]]), (restored) => sqliteTableRowCounts(context.target, restored), context.found.sidecar.figures, tolerance(context.config)))];
-    },
+    check: async () => [
+      // The restore may have checked the file already; checked again on what is actually in the scratch.
+      ...(await integrityChecks(scratch, file)),
+      ...(await tableChecks(new Map([[original, file]]), (restored) => scratch.figures(restored), context.found.sidecar.figures, tolerance(context.config))),
+    ],
     drop: folder.drop,
   };
 }
 
-/** PostgreSQL and MySQL/MariaDB: one throwaway database per dumped database on the scratch server. */
-function databaseScratch(context: ScratchContext): Scratch {
+/** Throwaway databases (PostgreSQL, MySQL/MariaDB...): one per dumped database on the scratch server. */
+function databaseScratch(scratch: ScratchDatabaseServer, context: ScratchContext): Scratch {
   const originals = (context.found.sidecar.databases ?? []).length > 0 ? context.found.sidecar.databases! : ['restored'];
   const databases = new Map(originals.map((name, index) => [name, `hf_test_restore_${scratchTag(context.executionId)}_${index}`]));
   const names = [...databases.values()];
-  const driver = scratchDriverFor(context.target)!;
   return {
     label: `database${names.length > 1 ? 's' : ''} ${names.join(', ')} on ${context.target.name}`,
     target: originals.length === 1 ? { database: names[0], databaseMapping: Object.fromEntries(databases) } : { databaseMapping: Object.fromEntries(databases) },
-    check: () => tableChecks(databases, (restored) => driver.tableRowCounts(context.target, restored), context.found.sidecar.figures, tolerance(context.config)),
+    check: async () => {
+      const integrity: Check[] = [];
+      for (const name of names) integrity.push(...(await integrityChecks(scratch, name)));
+      return [...integrity, ...(await tableChecks(databases, (restored) => scratch.figures(restored), context.found.sidecar.figures, tolerance(context.config)))];
+    },
     drop: async () => {
-      for (const name of names) await driver.dropDatabase(context.target, name);
-      for (const name of names) if (await driver.databaseExists(context.target, name)) return false;
+      for (const name of names) await scratch.dropDatabase(name);
+      for (const name of names) if (await scratch.databaseExists(name)) return false;
       return true;
     },
   };
 }
 
 /**
- * Redis: the one database index reserved for test restores. It must be empty, or hold only what a crashed test
- * restore of this installation left (its marker names an execution that has ended; then it is flushed first). Data
- * of anyone else is never flushed: the test restore fails instead. The marker is written before restoring, so a
- * crash from here on is recognised by the next test restore.
+ * A reserved database index (Redis): it must be empty, or hold only what a crashed test restore of this
+ * installation left (its owner names an execution that has ended; then it is emptied first). Data of anyone else is
+ * never removed: the test restore fails instead. The owner is written before restoring, so a crash from here on is
+ * recognised by the next test restore.
  */
-async function redisScratch(index: number, context: ScratchContext): Promise<Scratch> {
+async function indexScratch(index: number, scratch: ScratchDatabaseIndex, context: ScratchContext): Promise<Scratch> {
   const { target, jobSource, found } = context;
-  const where = `database ${index} of Redis ${target.name}`;
+  const database = String(index);
+  const where = `database ${index} of ${target.name}`;
   const originals = found.sidecar.databases ?? [];
   if (originals.length > 1) {
-    throw new Error(`this backup holds Redis databases ${originals.join(', ')}; a Redis scratch target is one database index, so it takes backups of one database (one job per database)`);
+    throw new Error(`this backup holds databases ${originals.join(', ')}; a scratch index is one database, so it takes backups of one database (one job per database)`);
   }
-  const sameServer = target.configId === jobSource.configId || redisServerOf(target) === redisServerOf(jobSource);
-  const backedUp = originals.length > 0 ? originals : [String((jobSource.config.database as number | undefined) ?? 0)];
-  if (sameServer && backedUp.includes(String(index))) {
+  const sameServer = target.configId === jobSource.configId || scratch.server === context.jobServer;
+  // Every dump names its databases in the sidecar; a scratch index never takes a backup that does not.
+  const original = originals[0];
+  if (!original) throw new Error('the sidecar does not name the backed-up database');
+  if (sameServer && original === database) {
     throw new Error(`${where} is the database this job backs up; name an index reserved for test restores (testRestore.target.database)`);
   }
-  await withRedis(target, index, async (client) => {
-    const size = await client.dbsize();
-    if (size > 0) {
-      const owner = await client.get(SCRATCH_MARKER_KEY);
-      if (!owner || owner === context.executionId || !(await context.executionEnded(owner))) {
-        throw new Error(
-          owner && owner !== context.executionId
-            ? `${where} is in use by test restore ${owner}, which has not ended`
-            : `${where} holds ${size} key(s) that no test restore of this installation left: a scratch index must be empty (it is flushed after each test restore); empty it or name another index`,
-        );
-      }
-      await client.flushdb();
-      context.log(`flushed ${where} left by the interrupted test restore ${owner}`);
+  const size = (await scratch.figures(database)).keys ?? 0;
+  if (size > 0) {
+    const owner = await scratch.readOwner(database);
+    if (!owner || owner === context.executionId || !(await context.executionEnded(owner))) {
+      throw new Error(
+        owner && owner !== context.executionId
+          ? `${where} is in use by test restore ${owner}, which has not ended`
+          : `${where} holds ${size} key(s) that no test restore of this installation left: a scratch index must be empty (it is flushed after each test restore); empty it or name another index`,
+      );
     }
-    await client.set(SCRATCH_MARKER_KEY, context.executionId);
-  });
-  const original = originals[0] ?? backedUp[0]!;
+    await scratch.dropDatabase(database);
+    context.log(`flushed ${where} left by the interrupted test restore ${owner}`);
+  }
+  await scratch.writeOwner(database, context.executionId);
   return {
     label: where,
-    target: { database: String(index), databaseMapping: { [original]: String(index) } },
+    target: { database, databaseMapping: { [original]: database } },
     check: async () => {
-      const restored = await keyFigures(target, index);
-      // The marker is ours, not restored data (it has no expiry).
-      const data = { keys: Math.max(0, restored.keys - 1), expires: restored.expires };
+      const restored = await scratch.figures(database);
+      // The owner key is ours, not restored data (it has no expiry).
+      const data = { keys: Math.max(0, (restored.keys ?? 0) - 1), expires: restored.expires ?? 0 };
       const recorded = found.sidecar.figures?.databases?.[original];
       const expected = recorded && typeof recorded.keys === 'number' ? { keys: recorded.keys, expires: recorded.expires ?? 0 } : undefined;
       return keyChecks(original, data, expected, tolerance(context.config));
     },
-    drop: () =>
-      withRedis(target, index, async (client) => {
-        await client.flushdb();
-        return (await client.dbsize()) === 0;
-      }),
+    drop: async () => {
+      await scratch.dropDatabase(database);
+      return ((await scratch.figures(database)).keys ?? 0) === 0;
+    },
   };
 }
 
@@ -177,10 +190,14 @@ function tolerance(config: TestRestoreConfig): number {
 /**
  * Removes scratch databases and folders that a test restore interrupted by a crash left on this target. Only scratch
  * whose execution is in this installation's table and has ended is removed: a scratch in use, or one of another
- * installation sharing the server, is never touched. Redis scratch indexes are handled when the scratch is created
- * (one index, recognised by its marker key). Resolves what was removed, for the log.
+ * installation sharing the server, is never touched. Scratch indexes are handled when the scratch is created (one
+ * index, recognised by its owner key). Resolves what was removed, for the log.
  */
-export async function sweepLeftovers(config: TestRestoreConfig, target: ResolvedAdapterConfig, tagEnded: (tag: string) => Promise<boolean>): Promise<string[]> {
+export async function sweepLeftovers(
+  config: TestRestoreConfig,
+  target: { config: ResolvedAdapterConfig; scratch: SourceScratch | null },
+  tagEnded: (tag: string) => Promise<boolean>,
+): Promise<string[]> {
   const removed: string[] = [];
   if (config.target.type === 'directory' || config.target.type === 'sqlite') {
     const parent = config.target.path;
@@ -193,13 +210,13 @@ export async function sweepLeftovers(config: TestRestoreConfig, target: Resolved
     }
     return removed;
   }
-  if (config.target.type !== 'database') return removed;
-  const driver = scratchDriverFor(target)!;
-  for (const name of await driver.listDatabases(target, 'hf_test_restore_')) {
+  const scratch = target.scratch;
+  if (config.target.type !== 'database' || scratch?.placement !== 'database') return removed;
+  for (const name of await scratch.listDatabases('hf_test_restore_')) {
     const tag = SCRATCH_DATABASE.exec(name)?.[1];
     if (!tag || !(await tagEnded(tag))) continue;
-    await driver.dropDatabase(target, name);
-    removed.push(`dropped database ${name} on ${target.name} left by an interrupted test restore`);
+    await scratch.dropDatabase(name);
+    removed.push(`dropped database ${name} on ${target.config.name} left by an interrupted test restore`);
   }
   return removed;
 }

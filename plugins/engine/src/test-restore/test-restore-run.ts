@@ -1,5 +1,5 @@
 import { PassThrough } from 'node:stream';
-import { abortablePipeline, type ResolvedAdapterConfig, type RestoreResult, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
+import { abortablePipeline, type RestoreResult, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
@@ -13,8 +13,8 @@ import type { ExecutionStore } from '../store/execution-store.js';
 import type { TestRestoreMetadata } from '../store/metadata.js';
 import { checkStoredObject } from '../verify/stored-object.js';
 import { findLatestBackup, type FoundBackup } from './latest-backup.js';
-import { scratchDriverFor } from './scratch-driver.js';
 import { createScratch, sweepLeftovers, type Scratch } from './scratch-targets.js';
+import { resolveScratchSource, type ScratchSource } from './source-scratch.js';
 
 /** How long a failed restore may take to stop writing into its scratch before the cleanup goes ahead anyway. */
 const RESTORE_SETTLE_MS = 30_000;
@@ -39,7 +39,7 @@ export function isTestRestoreRequest(request: unknown): request is TestRestoreRe
 export async function runTestRestore(ctx: RunContext, services: RunServices, store: ExecutionStore): Promise<RunOutcome> {
   const request = JSON.parse(ctx.execution.request ?? '{}') as TestRestoreRequest;
   const storages: StorageInstance[] = [];
-  let source: SourceAdapter | undefined;
+  let target: ScratchSource | undefined;
   let scratch: Scratch | undefined;
   let found: FoundBackup | null = null;
   try {
@@ -48,16 +48,18 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const config = plan.job.testRestore;
     if (!config) throw new Error(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
     // A target that cannot work is reported before any destination is listed.
-    const targetConfig = await targetSourceOf(services, plan.source, config);
+    target = await resolveScratchSource(services, plan.source, config);
+    const { config: targetConfig, source } = target;
     storages.push(...plan.destinations.map((destination) => services.adapters.storage(destination)));
     found = await findLatestBackup(storages, plan.job.id, ctx.signal, (message) => ctx.log.warn(message));
     if (!found) throw new Error(`no backup of job "${plan.job.name}" was found on its destinations`);
-    source = services.adapters.source(targetConfig);
-    await sweep(ctx, store, config, targetConfig);
+    await sweep(ctx, store, config, target);
     scratch = await createScratch({
       config,
       target: targetConfig,
       jobSource: plan.source,
+      scratch: target.scratch,
+      jobServer: target.jobServer,
       found,
       executionId: ctx.execution.id,
       executionEnded: (id) => executionEnded(store, id),
@@ -77,9 +79,9 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const restoreSeekable = async () => {
       // A seekable archive (and its chain) is restored by range reads, each member checked against its index.
       await ctx.enter('03-restore', 10);
-      if (!source!.restoreArchive) throw new Error(`source ${targetConfig.adapterId} cannot restore seekable archives`);
+      if (!source.restoreArchive) throw new Error(`source ${targetConfig.adapterId} cannot restore seekable archives`);
       const loaded = await loadSnapshot(backup.storage, backup.key, key, ctx.signal);
-      return source!.restoreArchive({ snapshot: loaded.snapshot, rangeReaderFor: loaded.rangeReaderFor }, { target: scratch!.target, signal: ctx.signal });
+      return source.restoreArchive({ snapshot: loaded.snapshot, rangeReaderFor: loaded.rangeReaderFor }, { target: scratch!.target, signal: ctx.signal });
     };
     const result = archiveInfoOf(found.sidecar) ? await restoreSeekable() : await restoreStream(ctx, { found, key, codec, source, target: scratch.target });
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
@@ -99,7 +101,7 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     return { status: cancelled ? 'Cancelled' : 'Failed', path: found?.key ?? null };
   } finally {
     if (scratch) await cleanUp(ctx, scratch);
-    await disposeAll([source, ...storages.map((s) => s.adapter)]);
+    await disposeAll([target?.source, ...(target?.helpers ?? []), ...storages.map((s) => s.adapter)]);
   }
 }
 
@@ -140,32 +142,6 @@ async function explainFailure(ctx: RunContext, found: FoundBackup, key: Buffer |
   throw new Error(`the backup file is corrupted: ${check.problem} (the restore stopped with: ${message})`);
 }
 
-async function targetSourceOf(services: RunServices, jobSource: ResolvedAdapterConfig, config: TestRestoreConfig): Promise<ResolvedAdapterConfig> {
-  const { target } = config;
-  if (target.type === 'directory') {
-    if (!services.adapters.isFileArchive(jobSource.adapterId)) throw new Error(`a directory scratch target needs a directory source; the job's source is ${jobSource.adapterId}`);
-    return jobSource;
-  }
-  if (target.type === 'sqlite') {
-    // The restore runs through the job's own SQLite source (its sqlite3 CLI) into a scratch file; the source's file is untouched.
-    if (jobSource.adapterId !== 'sqlite') throw new Error(`a sqlite scratch target needs a SQLite source; the job's source is ${jobSource.adapterId}`);
-    if (jobSource.config.ssh) throw new Error('test restores of SQLite sources reached over SSH are not supported yet (the scratch file and the checks run on the Holdfast host)');
-    return jobSource;
-  }
-  const server = target.sourceId ? await services.catalog.resolveAdapterConfig(target.sourceId) : jobSource;
-  if (target.type === 'redis') {
-    if (jobSource.adapterId !== 'redis') throw new Error(`a redis scratch target needs a Redis source; the job's source is ${jobSource.adapterId}`);
-    if (server.adapterId !== 'redis') throw new Error(`the scratch server "${server.name}" is a ${server.adapterId} source, not Redis`);
-    if (server.config.ssh) throw new Error('test restores into Redis servers reached over SSH are not supported yet (the engine connects to the scratch index directly)');
-    if (jobSource.config.mode === 'rdb') throw new Error('the job backs Redis up in rdb mode: an RDB snapshot cannot be restored into a running server, so it cannot be test-restored (use the logical mode)');
-  } else if (!scratchDriverFor(server)) {
-    throw new Error(`test restores into ${server.adapterId} sources${server.config.ssh ? ' reached over SSH' : ''} are not supported by a database target (it takes PostgreSQL and MySQL/MariaDB servers without SSH; Redis and SQLite have the target types redis and sqlite)`);
-  }
-  // SPEC: excluded sources are never restore targets, not even for a throwaway database.
-  if (server.excludeFromRestore) throw new Error(`source "${server.name}" is excluded from restores; name another server as the scratch target (testRestore.target.sourceId)`);
-  return server;
-}
-
 /** True when an execution of this installation whose id starts with `tag` (12 hex digits) exists and has ended. */
 async function tagEnded(store: ExecutionStore, tag: string): Promise<boolean> {
   const rows = await store.em().find(ExecutionEntity, { id: { $like: `${tag.slice(0, 8)}-${tag.slice(8, 12)}%` } }, { fields: ['id', 'status'] });
@@ -178,7 +154,7 @@ async function executionEnded(store: ExecutionStore, id: string): Promise<boolea
 }
 
 /** Scratch left by crashed test restores is removed first; a failure here is logged and never fails the test restore. */
-async function sweep(ctx: RunContext, store: ExecutionStore, config: TestRestoreConfig, target: ResolvedAdapterConfig): Promise<void> {
+async function sweep(ctx: RunContext, store: ExecutionStore, config: TestRestoreConfig, target: ScratchSource): Promise<void> {
   try {
     for (const message of await sweepLeftovers(config, target, (tag) => tagEnded(store, tag))) ctx.log.warn(message);
   } catch (error) {

@@ -1,98 +1,21 @@
 // The recovery kit's `extract` command against archives made by the real @holdfast/archive writer, encrypted with the
 // engine's own HFENC stream. The kit runs as a child process from a folder outside the repository, so it can only
 // use what ships in the kit: proof that it restores without Holdfast.
-import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { appendFile, chmod, copyFile, link, lstat, lutimes, mkdir, readFile, readdir, readlink, rename, rm, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  addDirectoryTree,
-  createArchiveWriter,
-  readIndex,
-  resolveSnapshot,
-  type ArchiveIndex,
-  type ArchiveWriter,
-  type ArchiveWriterOptions,
-} from '@holdfast/archive';
-import { createEncryptStream } from '../../src/codec/encryption/encrypt-stream.js';
-import { buildRecoveryKit } from '../../src/codec/recovery-kit.js';
-import { makeTempDir, runThrough } from './helpers.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { addDirectoryTree, readIndex, resolveSnapshot, type ArchiveIndex, type ArchiveWriter } from '@holdfast/archive';
+import { useRecoveryKit, writeKitArchive, type KitArchiveTarget } from './recovery-kit-support.js';
 
 const key = randomBytes(32);
-const cleanups: (() => Promise<void>)[] = [];
-let kitDir: string;
-
-beforeAll(async () => {
-  const kit = await makeTempDir();
-  cleanups.push(kit.remove);
-  kitDir = kit.path;
-  for (const file of await buildRecoveryKit({ key })) await writeFile(join(kitDir, file.name), file.content, { mode: file.mode });
-});
-afterAll(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-});
-
-async function tempDir(): Promise<string> {
-  const dir = await makeTempDir();
-  cleanups.push(dir.remove);
-  return dir.path;
-}
-
-interface RunResult {
-  code: number | null;
-  stderr: string;
-}
-
-/** `node holdfast-decrypt.mjs extract ...` in `cwd`, with only PATH (and what the test adds) in the environment. */
-function extract(cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(kitDir, 'holdfast-decrypt.mjs'), 'extract', ...args], {
-      cwd,
-      env: { PATH: process.env.PATH, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-      signal: AbortSignal.timeout(60_000),
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
-
-const withKey = (): string[] => ['--key-file', join(kitDir, 'holdfast-key.txt')];
-
-interface ArchiveTarget {
-  file: string;
-  options: ArchiveWriterOptions;
-  isEncrypted: boolean;
-  /** HFENC chunk size; odd sizes put member boundaries inside records. */
-  encryptionChunkSize?: number;
-  hasIndexSidecar: boolean;
-}
-
-/** Writes an archive as Holdfast stores it: `<name>.hfa[.enc]`, plus `<name>.hfa[.enc].index.json` when asked. */
-async function writeArchive(target: ArchiveTarget, fill: (writer: ArchiveWriter) => Promise<unknown>): Promise<ArchiveIndex> {
-  const writer = createArchiveWriter(target.options);
-  const written = target.isEncrypted
-    ? pipeline(writer, createEncryptStream({ key, chunkSize: target.encryptionChunkSize }), createWriteStream(target.file))
-    : pipeline(writer, createWriteStream(target.file));
-  const finished = (async () => {
-    await fill(writer);
-    return writer.finish();
-  })();
-  const [result] = await Promise.all([finished, written]);
-  if (target.hasIndexSidecar) {
-    const indexFile = Buffer.concat([...result.indexFile.chunks()]);
-    const sidecar = target.isEncrypted ? await runThrough(createEncryptStream({ key }), indexFile) : indexFile;
-    await writeFile(`${target.file}.index.json`, sidecar);
-  }
-  return result.index;
-}
+const kit = useRecoveryKit(key);
+const { extract, tempDir } = kit;
+const withKey = kit.keyArgs;
+const writeArchive = (target: KitArchiveTarget, fill: (writer: ArchiveWriter) => Promise<unknown>): Promise<ArchiveIndex> => writeKitArchive(key, target, fill);
 
 interface PathRecord {
   type: 'file' | 'directory' | 'symlink';
@@ -179,7 +102,7 @@ async function buildSourceTree(root: string): Promise<void> {
   await writeFile(join(root, UNICODE_PATH), 'こんにちは\n');
   await link(join(root, 'docs', 'readme.txt'), join(root, 'hard.txt'));
   await symlink('docs/readme.txt', join(root, 'link-to-readme'));
-  await symlink('../outside/nowhere', join(root, 'dangling'));
+  await symlink('outside/nowhere', join(root, 'dangling'));
   // Fractional seconds, an old date and odd directory modes, applied after the contents (which touch mtimes).
   await utimes(join(root, 'secret.txt'), 1_000_000_000.25, 1_000_000_000.25);
   await lutimes(join(root, 'link-to-readme'), 1_600_000_000.5, 1_600_000_000.5);
@@ -194,7 +117,7 @@ describe('recovery kit: extract seekable archives', () => {
     await mkdir(source);
     await buildSourceTree(source);
     const dump = mixedContent(96);
-    const target: ArchiveTarget = {
+    const target: KitArchiveTarget = {
       file: join(work, 'files.hfa'),
       options: { archiveName: 'files.hfa', compression: 'gzip', chunkSize: 64 * 1024 },
       isEncrypted: false,
@@ -248,7 +171,7 @@ describe('recovery kit: extract seekable archives', () => {
     expectSameTree(await describeTree(join(work, 'restored')), await describeTree(source));
   });
 
-  it('refuses paths that leave the output folder or pass through a symlink, writing nothing', async () => {
+  it('refuses paths that leave the output folder or pass through a symlink, naming them', async () => {
     const work = await tempDir();
     const planted = join(work, 'planted.hfa');
     // The writer accepts a symlink and then a file "inside" it; the kit must not write through the link.
@@ -257,10 +180,12 @@ describe('recovery kit: extract seekable archives', () => {
       await writer.addFile({ path: 'a/b.txt', size: 4 }, Readable.from([Buffer.from('evil')]));
     });
     const throughLink = await extract(work, ['planted.hfa', 'out-planted']);
-    expect(throughLink.code).toBe(4);
-    expect(throughLink.stderr).toContain('refusing "a"');
+    // Issue 41: the refused members are named and the run ends with exit 7 (restored, but not everything).
+    expect(throughLink.code).toBe(7);
+    expect(throughLink.stderr).toContain('a/b.txt: refused, it lies below "a", a symlink of this archive');
+    expect(throughLink.stderr).toContain(`a: symlink refused, its target "${join(work, 'elsewhere')}" is absolute, outside the output folder`);
     expect(existsSync(join(work, 'elsewhere'))).toBe(false);
-    expect((await readdir(work)).filter((name) => name.startsWith('out-planted'))).toEqual([]);
+    expect(await readdir(join(work, 'out-planted'))).toEqual([]);
 
     // An index naming "../evil.txt" or "/x/evil.txt" (checksums recomputed, as a deliberate attacker would).
     const archive = join(work, 'escape.hfa');

@@ -73,6 +73,7 @@ describe('recovery kit', () => {
       ['archive-chain.mjs', 0o644],
       ['archive-extract.mjs', 0o644],
       ['restore-target.mjs', 0o644],
+      ['containment.mjs', 0o644],
       ['README.md', 0o644],
       ['holdfast-key.txt', 0o600],
     ]);

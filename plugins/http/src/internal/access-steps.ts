@@ -26,13 +26,13 @@ export function rateLimitClassOf(route: RouteDefinition, method: string): RateLi
 }
 
 /**
- * Consumes one point for the client IP when a limiter is registered. The RateLimit-* headers go on every limited
- * response, allowed or not, so clients can pace themselves before they hit 429.
+ * Consumes one point for the client IP (or `clientKey`) when a limiter is registered. The RateLimit-* headers go on
+ * every limited response, allowed or not, so clients can pace themselves before they hit 429.
  */
-export async function enforceRateLimit(ctx: Context, container: DependencyContainer, kind: RateLimitClass | 'none'): Promise<void> {
+export async function enforceRateLimit(ctx: Context, container: DependencyContainer, kind: RateLimitClass | 'none', clientKey: string = ctx.ip): Promise<void> {
   if (kind === 'none' || !container.isRegistered(TOKENS.RateLimiter, true)) return;
   const limiter = container.resolve(TOKENS.RateLimiter);
-  const outcome = await limiter.consume(ctx.ip, kind);
+  const outcome = await limiter.consume(clientKey, kind);
   const resetSeconds = Math.max(0, Math.ceil(outcome.resetMs / 1000));
   ctx.set('RateLimit-Limit', String(outcome.limit));
   ctx.set('RateLimit-Remaining', String(Math.max(0, outcome.remaining)));
@@ -43,6 +43,29 @@ export async function enforceRateLimit(ctx: Context, container: DependencyContai
     ctx.set('Retry-After', String(retryAfter));
     throw new TooManyRequestsError(retryAfter);
   }
+}
+
+/**
+ * Rate limit, then authenticate; except a read that carries a cookie, which is authenticated first so a signed-in
+ * browser session's reads count against its user's `browser` budget instead of the IP's GET limit (several users
+ * behind one proxy, or one user reloading the dashboard, no longer see 429s from the app's own reads). Requests
+ * with an API key or no cookie keep the SPEC order and the per-IP limit; a cookie that is not a valid session is
+ * charged to the IP before its 401.
+ */
+export async function limitAndAuthenticate(ctx: Context, container: DependencyContainer, route: RouteDefinition): Promise<AuthContext | null> {
+  const kind = rateLimitClassOf(route, ctx.method);
+  const isPublic = route.access.public === true;
+  if (kind !== 'api' || isPublic || !ctx.get('Cookie')) {
+    await enforceRateLimit(ctx, container, kind);
+    return isPublic ? null : authenticate(ctx, container);
+  }
+  const auth = await authenticate(ctx, container).catch(async (error: unknown) => {
+    await enforceRateLimit(ctx, container, kind);
+    throw error;
+  });
+  if (auth.authMethod === 'session') await enforceRateLimit(ctx, container, 'browser', `user:${auth.userId}`);
+  else await enforceRateLimit(ctx, container, kind);
+  return auth;
 }
 
 /** The framework-neutral view of a koa request that the identity plugin authenticates. */

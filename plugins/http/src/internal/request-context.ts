@@ -32,7 +32,6 @@ export function requestContext(logger: pino.Logger): Middleware {
     const abort = new AbortController();
     (ctx.state as Record<string, RequestState>)[STATE_KEY] = { requestId, signal: abort.signal };
     ctx.set('X-Request-Id', requestId);
-    ctx.set('X-Content-Type-Options', 'nosniff');
 
     ctx.res.once('close', () => {
       const isComplete = ctx.res.writableFinished;

@@ -1,7 +1,7 @@
 import type { RouteDefinition } from '@holdfast/kernel';
 import type { Context, Middleware } from 'koa';
 import type { DependencyContainer } from 'tsyringe';
-import { authenticate, authorise, enforceRateLimit, rateLimitClassOf } from './access-steps.js';
+import { authorise, limitAndAuthenticate } from './access-steps.js';
 import { requestStateOf } from './request-context.js';
 import { writeHandlerResult } from './respond.js';
 import { parseRequestParts } from './validation.js';
@@ -14,15 +14,14 @@ export interface RoutePipelineDeps {
 }
 
 /**
- * The per-route steps, in the order the architecture fixes: rate limit -> authenticate -> authorise -> read and
- * validate -> handle. The body is read only after authorisation so anonymous clients cannot make the server parse
+ * The per-route steps, in the order the architecture fixes: rate limit -> authenticate (a browser session's reads:
+ * the other way round, see {@link limitAndAuthenticate}) -> authorise -> read and validate -> handle. The body is read only after authorisation so anonymous clients cannot make the server parse
  * megabytes of JSON.
  */
 export function createRoutePipeline(route: RouteDefinition, deps: RoutePipelineDeps): Middleware {
   const { container, readJsonBody } = deps;
   return async (ctx) => {
-    await enforceRateLimit(ctx, container, rateLimitClassOf(route, ctx.method));
-    const auth = route.access.public === true ? null : await authenticate(ctx, container);
+    const auth = await limitAndAuthenticate(ctx, container, route);
     const rawParams: Record<string, string> = { ...(ctx as { params?: Record<string, string> }).params };
     if (auth) await authorise(container, route, auth, rawParams);
 

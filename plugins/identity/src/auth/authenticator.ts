@@ -27,6 +27,8 @@ export class IdentityAuthenticator implements Authenticator {
     private readonly groups: GroupService,
     private readonly apiKeys: ApiKeyService,
     private readonly logger: KernelLogger = silentLogger,
+    /** Whether the user owning a key may act (a disabled user's keys stop working); all may when not given. */
+    private readonly isUserEnabled: (userId: string) => Promise<boolean> = async () => true,
   ) {}
 
   async authenticate(request: RequestInfo): Promise<AuthContext | null> {
@@ -42,6 +44,10 @@ export class IdentityAuthenticator implements Authenticator {
     if (!token || !looksLikeApiKey(token)) return null;
     try {
       const key = await this.apiKeys.validate(token);
+      if (!(await this.isUserEnabled(key.userId))) {
+        this.logger.debug({ apiKeyId: key.id }, 'API key rejected: its user is disabled');
+        return null;
+      }
       return {
         userId: key.userId,
         permissions: key.permissions.filter(isKnownPermission),

@@ -13,9 +13,13 @@ export const AuditLogEntity = defineEntity({
   properties: {
     id: p.string().primary().length(36),
     userId: p.string().length(36).nullable(),
+    /** Display name of the actor when the entry was written: user name, API key name, or the email tried on a failed sign-in. */
+    actorName: p.string().nullable(),
     action: p.string(),
     resource: p.string(),
     resourceId: p.string().nullable(),
+    /** Name of the resource when the entry was written (user email, key name, group name...), where known. */
+    resourceName: p.string().nullable(),
     details: p.text().nullable(),
     ipAddress: p.string().nullable(),
     userAgent: p.text().nullable(),

@@ -18,6 +18,8 @@ export const UserEntity = defineEntity({
     twoFactorEnabled: p.boolean().nullable(),
     passkeyTwoFactor: p.boolean().nullable(),
     isSuperAdmin: p.boolean().default(false),
+    /** A disabled user cannot sign in; their sessions and API keys stop working (issue 47.5). */
+    disabled: p.boolean().default(false),
     groupId: p.string().length(36).nullable().index('users_group_id_index'),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

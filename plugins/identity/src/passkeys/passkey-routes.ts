@@ -3,7 +3,8 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { z } from 'zod';
 import type { Passkey } from '../entities/second-factor.js';
 import { actorOf, authOf, errors, idParams } from '../routes/common.js';
-import { signIn, signedInSchema } from '../routes/auth-routes.js';
+import { recordFailedSignIn, recordSignInFailure, signIn, signedInSchema } from '../routes/auth-routes.js';
+import { SignInFailure } from '../audit/sign-in-failure.js';
 import type { IdentityServices } from '../services.js';
 import { finishPendingSignIn, peekPendingSignIn } from '../two-factor/pending-sign-in.js';
 import { relyingPartyOf } from './relying-party.js';
@@ -167,11 +168,25 @@ export function passkeyRoutes(services: IdentityServices): RouteDefinition[] {
       request: { body: z.strictObject({ response: authenticationResponse }) },
       responses: { 200: { description: 'Signed in.', schema: signedInSchema }, ...errors(400, 401, 429) },
       handler: async (request) => {
-        const assertion = await passkeys.authenticate(rpOf(request), request.body.response as AuthenticationResponseJSON);
+        // A refused assertion is a failed sign-in (issue 47.5): audited with its reason, the passkey's id and the
+        // account when known; never the assertion itself.
+        const credentialId = request.body.response.id;
+        let assertion: Awaited<ReturnType<typeof passkeys.authenticate>>;
+        try {
+          assertion = await passkeys.authenticate(rpOf(request), request.body.response as AuthenticationResponseJSON);
+        } catch (error) {
+          if (error instanceof SignInFailure) await recordSignInFailure(services, request, error, { authMethod: 'passkey', credentialId: credentialId.slice(0, 512) });
+          throw error;
+        }
+        const extra = { authMethod: 'passkey', credentialId: credentialId.slice(0, 512), passkeyId: assertion.passkey.id };
         if (assertion.asSecondFactor) {
           const pending = await finishPendingSignIn(services.oneTimeValues, request);
-          if (pending.userId !== assertion.user.id) throw new HttpError(401, 'This passkey belongs to another account');
+          if (pending.userId !== assertion.user.id) {
+            await recordFailedSignIn(services, request, pending.userId, (await users.find(pending.userId))?.email ?? '', 'passkey-wrong-account', extra);
+            throw new HttpError(401, 'This passkey belongs to another account');
+          }
         }
+        if (assertion.user.disabled) await recordFailedSignIn(services, request, assertion.user.id, assertion.user.email, 'disabled', extra);
         const details = assertion.asSecondFactor ? { authMethod: 'password', secondFactor: 'passkey', passkeyId: assertion.passkey.id } : { authMethod: 'passkey', passkeyId: assertion.passkey.id };
         return signIn(services, request, assertion.user, 200, details);
       },

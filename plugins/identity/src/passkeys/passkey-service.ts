@@ -1,4 +1,5 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
+import { SignInFailure } from '../audit/sign-in-failure.js';
 import { ConflictError, HttpError, NotFoundError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import type {
@@ -172,14 +173,14 @@ export class PasskeyService {
   async authenticate(rp: RelyingParty, response: AuthenticationResponseJSON): Promise<PasskeyAssertion> {
     const challenge = challengeOf(response.response.clientDataJSON);
     const issued = await this.values.take<AuthenticationChallenge>(`passkey-authentication:${challenge}`);
-    if (!issued) throw new HttpError(401, 'The passkey challenge is unknown, used or expired; request new options');
+    if (!issued) throw new SignInFailure(401, 'The passkey challenge is unknown, used or expired; request new options', 'passkey-challenge-expired');
     const em = this.em();
     const passkey = await em.findOne(PasskeyEntity, { credentialId: response.id });
-    if (!passkey) throw new HttpError(401, 'This passkey is not registered');
-    if (issued.userId && passkey.userId !== issued.userId) throw new HttpError(401, 'This passkey belongs to another account');
+    if (!passkey) throw new SignInFailure(401, 'This passkey is not registered', 'passkey-unknown', { userId: issued.userId });
+    if (issued.userId && passkey.userId !== issued.userId) throw new SignInFailure(401, 'This passkey belongs to another account', 'passkey-wrong-account', { userId: issued.userId });
     const userHandle = response.response.userHandle;
     if (userHandle && Buffer.from(userHandle, 'base64url').toString('utf8') !== passkey.userId) {
-      throw new HttpError(401, 'The passkey answered for another account');
+      throw new SignInFailure(401, 'The passkey answered for another account', 'passkey-wrong-account', { userId: passkey.userId });
     }
     let verification;
     try {
@@ -192,15 +193,15 @@ export class PasskeyService {
         requireUserVerification: issued.userId === null,
       });
     } catch (error) {
-      throw new HttpError(401, `Passkey sign-in was not accepted: ${reason(error)}`);
+      throw new SignInFailure(401, `Passkey sign-in was not accepted: ${reason(error)}`, 'passkey-verification-failed', { userId: passkey.userId });
     }
-    if (!verification.verified) throw new HttpError(401, 'Passkey sign-in was not accepted');
+    if (!verification.verified) throw new SignInFailure(401, 'Passkey sign-in was not accepted', 'passkey-verification-failed', { userId: passkey.userId });
     const info = verification.authenticationInfo;
     // Conditional on the counter read above, so two racing requests cannot both move it.
     const updated = await em.nativeUpdate(PasskeyEntity, { id: passkey.id, counter: passkey.counter }, { counter: info.newCounter, backedUp: info.credentialBackedUp, deviceType: info.credentialDeviceType });
-    if (updated === 0) throw new HttpError(401, 'Passkey sign-in was not accepted: the credential was used concurrently');
+    if (updated === 0) throw new SignInFailure(401, 'Passkey sign-in was not accepted: the credential was used concurrently', 'passkey-verification-failed', { userId: passkey.userId });
     const user = await em.findOne(UserEntity, { id: passkey.userId });
-    if (!user) throw new HttpError(401, 'The account of this passkey no longer exists');
+    if (!user) throw new SignInFailure(401, 'The account of this passkey no longer exists', 'passkey-unknown');
     return { user, passkey, asSecondFactor: issued.userId !== null };
   }
 }

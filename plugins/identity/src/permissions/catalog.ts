@@ -63,3 +63,44 @@ export const SCOPABLE_RESOURCES: Readonly<Record<string, readonly string[]>> = {
   credential: ['credentials:read', 'credentials:write', 'credentials:reveal'],
   vault: ['vault:read', 'vault:write'],
 };
+
+/** A named set of permissions the web app offers when creating an API key or a group (issue 47.5). */
+export interface PermissionPreset {
+  id: string;
+  name: string;
+  description: string;
+  permissions: readonly string[];
+}
+
+const READ_ONLY: readonly Permission[] = [
+  'jobs:read',
+  'history:read',
+  'dashboard:read',
+  'sources:read',
+  'destinations:read',
+  'notifications:read',
+  'storage:read',
+  'templates:read',
+  'settings:read',
+];
+
+/**
+ * The documented presets (docs/security.md "Permission presets"). `read-only` sees what runs and how it went but
+ * no secrets, recovery kits, users, keys or audit log; `operator` also runs jobs, downloads and restores backups;
+ * `full` is every catalog permission (a key still never becomes a super administrator).
+ */
+export const PERMISSION_PRESETS: readonly PermissionPreset[] = [
+  {
+    id: 'read-only',
+    name: 'Read-only',
+    description: 'Dashboards and monitoring: jobs, history, sources, destinations, stored files, settings; nothing secret',
+    permissions: READ_ONLY,
+  },
+  {
+    id: 'operator',
+    name: 'Operator',
+    description: 'Read-only plus running jobs, downloading and restoring backups',
+    permissions: [...READ_ONLY, 'jobs:execute', 'storage:download', 'storage:restore'],
+  },
+  { id: 'full', name: 'Full access', description: 'Every permission of the catalog', permissions: ALL_PERMISSIONS },
+];

@@ -1,12 +1,13 @@
 import { defineRoute, HttpError, lineText, routeResult, type RouteDefinition, type RouteRequest } from '@holdfast/kernel';
 import { z } from 'zod';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
+import type { SignInFailure } from '../audit/sign-in-failure.js';
 import { clearedSessionCookie, isSecureRequest, readCookie, SESSION_COOKIE, sessionCookie } from '../auth/session-cookie.js';
 import { csrfTokenFor } from '../crypto/tokens.js';
 import type { User } from '../entities/user.js';
 import type { IdentityServices } from '../services.js';
 import { createFirstAdmin } from '../users/first-admin.js';
-import { MIN_PASSWORD_LENGTH, verifyPassword } from '../users/passwords.js';
+import { checkPassword, MIN_PASSWORD_LENGTH } from '../users/passwords.js';
 import { secondFactorGate } from '../two-factor/second-factor-gate.js';
 import { twoFactorRequiredSchema } from '../two-factor/pending-sign-in.js';
 import { actorOf, errors, userJson, userSchema } from './common.js';
@@ -22,8 +23,17 @@ export function assertEmailLogin(services: IdentityServices): void {
   }
 }
 
+/** The one answer to a disabled user's sign-in, whatever the method (403: the credentials were right). */
+export const DISABLED_ACCOUNT_MESSAGE = 'This account is disabled; ask an administrator to enable it';
+
+/** Refuses a disabled user (403) before any session or second-factor step. */
+export function assertEnabled(user: User): void {
+  if (user.disabled) throw new HttpError(403, DISABLED_ACCOUNT_MESSAGE);
+}
+
 /** Opens a session for `user`, audits LOGIN with how they signed in, emits `user_login`, and answers with the cookie. */
 export async function signIn(services: IdentityServices, request: RouteRequest, user: User, status: number, details: Record<string, unknown> = { authMethod: 'password' }) {
+  assertEnabled(user);
   const { session, token } = await services.sessions.create(user.id, request.ip, request.userAgent ?? null);
   await services.audit.record(actorOf(request, user.id), { action: AUDIT_ACTIONS.login, resource: 'session', resourceId: session.id, details });
   void services.events?.emit('user_login', { userName: user.name, email: user.email, timestamp: new Date().toISOString() });
@@ -33,6 +43,36 @@ export async function signIn(services: IdentityServices, request: RouteRequest, 
     headers: { 'Set-Cookie': sessionCookie(token, session.expiresAt, secure), 'Cache-Control': 'no-store' },
     body: { user: userJson(user), csrfToken: csrfTokenFor(token), expiresAt: session.expiresAt.toISOString() },
   });
+}
+
+/**
+ * Audits a {@link SignInFailure} (passkey, SSO) with the account's current email when only its id is known.
+ */
+export async function recordSignInFailure(services: IdentityServices, request: RouteRequest, failure: SignInFailure, extra: Record<string, string | null>): Promise<void> {
+  const userId = failure.account.userId ?? null;
+  let email = failure.account.email ?? '';
+  if (!email && userId) email = (await services.users.find(userId).catch(() => null))?.email ?? '';
+  await recordFailedSignIn(services, request, userId, email, failure.reason, extra);
+}
+
+/**
+ * Audits a failed sign-in (`login.failed`: the email tried, the reason, the address; never the password, code,
+ * assertion or token), within the per-hour bound of {@link AuditTrail.recordFailedSignIn}. Never fails the request.
+ */
+export async function recordFailedSignIn(
+  services: IdentityServices,
+  request: RouteRequest,
+  userId: string | null,
+  email: string,
+  reason: string,
+  extra: Record<string, string | null> = {},
+): Promise<void> {
+  try {
+    const written = await services.audit.recordFailedSignIn({ userId, ipAddress: request.ip, userAgent: request.userAgent ?? null }, email, reason, extra);
+    if (!written) services.logger.warn({ userId, ip: request.ip, reason }, 'failed sign-in not audited: hourly bound reached');
+  } catch (error) {
+    services.logger.error({ err: error }, 'failed sign-in could not be audited');
+  }
 }
 
 /** Setup, sign-in, sign-out and the session routes. */
@@ -86,8 +126,15 @@ export function authRoutes(services: IdentityServices): RouteDefinition[] {
       },
       handler: async (request) => {
         assertEmailLogin(services);
-        const user = await verifyPassword(services.database, request.body.email, request.body.password);
-        if (!user) throw new HttpError(401, 'Invalid email or password');
+        const { user, target, failure } = await checkPassword(services.database, request.body.email, request.body.password);
+        if (!user) {
+          await recordFailedSignIn(services, request, target?.id ?? null, request.body.email, failure);
+          throw new HttpError(401, 'Invalid email or password');
+        }
+        if (user.disabled) {
+          await recordFailedSignIn(services, request, user.id, request.body.email, 'disabled');
+        }
+        assertEnabled(user);
         return (await secondFactorGate(services, request, user)) ?? signIn(services, request, user, 200);
       },
     }),

@@ -38,6 +38,7 @@ export const userSchema = z
     twoFactorEnabled: z.boolean().nullable(),
     passkeyTwoFactor: z.boolean().nullable(),
     isSuperAdmin: z.boolean(),
+    disabled: z.boolean().describe('A disabled user cannot sign in; their sessions and API keys do not work'),
     groupId: z.string().nullable(),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -59,6 +60,7 @@ export function userJson(user: User): z.infer<typeof userSchema> {
     twoFactorEnabled: user.twoFactorEnabled ?? null,
     passkeyTwoFactor: user.passkeyTwoFactor ?? null,
     isSuperAdmin: user.isSuperAdmin,
+    disabled: user.disabled,
     groupId: user.groupId ?? null,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
@@ -98,7 +100,9 @@ export function authOf(request: RouteRequest): AuthContext {
 
 /** Who acted, for audit entries. */
 export function actorOf(request: RouteRequest, userId: string | null = request.auth?.userId ?? null): AuditActor {
-  return { userId, ipAddress: request.ip, userAgent: request.userAgent ?? null };
+  // The caller's own display name (key name for API keys); otherwise the trail looks the user up.
+  const actorName = request.auth && request.auth.userId === userId ? request.auth.actorName : undefined;
+  return { userId, ...(actorName ? { actorName } : {}), ipAddress: request.ip, userAgent: request.userAgent ?? null };
 }
 
 /** Audit `details` that say how the actor authenticated (and with which key). */

@@ -34,6 +34,9 @@ export function sessionRoutes(services: IdentityServices): RouteDefinition[] {
             user: userSchema,
             permissions: z.array(z.string()),
             isSuperAdmin: z.boolean(),
+            grants: z
+              .array(z.object({ permission: z.string(), resourceType: z.string(), resourceIds: z.array(z.string()) }))
+              .describe("Scoped grants of the caller's group (sessions only; API keys carry none): with `permissions`, what the web app shows"),
             authMethod: z.enum(['session', 'apikey']),
             apiKeyId: z.string().optional(),
             csrfToken: z.string().optional(),
@@ -45,10 +48,13 @@ export function sessionRoutes(services: IdentityServices): RouteDefinition[] {
         const auth = authOf(request);
         const user = await services.users.get(auth.userId);
         const token = auth.authMethod === 'session' ? readCookie(request.headers.cookie, SESSION_COOKIE) : undefined;
+        // The one source of truth for what screens show: the access policy lets scoped grants through for sessions only.
+        const grants = auth.authMethod === 'session' && !auth.isSuperAdmin && user.groupId ? (await services.groups.accessOf(user.groupId)).grants : [];
         return {
           user: userJson(user),
           permissions: auth.permissions,
           isSuperAdmin: auth.isSuperAdmin,
+          grants,
           authMethod: auth.authMethod,
           ...(auth.apiKeyId ? { apiKeyId: auth.apiKeyId } : {}),
           ...(token ? { csrfToken: csrfTokenFor(token) } : {}),

@@ -55,7 +55,18 @@ export class SessionService {
       return null;
     }
     const user = await em.findOne(UserEntity, { id: session.userId });
-    return user ? { session, user } : null;
+    // A disabled user's sessions are deleted when they are disabled; this also covers one opened concurrently.
+    return user && !user.disabled ? { session, user } : null;
+  }
+
+  /** Ends every session of `userId` except the one with id `exceptSessionId`; resolves how many ended. */
+  async revokeAllForUser(userId: string, exceptSessionId?: string): Promise<number> {
+    return this.em().nativeDelete(SessionEntity, exceptSessionId ? { userId, id: { $ne: exceptSessionId } } : { userId });
+  }
+
+  /** The session holding this cookie value, or null. */
+  async findByToken(token: string): Promise<Session | null> {
+    return this.em().findOne(SessionEntity, { tokenHash: sha256Hex(token) });
   }
 
   /** Live sessions of a user, newest first. */

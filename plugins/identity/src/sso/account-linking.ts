@@ -1,4 +1,4 @@
-import { HttpError } from '@holdfast/kernel';
+import { SignInFailure } from '../audit/sign-in-failure.js';
 import type { EntityManager } from '@mikro-orm/core';
 import { newId } from '../crypto/tokens.js';
 import { AccountEntity } from '../entities/account.js';
@@ -40,7 +40,7 @@ export async function linkExternalIdentity(
   const providerId = provider.row.providerId;
   const email = identity.email?.trim().toLowerCase();
   if (provider.domains.length > 0 && (!email || !provider.domains.includes(emailDomain(email)))) {
-    throw new HttpError(403, `Sign-in through "${providerId}" is limited to ${provider.domains.map((d) => `@${d}`).join(', ')} addresses`);
+    throw new SignInFailure(403, `Sign-in through "${providerId}" is limited to ${provider.domains.map((d) => `@${d}`).join(', ')} addresses`, 'sso-domain-not-allowed', { email });
   }
   const accountProviderId = ssoAccountProviderId(providerId);
   const account = await em.findOne(AccountEntity, { providerId: accountProviderId, accountId: identity.subject });
@@ -49,19 +49,19 @@ export async function linkExternalIdentity(
     if (user) return { user, via: 'account' };
     await em.nativeDelete(AccountEntity, { id: account.id });
   }
-  if (!email) throw new HttpError(403, `The identity provider "${providerId}" sent no email address for this account`);
+  if (!email) throw new SignInFailure(403, `The identity provider "${providerId}" sent no email address for this account`, 'sso-no-email');
 
   const existing = await em.findOne(UserEntity, { email });
   if (existing) {
     if (!identity.emailVerified) {
-      throw new HttpError(403, `The identity provider "${providerId}" has not verified ${email}; it cannot be linked to the existing account`);
+      throw new SignInFailure(403, `The identity provider "${providerId}" has not verified ${email}; it cannot be linked to the existing account`, 'sso-email-unverified', { userId: existing.id, email });
     }
     await addAccount(em, existing.id, accountProviderId, identity.subject);
     return { user: existing, via: 'email' };
   }
 
   if (!provider.row.allowProvisioning) {
-    throw new HttpError(403, `No Holdfast account exists for ${email}, and provider "${providerId}" does not create accounts (allowProvisioning is off); ask an administrator to create it`);
+    throw new SignInFailure(403, `No Holdfast account exists for ${email}, and provider "${providerId}" does not create accounts (allowProvisioning is off); ask an administrator to create it`, 'sso-no-account', { email });
   }
   const name = identity.name?.trim() || email.split('@')[0]!;
   let user = await users.create({ name, email });

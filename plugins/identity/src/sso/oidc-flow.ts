@@ -2,7 +2,8 @@ import { HttpError, type RouteRequest } from '@holdfast/kernel';
 import * as oidc from 'openid-client';
 import { isSecureRequest, readCookie } from '../auth/session-cookie.js';
 import type { IdentityServices } from '../services.js';
-import { completeSsoSignIn } from './complete-sign-in.js';
+import { SignInFailure } from '../audit/sign-in-failure.js';
+import { auditedSsoSignIn, completeSsoSignIn } from './complete-sign-in.js';
 import type { PendingSignIns } from './pending-sign-ins.js';
 import { PENDING_SIGN_IN_TTL_MS } from './pending-sign-ins.js';
 import type { ResolvedSsoProvider, SsoProviderStore } from './provider-store.js';
@@ -41,6 +42,20 @@ export function groupsFrom(value: unknown): string[] {
   return typeof value === 'string' && value !== '' ? [value] : [];
 }
 
+/**
+ * The HTTP status behind openid-client's "unexpected HTTP response status code" (its cause is the Response). A 3xx
+ * is named as a redirect that was not followed: every request to the provider is sent with `redirect: 'manual'`, so
+ * the client secret, code, verifier and access token never go on to another host (issue 41).
+ */
+function unexpectedStatus(error: unknown): string {
+  const response = error instanceof Error ? error.cause : undefined;
+  if (!(response instanceof Response)) return '';
+  if (response.status >= 300 && response.status < 400) {
+    return ` (HTTP ${response.status}: a redirect, not followed; redirects of the identity provider are refused so no secret goes to another host)`;
+  }
+  return ` (HTTP ${response.status})`;
+}
+
 /** Turns openid-client's errors into a 400 that says what the provider or the check objected to. */
 function protocolError(error: unknown): HttpError {
   if (error instanceof oidc.ResponseBodyError || error instanceof oidc.AuthorizationResponseError) {
@@ -50,7 +65,7 @@ function protocolError(error: unknown): HttpError {
   const isProtocolCheck = /^(OAUTH_|ERR_JWT|ERR_JWS|ERR_JOSE)/.test((error as { code?: string } | undefined)?.code ?? '');
   if (error instanceof Error && (isProtocolCheck || error instanceof oidc.ClientError)) {
     // openid-client's message is generic ("unexpected JWT claim value encountered"); the cause names the check.
-    const cause = error.cause instanceof Error && error.cause.message !== error.message ? ` (${error.cause.message})` : '';
+    const cause = error.cause instanceof Error && error.cause.message !== error.message ? ` (${error.cause.message})` : unexpectedStatus(error);
     return new HttpError(400, `OIDC sign-in failed: ${error.message}${cause}`.slice(0, 500));
   }
   return new HttpError(502, 'OIDC sign-in failed: the identity provider could not be reached or answered unexpectedly');
@@ -102,7 +117,7 @@ export class OidcFlow {
       );
     } catch (error) {
       this.identity.logger.warn({ err: error, providerId: row.providerId }, 'OIDC discovery failed');
-      throw new HttpError(502, `OIDC discovery failed for "${row.providerId}" at ${server.origin}: ${error instanceof Error ? error.message : 'unknown error'}`.slice(0, 500));
+      throw new HttpError(502, `OIDC discovery failed for "${row.providerId}" at ${server.origin}: ${error instanceof Error ? error.message : 'unknown error'}${unexpectedStatus(error)}`.slice(0, 500));
     }
     // With an explicit discovery URL the library cannot compare issuers itself; the configured issuer must match.
     const discoveredIssuer = configuration.serverMetadata().issuer;
@@ -141,18 +156,22 @@ export class OidcFlow {
 
   /** The provider's redirect back: checks state (against the cookie and the stored row), code, nonce and issuer. */
   async callback(request: RouteRequest, providerId: string, query: Record<string, string>) {
+    return auditedSsoSignIn(this.identity, request, 'oidc', providerId, () => this.finishSignIn(request, providerId, query));
+  }
+
+  private async finishSignIn(request: RouteRequest, providerId: string, query: Record<string, string>) {
     if (query.error) {
-      throw new HttpError(400, `OIDC sign-in failed: the provider answered ${query.error}${query.error_description ? `: ${query.error_description}` : ''}`.slice(0, 500));
+      throw new SignInFailure(400, `OIDC sign-in failed: the provider answered ${query.error}${query.error_description ? `: ${query.error_description}` : ''}`.slice(0, 500), 'sso-provider-error');
     }
     const state = query.state;
-    if (!state) throw new HttpError(400, 'OIDC sign-in failed: the callback carries no state');
+    if (!state) throw new SignInFailure(400, 'OIDC sign-in failed: the callback carries no state', 'sso-invalid-state');
     const cookieState = readCookie(request.headers.cookie, OIDC_STATE_COOKIE);
     if (cookieState !== state) {
-      throw new HttpError(400, 'OIDC sign-in failed: the state does not match the sign-in this browser started; start the sign-in again');
+      throw new SignInFailure(400, 'OIDC sign-in failed: the state does not match the sign-in this browser started; start the sign-in again', 'sso-invalid-state');
     }
     const pending = await this.pending.take(state);
     if (!pending || pending.providerId !== providerId) {
-      throw new HttpError(400, 'OIDC sign-in failed: unknown, used or expired state; start the sign-in again');
+      throw new SignInFailure(400, 'OIDC sign-in failed: unknown, used or expired state; start the sign-in again', 'sso-invalid-state');
     }
     const provider = await this.providers.resolveForSignIn(providerId, 'oidc');
     const configuration = await this.configurationOf(provider);
@@ -175,7 +194,8 @@ export class OidcFlow {
     } catch (error) {
       if (error instanceof HttpError) throw error;
       this.identity.logger.warn({ err: error, providerId }, 'OIDC sign-in rejected');
-      throw protocolError(error);
+      const refused = protocolError(error);
+      throw refused.status === 400 ? new SignInFailure(400, refused.message, 'sso-rejected') : refused;
     }
     return completeSsoSignIn(this.identity, request, provider, this.identityFrom(provider, claims), pending.redirectTo);
   }

@@ -1,7 +1,8 @@
 import { HttpError, routeResult, type RouteRequest } from '@holdfast/kernel';
 import type { CacheProvider, Profile, SAML } from '@node-saml/node-saml';
 import type { IdentityServices } from '../services.js';
-import { completeSsoSignIn } from './complete-sign-in.js';
+import { SignInFailure } from '../audit/sign-in-failure.js';
+import { auditedSsoSignIn, completeSsoSignIn } from './complete-sign-in.js';
 import { PENDING_SIGN_IN_TTL_MS, type PendingSignIns } from './pending-sign-ins.js';
 import type { ResolvedSsoProvider, SsoProviderStore } from './provider-store.js';
 import { publicBaseUrl, redirectResult, safeRedirectTarget } from './redirects.js';
@@ -107,6 +108,10 @@ export class SamlFlow {
 
   /** The assertion consumer service: validates the posted response, then signs the user in. */
   async acs(request: RouteRequest, providerId: string, form: { SAMLResponse: string; RelayState?: string }) {
+    return auditedSsoSignIn(this.identity, request, 'saml', providerId, () => this.finishSignIn(request, providerId, form));
+  }
+
+  private async finishSignIn(request: RouteRequest, providerId: string, form: { SAMLResponse: string; RelayState?: string }) {
     const provider = await this.providers.resolveForSignIn(providerId, 'saml');
     let profile: Profile | null;
     try {
@@ -114,9 +119,9 @@ export class SamlFlow {
     } catch (error) {
       this.identity.logger.warn({ err: error, providerId }, 'SAML response rejected');
       const reason = explain(error instanceof Error ? error.message : 'invalid response');
-      throw new HttpError(400, `SAML sign-in failed: ${reason}`.slice(0, 500));
+      throw new SignInFailure(400, `SAML sign-in failed: ${reason}`.slice(0, 500), 'sso-rejected');
     }
-    if (!profile) throw new HttpError(400, 'SAML sign-in failed: the response carries no assertion');
+    if (!profile) throw new SignInFailure(400, 'SAML sign-in failed: the response carries no assertion', 'sso-rejected');
     return completeSsoSignIn(this.identity, request, provider, this.identityFrom(provider, profile), safeRedirectTarget(form.RelayState));
   }
 

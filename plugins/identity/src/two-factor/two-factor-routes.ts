@@ -1,7 +1,7 @@
-import { defineRoute, routeResult, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, HttpError, routeResult, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import { actorOf, authOf, errors } from '../routes/common.js';
-import { signIn, signedInSchema } from '../routes/auth-routes.js';
+import { recordFailedSignIn, signIn, signedInSchema } from '../routes/auth-routes.js';
 import type { IdentityServices } from '../services.js';
 import { finishPendingSignIn, requirePendingSignIn } from './pending-sign-in.js';
 import { reauthenticate, reauthenticationBody } from './reauthenticate.js';
@@ -114,7 +114,18 @@ export function twoFactorRoutes(services: IdentityServices): RouteDefinition[] {
       responses: { 200: { description: 'Signed in.', schema: signedInSchema }, ...errors(400, 401, 429) },
       handler: async (request) => {
         const pending = await requirePendingSignIn(services.oneTimeValues, request);
-        const kind = await twoFactor.verify(pending.userId, request.body);
+        let kind: Awaited<ReturnType<typeof twoFactor.verify>>;
+        try {
+          kind = await twoFactor.verify(pending.userId, request.body);
+        } catch (error) {
+          // A wrong second factor after the right password is a failed sign-in too (issue 47.5); never the code.
+          if (error instanceof HttpError && error.status === 401) {
+            const user = await users.find(pending.userId);
+            const reason = request.body.backupCode !== undefined ? 'wrong-backup-code' : 'wrong-second-factor';
+            await recordFailedSignIn(services, request, pending.userId, user?.email ?? '', reason);
+          }
+          throw error;
+        }
         await finishPendingSignIn(services.oneTimeValues, request);
         const user = await users.get(pending.userId);
         return signIn(services, request, user, 200, { authMethod: 'password', secondFactor: kind });

@@ -51,12 +51,29 @@ export function addCredentialAccount(em: EntityManager, userId: string, password
  * password is unknown, so response time does not reveal which emails exist. Resolves the user or null.
  */
 export async function verifyPassword(database: OrmDatabase, email: string, password: string): Promise<User | null> {
+  return (await checkPassword(database, email, password)).user;
+}
+
+/** Why a password check failed (for the audit log only; the caller always gets the same answer). */
+export type PasswordFailure = 'unknown-email' | 'no-password' | 'wrong-password';
+
+/**
+ * {@link verifyPassword} with the reason of a failure and the user the email named (null for an unknown email).
+ * Same constant work either way.
+ */
+export async function checkPassword(
+  database: OrmDatabase,
+  email: string,
+  password: string,
+): Promise<{ user: User; target: User; failure?: undefined } | { user: null; target: User | null; failure: PasswordFailure }> {
   const em = database.em();
-  const user = await em.findOne(UserEntity, { email: normalizeEmail(email) });
-  const account = user ? await em.findOne(AccountEntity, { userId: user.id, providerId: CREDENTIAL_PROVIDER }) : null;
+  const target = await em.findOne(UserEntity, { email: normalizeEmail(email) });
+  const account = target ? await em.findOne(AccountEntity, { userId: target.id, providerId: CREDENTIAL_PROVIDER }) : null;
   const stored = account?.password ?? (await getDummyHash());
   const matches = await verifyScryptHash(password, stored);
-  return matches && user && account?.password ? user : null;
+  if (!target) return { user: null, target: null, failure: 'unknown-email' };
+  if (!account?.password) return { user: null, target, failure: 'no-password' };
+  return matches ? { user: target, target } : { user: null, target, failure: 'wrong-password' };
 }
 
 /** Emails compare case-insensitively: stored trimmed and lower-cased. */

@@ -107,7 +107,7 @@ export class UserService {
       user.email = email;
     }
     if (changes.groupId) await this.assertGroupExists(em, changes.groupId);
-    if (changes.isSuperAdmin === false && user.isSuperAdmin) await this.assertAnotherSuperAdmin(em, id);
+    if (changes.isSuperAdmin === false && user.isSuperAdmin && !user.disabled) await this.assertAnotherSuperAdmin(em, id);
     if (changes.name !== undefined) user.name = changes.name.trim();
     if (changes.groupId !== undefined) user.groupId = changes.groupId;
     if (changes.isSuperAdmin !== undefined) user.isSuperAdmin = changes.isSuperAdmin;
@@ -136,7 +136,7 @@ export class UserService {
     return this.em().transactional(async (em) => {
       const user = await em.findOne(UserEntity, { id });
       if (!user) throw new NotFoundError('User not found');
-      if (user.isSuperAdmin) await this.assertAnotherSuperAdmin(em, id);
+      if (user.isSuperAdmin && !user.disabled) await this.assertAnotherSuperAdmin(em, id);
       await em.nativeDelete(ApiKeyEntity, { userId: id });
       await em.nativeDelete(SessionEntity, { userId: id });
       await em.nativeDelete(AccountEntity, { userId: id });
@@ -147,16 +147,66 @@ export class UserService {
     });
   }
 
+  /**
+   * Disables or enables a user. Disabling ends every session of the user and makes their API keys fail
+   * authentication (the keys are kept, so enabling the user again brings them back). Refuses to disable the last
+   * enabled super administrator.
+   */
+  async setDisabled(id: string, disabled: boolean): Promise<User> {
+    return this.em().transactional(async (em) => {
+      const user = await em.findOne(UserEntity, { id });
+      if (!user) throw new NotFoundError('User not found');
+      if (disabled && user.isSuperAdmin && !user.disabled) await this.assertAnotherSuperAdmin(em, id);
+      user.disabled = disabled;
+      user.updatedAt = new Date();
+      await em.flush();
+      if (disabled) await em.nativeDelete(SessionEntity, { userId: id });
+      return user;
+    });
+  }
+
+  /** Sets a new password for a user and ends all of their sessions (an administrator's reset). */
+  async resetPassword(id: string, password: string): Promise<User> {
+    return this.em().transactional(async (em) => {
+      const user = await em.findOne(UserEntity, { id });
+      if (!user) throw new NotFoundError('User not found');
+      await setPassword(em, id, password);
+      user.updatedAt = new Date();
+      await em.flush();
+      await em.nativeDelete(SessionEntity, { userId: id });
+      return user;
+    });
+  }
+
+  /**
+   * Removes every second factor of a user: the authenticator-app secret with its backup codes, and all passkeys.
+   * Their next password sign-in needs no second factor; they can enroll again from their security page.
+   */
+  async resetSecondFactor(id: string): Promise<{ user: User; removed: { totp: boolean; passkeys: number } }> {
+    return this.em().transactional(async (em) => {
+      const user = await em.findOne(UserEntity, { id });
+      if (!user) throw new NotFoundError('User not found');
+      const totp = await em.nativeDelete(TwoFactorEntity, { userId: id });
+      const passkeys = await em.nativeDelete(PasskeyEntity, { userId: id });
+      user.twoFactorEnabled = false;
+      user.passkeyTwoFactor = false;
+      user.updatedAt = new Date();
+      await em.flush();
+      return { user, removed: { totp: totp > 0, passkeys } };
+    });
+  }
+
   private async assertGroupExists(em: EntityManager, groupId: string): Promise<void> {
     if (!(await em.count(GroupEntity, { id: groupId }))) {
       throw new ValidationError('Group not found', [{ path: 'groupId', message: 'no group with this id' }]);
     }
   }
 
-  // The last super administrator can neither be deleted nor demoted: nobody could administer the instance after.
+  // The last enabled super administrator can be neither deleted, demoted nor disabled: nobody could administer
+  // the instance after.
   private async assertAnotherSuperAdmin(em: EntityManager, exceptId: string): Promise<void> {
-    if (!(await em.count(UserEntity, { isSuperAdmin: true, id: { $ne: exceptId } }))) {
-      throw new ConflictError('This is the last super administrator; promote another user first');
+    if (!(await em.count(UserEntity, { isSuperAdmin: true, disabled: false, id: { $ne: exceptId } }))) {
+      throw new ConflictError('This is the last enabled super administrator; promote or enable another administrator first');
     }
   }
 }

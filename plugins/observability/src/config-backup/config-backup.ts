@@ -1,17 +1,7 @@
 import { Readable } from 'node:stream';
-import { instantiateAdapter, type AdapterRegistry, type EventBus, type JobCatalog, type KernelLogger, type StorageAdapter } from '@holdfast/kernel';
-import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { instantiateAdapter, type AdapterRegistry, type ConfigExporter, type EventBus, type JobCatalog, type KernelLogger, type StorageAdapter } from '@holdfast/kernel';
+import type { DependencyContainer } from 'tsyringe';
 import type { ConfigBackupSettings } from '../settings.js';
-
-/**
- * What this plugin needs of the catalog's export (`GET /api/config/export`): the catalog registers its service
- * under `Symbol.for('holdfast:catalog')`; only this structural slice is used, so no catalog code is imported.
- */
-export interface ConfigExporter {
-  transfer: { export(actor: { userId: null; ipAddress: null; userAgent: null }, encryptionProfileId?: string): Promise<Record<string, unknown>> };
-}
-
-export const CATALOG_SERVICE = Symbol.for('holdfast:catalog') as InjectionToken<ConfigExporter>;
 
 /** File names of the self-backup: sortable by time, recognisable for retention. */
 const FILE_PATTERN = /^holdfast-config-\d{8}T\d{6}(\d{3})?Z\.json$/;
@@ -47,8 +37,8 @@ export class ConfigBackup {
     try {
       if (!storageId) throw new Error('no destination chosen for the configuration backup (configBackup.storageId)');
       const exporter = this.deps.exporter();
-      if (!exporter) throw new Error('the catalog export is not available');
-      const document = await exporter.transfer.export({ userId: null, ipAddress: null, userAgent: null }, settings.encryptionProfileId ?? undefined);
+      if (!exporter) throw new Error('the catalog export is not available (TOKENS.ConfigExporter is not registered)');
+      const document = await exporter.export({ userId: null, ipAddress: null, userAgent: null }, settings.encryptionProfileId ?? undefined);
       const body = Buffer.from(JSON.stringify(document), 'utf8');
       const file = `${settings.prefix}/${configBackupFileName((this.deps.now ?? (() => new Date()))())}`;
       const resolved = await this.deps.catalog().resolveAdapterConfig(storageId);

@@ -19,7 +19,8 @@ export async function updateDbVersions(
 ): Promise<VersionPassResult> {
   const catalog = deps.catalog();
   if (!catalog.recordSourceVersion) throw new Error('the catalog records no version history (JobCatalog.recordSourceVersion missing)');
-  const rows: Array<{ id: string; name: string }> = await deps.database().em().getKnex()('adapter_configs').select('id', 'name').where({ type: 'database' }).orderBy('name');
+  if (!catalog.listAdapterConfigs) throw new Error('the catalog lists no adapter configurations (JobCatalog.listAdapterConfigs missing)');
+  const rows = (await catalog.listAdapterConfigs({ type: 'database' })).map((config) => ({ id: config.configId, name: config.name }));
   const result: VersionPassResult = { recorded: 0, failed: [] };
   for (const row of rows) {
     if (signal?.aborted) break;

@@ -1,8 +1,7 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { BackupOutcomeEvent, EventBus, JobCatalog } from '@holdfast/kernel';
+import type { BackupOutcomeEvent, DeliveryStats, EventBus, ExecutionStats, JobCatalog } from '@holdfast/kernel';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { dateOf } from '../storage/storage-alerts.js';
 
 /** Buckets of run durations (seconds): 1 s to 6 h. */
 const RUN_BUCKETS = [1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600];
@@ -14,7 +13,8 @@ const OUTCOMES = { backup_success: 'Success', backup_partial: 'Partial', backup_
 /**
  * The Prometheus registry of one server. Run counters, durations and bytes move with the engine's outcome events
  * of this process; queue depth, running count, last-success time, adapter health and notification failures are read
- * from the database at scrape time, so every process of a shared database answers the same for them.
+ * at scrape time (through the engine's `ExecutionStats` and the notifications plugin's `DeliveryStats` ports), so
+ * every process of a shared database answers the same for them.
  */
 export class HoldfastMetrics {
   readonly registry = new Registry();
@@ -24,7 +24,15 @@ export class HoldfastMetrics {
   private readonly http: Histogram<'method' | 'route' | 'status'>;
 
   constructor(
-    private readonly deps: { database: () => OrmDatabase; catalog: () => JobCatalog | undefined; withProcessMetrics?: boolean },
+    private readonly deps: {
+      database: () => OrmDatabase;
+      catalog: () => JobCatalog | undefined;
+      /** The engine's queue and history figures; without the engine those gauges stay empty. */
+      executions?: () => ExecutionStats | undefined;
+      /** The notifications plugin's delivery figures; without it that gauge stays empty. */
+      deliveries?: () => DeliveryStats | undefined;
+      withProcessMetrics?: boolean;
+    },
   ) {
     if (deps.withProcessMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'holdfast_process_' });
     this.runs = new Counter({ name: 'holdfast_backup_runs_total', help: 'Finished backup runs by job and final status (this process)', labelNames: ['job', 'status'], registers: [this.registry] });
@@ -41,19 +49,16 @@ export class HoldfastMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        const rows: Array<{ job_id: string; ended: Date | number | string | null }> = await knex()('executions')
-          .select('job_id')
-          .max({ ended: 'ended_at' })
-          .where({ type: 'Backup', status: 'Success' })
-          .whereNotNull('job_id')
-          .groupBy('job_id');
-        const names = await jobNames(rows.map((row) => row.job_id));
-        for (const row of rows) if (row.ended !== null) this.set({ job_id: row.job_id, job: names.get(row.job_id) ?? row.job_id }, dateOf(row.ended).getTime() / 1000);
+        const stats = deps.executions?.();
+        if (!stats) return;
+        const rows = await stats.lastSuccessfulBackups();
+        const names = await jobNames(rows.map((row) => row.jobId));
+        for (const row of rows) this.set({ job_id: row.jobId, job: names.get(row.jobId) ?? row.jobId }, row.endedAt.getTime() / 1000);
       },
     });
-    const countByStatus = (status: string) => async (target: Gauge) => {
-      const row: { n?: number | string } | undefined = await knex()('executions').count({ n: '*' }).where({ status }).first();
-      target.set(Number(row?.n ?? 0));
+    const countByStatus = (status: 'Pending' | 'Running') => async (target: Gauge) => {
+      const stats = deps.executions?.();
+      if (stats) target.set(await stats.countByStatus(status));
     };
     const pending = countByStatus('Pending');
     const running = countByStatus('Running');
@@ -81,8 +86,7 @@ export class HoldfastMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        const rows: Array<{ event_type: string; n: number | string }> = await knex()('notification_log').select('event_type').count({ n: '*' }).where({ status: 'Failed' }).groupBy('event_type');
-        for (const row of rows) this.set({ event: row.event_type }, Number(row.n));
+        for (const row of (await deps.deliveries?.()?.failuresByEvent()) ?? []) this.set({ event: row.event }, row.count);
       },
     });
   }

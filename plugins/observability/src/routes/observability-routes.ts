@@ -1,5 +1,4 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
-import { timingSafeEqual } from 'node:crypto';
 import {
   defineRoute,
   ForbiddenError,
@@ -15,6 +14,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
 import type { HealthChecker } from '../health/health-check.js';
 import type { HoldfastMetrics } from '../metrics/metrics.js';
+import { metricsVerdict, type MetricsAccess } from '../metrics/metrics-access.js';
 import {
   configBackupSettingsSchema,
   healthSettingsSchema,
@@ -76,6 +76,8 @@ export interface ObservabilityRouteDeps {
   alerts: () => StorageAlerts;
   settings: ObservabilitySettings;
   metrics: () => HoldfastMetrics;
+  /** Who may read `/metrics` (environment part). */
+  metricsAccess: MetricsAccess;
 }
 
 const TYPE_PERMISSION: Record<string, { permission: string; resource: string }> = {
@@ -85,7 +87,7 @@ const TYPE_PERMISSION: Record<string, { permission: string; resource: string }> 
 
 /** The adapter configuration's type after checking the caller may read it (404 unknown, 403 not allowed). */
 async function readableAdapter(deps: ObservabilityRouteDeps, auth: AuthContext | null, id: string, types: string[]): Promise<{ type: string; name: string }> {
-  const row: { type: string; name: string } | undefined = await deps.database().em().getKnex()('adapter_configs').select('type', 'name').where({ id }).first();
+  const [row] = (await deps.container.resolve(TOKENS.JobCatalog).listAdapterConfigs?.({ ids: [id] })) ?? [];
   if (!row || !types.includes(row.type)) throw new NotFoundError('Adapter configuration not found');
   const rule = TYPE_PERMISSION[row.type]!;
   const allowed = !auth
@@ -224,18 +226,18 @@ export function observabilityRoutes(deps: ObservabilityRouteDeps): RouteDefiniti
     defineRoute({
       method: 'GET',
       path: '/metrics',
-      summary: 'Prometheus metrics (text exposition format); asks for the bearer token when one is set',
+      summary: 'Prometheus metrics (text exposition format): loopback callers only unless HOLDFAST_METRICS_ALLOW or a bearer token says otherwise',
       tags: ['system'],
       access: { public: true },
-      responses: { 200: { description: 'Metrics', contentType: 'text/plain; version=0.0.4' }, ...errors(401) },
+      responses: { 200: { description: 'Metrics', contentType: 'text/plain; version=0.0.4' }, ...errors(401, 403) },
       handler: async (request) => {
         const { bearerTokenSha256 } = await deps.settings.get('metrics');
-        if (bearerTokenSha256) {
-          const header = request.headers.authorization;
-          const presented = typeof header === 'string' && header.startsWith('Bearer ') ? header.slice(7).trim() : '';
-          const expected = Buffer.from(bearerTokenSha256, 'hex');
-          if (!presented || !timingSafeEqual(Buffer.from(tokenHash(presented), 'hex'), expected)) throw new UnauthorizedError('A valid metrics bearer token is required');
+        const authorization = typeof request.headers.authorization === 'string' ? request.headers.authorization : undefined;
+        const verdict = metricsVerdict(deps.metricsAccess, bearerTokenSha256, request.ip, authorization);
+        if (verdict === 'address-refused') {
+          throw new ForbiddenError('Metrics are not served to this address: add it to HOLDFAST_METRICS_ALLOW or set a metrics bearer token');
         }
+        if (verdict === 'token-required') throw new UnauthorizedError('A valid metrics bearer token is required');
         const metrics = deps.metrics();
         return routeResult({ status: 200, headers: { 'content-type': metrics.contentType, 'cache-control': 'no-store' }, body: await metrics.render() });
       },

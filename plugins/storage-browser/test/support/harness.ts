@@ -23,7 +23,7 @@ import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooli
 import storageLocal from '@holdfast/storage-local';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createStorageBrowserPlugin, type StorageBrowserPluginOptions } from '../../src/index.js';
-import { unreachableStorage } from './fixture-adapters.js';
+import { lateEndStorage, unreachableStorage } from './fixture-adapters.js';
 
 /** Only the parts of the catalog port the storage browser and the backup reader call. */
 export class ConfigCatalog implements Pick<JobCatalog, 'resolveAdapterConfig' | 'encryptionKey'> {
@@ -63,7 +63,7 @@ export async function startBrowserServer(dialect: TestDialect = 'sqlite', option
   const site: TestSite = await createTestSite(dialect, 'storage-browser');
   const container = rootContainer.createChildContainer();
   const registry = new AdapterRegistry();
-  for (const definition of [storageLocal, unreachableStorage] as unknown as AnyAdapterDefinition[]) registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
+  for (const definition of [storageLocal, unreachableStorage, lateEndStorage] as unknown as AnyAdapterDefinition[]) registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
   const catalog = new ConfigCatalog();
   const events = new EventBus();
   const audits: AuditEntry[] = [];

@@ -5,13 +5,13 @@ import { DashboardFigures } from '../dashboard/dashboard-figures.js';
 import { dashboardRoutes } from '../dashboard/dashboard-routes.js';
 import { STORAGE_STATS_INTERVAL_MS, StorageStats } from '../dashboard/storage-stats.js';
 import type { AdapterFactory } from '../run/adapters.js';
-import { CachedJobDirectory, CatalogDirectory } from '../scheduler/job-directory.js';
-import { PostgresAdvisoryLock, SingleProcessLock } from '../scheduler/leader-lock.js';
-import { DEFAULT_SCHEDULER_OPTIONS, JobScheduler, type RunEnqueuer, type SchedulerOptions } from '../scheduler/scheduler.js';
-import { WALL_CLOCK, type SchedulerClock } from '../scheduler/scheduler-clock.js';
-import { DatabaseSlotState } from '../scheduler/slot-state.js';
-import { historyRoutes } from './history-routes.js';
-import { HistoryStore } from './history-store.js';
+import { CachedJobDirectory, CatalogDirectory } from './job-directory.js';
+import { PostgresAdvisoryLock, SingleProcessLock } from './leader-lock.js';
+import { DEFAULT_SCHEDULER_OPTIONS, JobScheduler, type RunEnqueuer, type SchedulerOptions } from './scheduler.js';
+import { WALL_CLOCK, type SchedulerClock } from './scheduler-clock.js';
+import { DatabaseSlotState } from './slot-state.js';
+import { historyRoutes } from '../history/history-routes.js';
+import { HistoryStore } from '../history/history-store.js';
 
 /** Timings of the scheduler and the storage statistics cache. */
 export interface ReportingOptions extends SchedulerOptions {
@@ -33,7 +33,10 @@ export interface Reporting {
   stop(): Promise<void>;
 }
 
-/** Builds history, dashboard and scheduler services over the container's database and kernel ports. */
+/**
+ * Builds the job scheduler (with its leader lock) and, beside it, the history and dashboard services over the
+ * container's database and kernel ports.
+ */
 export function createReporting(
   container: DependencyContainer,
   enqueuer: () => RunEnqueuer,
