@@ -1,9 +1,10 @@
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
+import { precompress } from './build/precompress';
 
 // The server serves dist/ at `/`; hashed file names under assets/ let it cache them forever.
 export default defineConfig({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   build: {
     outDir: 'dist',
     assetsDir: 'assets',

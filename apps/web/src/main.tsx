@@ -1,18 +1,31 @@
 import '@mantine/core/styles.css';
 import '@mantine/notifications/styles.css';
 import './styles.css';
-import { MantineProvider, createTheme, type CSSVariablesResolver } from '@mantine/core';
+import { Alert, Drawer, MantineProvider, Modal, Notification, createTheme, type CSSVariablesResolver } from '@mantine/core';
 import { Notifications } from '@mantine/notifications';
 import { QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
-import { isUnauthorized } from './api/client';
+import { isClientError, isUnauthorized } from './api/client';
 import { AuthProvider } from './auth/AuthProvider';
 import { router } from './routes';
 
 // Shade 9 (light) / 8 (dark) and auto-contrast keep text on filled buttons and badges above WCAG AA in both colour schemes.
-const theme = createTheme({ primaryColor: 'blue', primaryShade: { light: 9, dark: 8 }, autoContrast: true, luminanceThreshold: 0.4, defaultRadius: 'md' });
+// Every close button gets a name by default (issue 47: the restore dialog's and the new API key's were unnamed).
+const theme = createTheme({
+  primaryColor: 'blue',
+  primaryShade: { light: 9, dark: 8 },
+  autoContrast: true,
+  luminanceThreshold: 0.4,
+  defaultRadius: 'md',
+  components: {
+    Modal: Modal.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    Drawer: Drawer.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Close' } } }),
+    Notification: Notification.extend({ defaultProps: { closeButtonProps: { 'aria-label': 'Dismiss' } } }),
+    Alert: Alert.extend({ defaultProps: { closeButtonLabel: 'Dismiss' } }),
+  },
+});
 
 // Mantine's default "dimmed" grey is below 4.5:1 on white; a shade darker (lighter in dark mode) passes WCAG AA.
 const cssVariablesResolver: CSSVariablesResolver = () => ({
@@ -31,8 +44,9 @@ const queryClient: QueryClient = new QueryClient({
   }),
   defaultOptions: {
     queries: {
-      // A 401 will not fix itself by retrying; the session check sends the user to sign-in.
-      retry: (count, error) => !isUnauthorized(error) && count < 2,
+      // A 4xx will not fix itself by retrying (issue 47: a 403 was asked for 14 times; a 429 retried makes it worse);
+      // only network failures and 5xx are tried again, once.
+      retry: (count, error) => !isClientError(error) && count < 1,
       refetchOnWindowFocus: false,
       staleTime: 5_000,
     },

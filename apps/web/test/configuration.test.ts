@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { credentialPayload } from '../src/configuration/credential-fields.js';
 import { previewName, SAMPLE_MOMENT } from '../src/configuration/naming-preview.js';
-import { nextRuns } from '../src/configuration/next-runs.js';
 import { describeRetention, retentionConfig, retentionFromConfig } from '../src/configuration/retention.js';
 
 const sample = { jobName: 'Immich', dbName: 'photos', chain: '', at: SAMPLE_MOMENT, timeZone: 'UTC' };
@@ -31,17 +30,7 @@ describe('naming template preview (the examples of docs/naming.md)', () => {
   });
 });
 
-describe('next runs of a schedule', () => {
-  it('lists five runs in the system timezone, one day apart', () => {
-    const runs = nextRuns('0 3 * * *', 'Europe/Berlin', 5, new Date('2026-11-24T19:00:00Z'));
-    expect(runs.map((run) => run.toISOString())).toEqual(['2026-11-25', '2026-11-26', '2026-11-27', '2026-11-28', '2026-11-29'].map((day) => `${day}T02:00:00.000Z`));
-  });
-
-  it('refuses an expression that is not 5-part or out of range', () => {
-    expect(() => nextRuns('0 3 * *', 'UTC')).toThrow(/5-part/);
-    expect(() => nextRuns('61 3 * * *', 'UTC')).toThrow();
-  });
-});
+// The next runs of a schedule are the server's (GET /api/schedule-preview): plugins/engine/test/schedule-preview.test.ts.
 
 describe('credential payloads', () => {
   it('leaves empty secrets out (kept on edit) and names missing required fields on create', () => {

@@ -327,7 +327,8 @@ suite(`sign-in methods in Chromium${'reason' in chromiumFound ? ` (skipped: ${ch
   });
 
   it('manages single sign-on providers on the settings page (secret write-only, group mapping, enable, delete)', async () => {
-    const group = await adminCall('POST', '/api/groups', { name: 'Operators', permissions: ['jobs:read', 'history:read'] });
+    // dashboard:read so an SSO user lands on the dashboard (without it the app opens the first page they may use).
+    const group = await adminCall('POST', '/api/groups', { name: 'Operators', permissions: ['dashboard:read', 'jobs:read', 'history:read'] });
     expect(group.status, JSON.stringify(group.body)).toBe(201);
     state.groupId = group.body.id;
     await capture('sso-providers-empty', '/settings/sso');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { isAdvancedField } from '../src/schema-form/advanced-fields.js';
 import { initialValues, issuesByField, labelOf, pruneEmpty, validatorFor, type JsonSchema } from '../src/schema-form/json-schema.js';
 
 // The shape of a storage adapter's config schema (SFTP), as GET /api/adapters/types serves it.
@@ -37,5 +38,23 @@ describe('forms from an adapter JSON Schema', () => {
     expect(initialValues(SFTP, { host: 'stored' })).toEqual({ port: 22, host: 'stored' });
     expect(labelOf('maintenanceDatabase', {})).toBe('Maintenance database');
     expect(labelOf('hostKeySha256', {})).toBe('Host key SHA-256');
+  });
+});
+
+describe('advanced settings of an adapter form (issue 47, item 6)', () => {
+  const advancedOf = (names: string[], required: string[] = []) => names.filter((name) => isAdvancedField(name, { type: 'string' }, required.includes(name)));
+
+  it('puts timeouts, sizes, restore switches, tool and API locations, TLS details and SSH under Advanced', () => {
+    expect(advancedOf(['connectTimeoutSeconds', 'keepaliveSeconds', 'partSizeMiB', 'fragmentSizeKiB', 'parallelParts', 'restoreClean', 'binDirectory', 'apiBaseUrl', 'tlsCa', 'rejectUnauthorized', 'ssh', 'sshPassword'])).toHaveLength(12);
+  });
+
+  it('keeps what people set every time in view: where, who, what', () => {
+    expect(advancedOf(['host', 'port', 'user', 'username', 'password', 'root', 'path', 'bucket', 'database', 'paths', 'url', 'webhookUrl', 'to', 'from', 'topic'])).toEqual([]);
+  });
+
+  it('never hides a required field, and the schema has the last word when it says', () => {
+    expect(advancedOf(['backupDirectory'], ['backupDirectory'])).toEqual([]);
+    expect(isAdvancedField('region', { type: 'string', advanced: true }, false)).toBe(true);
+    expect(isAdvancedField('connectTimeoutSeconds', { type: 'integer', advanced: false }, false)).toBe(false);
   });
 });

@@ -18,9 +18,18 @@ export function useAdapterTypes() {
   return useQuery({ queryKey: ['adapter-types'], queryFn: () => unwrap(api.GET('/api/adapters/types')), staleTime: 300_000 });
 }
 
-export function useAdapters(type?: AdapterType) {
+/** Read and write permission of each configuration type (the API's rule). */
+export const ADAPTER_PERMISSIONS: Record<AdapterType, { read: string; write: string }> = {
+  database: { read: 'sources:read', write: 'sources:write' },
+  storage: { read: 'destinations:read', write: 'destinations:write' },
+  notification: { read: 'notifications:read', write: 'notifications:write' },
+};
+
+/** Configurations of a type; `enabled: false` when the caller may not read them (nothing is asked, nothing fails). */
+export function useAdapters(type?: AdapterType, enabled = true) {
   return useQuery({
     queryKey: ['adapters', type ?? 'all'],
     queryFn: () => unwrap(api.GET('/api/adapters', { params: { query: type ? { type } : {} } })),
+    enabled,
   });
 }

@@ -49,3 +49,8 @@ export function errorMessage(error: unknown): string {
 export function isUnauthorized(error: unknown): boolean {
   return error instanceof HoldfastApiError && error.status === 401;
 }
+
+/** A 4xx answer: asking again will not change it (permissions, validation, not found, rate limit). */
+export function isClientError(error: unknown): boolean {
+  return error instanceof HoldfastApiError && error.status >= 400 && error.status < 500;
+}

@@ -11,6 +11,7 @@ const COLORS: Record<string, string> = {
   ONLINE: 'green',
   DEGRADED: 'yellow',
   OFFLINE: 'red',
+  'Not checked yet': 'gray',
 };
 
 /** A coloured tag whose text stays readable in both schemes (the text carries the meaning, not only the colour). */

@@ -8,6 +8,19 @@ import { ErrorAlert, QueryState } from '../components/PageState';
 import { StatusBadge } from '../components/StatusBadge';
 
 const loadTasks = () => unwrap(api.GET('/api/settings/system-tasks'));
+
+/** What each system task does, in words (the API's names are constants such as REFRESH_STORAGE_STATS). */
+const TASK_LABELS: Record<string, string> = {
+  HEALTH_CHECK: 'Check sources and destinations',
+  CLEAN_OLD_LOGS: 'Delete old logs',
+  UPDATE_DB_VERSIONS: 'Record database versions',
+  REFRESH_STORAGE_STATS: 'Measure storage used',
+};
+
+/** "REFRESH_STORAGE_STATS" reads "Measure storage used"; an unknown task is spelled out from its name. */
+export function taskLabel(task: string): string {
+  return TASK_LABELS[task] ?? task.toLowerCase().replace(/_/g, ' ').replace(/^./, (first) => first.toUpperCase());
+}
 /** The tasks this settings route manages, as the API names them. */
 type TaskName = Awaited<ReturnType<typeof loadTasks>>[number]['task'];
 
@@ -60,7 +73,12 @@ export function SystemTasks({ canWrite }: { canWrite: boolean }) {
             <Table.Tbody>
               {tasks.data?.map((task) => (
                 <Table.Tr key={task.task} data-testid="system-task-row" data-task={task.task}>
-                  <Table.Td>{task.task}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{taskLabel(task.task)}</Text>
+                    <Text size="xs" c="dimmed">
+                      {task.task}
+                    </Text>
+                  </Table.Td>
                   <Table.Td>
                     <TextInput
                       aria-label={`Schedule of ${task.task}`}

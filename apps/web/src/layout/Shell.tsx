@@ -1,14 +1,17 @@
 import { ActionIcon, AppShell, Burger, Group, NavLink, ScrollArea, Text, Title, Tooltip, useComputedColorScheme, useMantineColorScheme } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
 import { notifications } from '@mantine/notifications';
-import { Link, Outlet, useLocation, useNavigate } from 'react-router';
+import { useEffect } from 'react';
+import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router';
 import { api, errorMessage, unwrap } from '../api/client';
 import { useAuth } from '../auth/AuthProvider';
+import { PermissionDenied } from '../auth/PermissionDenied';
+import { permissionForPath } from '../auth/permissions';
+import { pageTitle } from './page-titles';
 
 interface NavItem {
   to: string;
   label: string;
-  permission?: string;
 }
 
 /** The navigation in sections: daily work first, then what jobs are built from, then notifications and admin. */
@@ -27,25 +30,25 @@ const NAV: Array<{ section: string; items: NavItem[] }> = [
     items: [
       { to: '/sources', label: 'Sources' },
       { to: '/destinations', label: 'Destinations' },
-      { to: '/credentials', label: 'Credential profiles', permission: 'credentials:read' },
-      { to: '/encryption', label: 'Encryption profiles', permission: 'vault:read' },
+      { to: '/credentials', label: 'Credential profiles' },
+      { to: '/encryption', label: 'Encryption profiles' },
     ],
   },
   {
     section: 'Job building blocks',
     items: [
-      { to: '/retention-policies', label: 'Retention policies', permission: 'templates:read' },
-      { to: '/naming-templates', label: 'Naming templates', permission: 'templates:read' },
-      { to: '/schedule-presets', label: 'Schedule presets', permission: 'templates:read' },
+      { to: '/retention-policies', label: 'Retention policies' },
+      { to: '/naming-templates', label: 'Naming templates' },
+      { to: '/schedule-presets', label: 'Schedule presets' },
     ],
   },
   {
     section: 'Notifications',
     items: [
       { to: '/channels', label: 'Channels' },
-      { to: '/notification-templates', label: 'Notification templates', permission: 'notifications:read' },
-      { to: '/settings/notifications', label: 'System notifications', permission: 'settings:read' },
-      { to: '/notifications/log', label: 'Notification log', permission: 'notifications:read' },
+      { to: '/notification-templates', label: 'Notification templates' },
+      { to: '/settings/notifications', label: 'System notifications' },
+      { to: '/notifications/log', label: 'Notification log' },
     ],
   },
   {
@@ -55,7 +58,7 @@ const NAV: Array<{ section: string; items: NavItem[] }> = [
       { to: '/groups', label: 'Groups & permissions' },
       { to: '/api-keys', label: 'API keys' },
       { to: '/settings', label: 'Settings' },
-      { to: '/settings/sso', label: 'Single sign-on', permission: 'settings:read' },
+      { to: '/settings/sso', label: 'Single sign-on' },
       { to: '/audit', label: 'Audit log' },
     ],
   },
@@ -80,12 +83,25 @@ export function Shell() {
   const location = useLocation();
   const navigate = useNavigate();
   const auth = useAuth();
-  const sections = NAV.map((entry) => ({ ...entry, items: entry.items.filter((item) => !item.permission || auth.can(item.permission)) })).filter((entry) => entry.items.length > 0);
-  const items = sections.flatMap((entry) => entry.items);
+  // Menus follow the caller's permissions (one table, shared with the page guard below).
+  const isAllowed = (path: string) => {
+    const permission = permissionForPath(path);
+    return !permission || auth.can(permission);
+  };
+  const sections = NAV.map((entry) => ({ ...entry, items: entry.items.filter((item) => isAllowed(item.to)) })).filter((entry) => entry.items.length > 0);
   // The most specific entry is the active one (/settings/sso is not also /settings).
-  const active = items
+  const activeItem = NAV.flatMap((entry) => entry.items)
     .filter((item) => (item.to === '/' ? location.pathname === '/' : location.pathname === item.to || location.pathname.startsWith(`${item.to}/`)))
-    .sort((a, b) => b.to.length - a.to.length)[0]?.to;
+    .sort((a, b) => b.to.length - a.to.length)[0];
+  const active = activeItem?.to;
+  const title = pageTitle(location.pathname, activeItem?.label);
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+  const needed = permissionForPath(location.pathname);
+  // Someone without the dashboard lands on the first page they can use instead of a refusal.
+  const landing = location.pathname === '/' && !auth.can('dashboard:read') ? sections[0]?.items.find((item) => item.to !== '/')?.to : undefined;
+  if (landing) return <Navigate to={landing} replace />;
 
   const signOut = async () => {
     try {
@@ -135,7 +151,7 @@ export function Shell() {
         </AppShell.Section>
       </AppShell.Navbar>
       <AppShell.Main>
-        <Outlet />
+        {needed && !auth.can(needed) ? <PermissionDenied permission={needed} title={title.replace(/ · Holdfast$/, '')} /> : <Outlet />}
       </AppShell.Main>
     </AppShell>
   );

@@ -65,8 +65,11 @@ export default function AdapterEditPage() {
       return unwrap(api.POST('/api/adapters', { body: { type, adapterId: adapterId!, name: name.trim(), config, excludeFromRestore } }));
     },
     onSuccess: async (saved) => {
+      // Checked once on save, so the list shows whether it works now instead of ONLINE until the first scheduled
+      // health check (issue 47). A failing check does not undo the save: the list shows it OFFLINE with the reason.
+      const check = await unwrap(api.POST('/api/adapters/test-connection', { body: { id: saved.id } })).catch((error: unknown) => ({ success: false, message: errorMessage(error) }));
       await queryClient.invalidateQueries({ queryKey: ['adapters'] });
-      notifications.show({ color: 'green', message: `Saved ${saved.name}` });
+      notifications.show({ color: check.success ? 'green' : 'orange', message: check.success ? `Saved ${saved.name}; the connection works` : `Saved ${saved.name}, but the connection check failed: ${check.message}` });
       navigate(`/${kind.path}`);
     },
   });

@@ -1,6 +1,7 @@
 import { Anchor, Button, Group, Stack, Table, Text, Title } from '@mantine/core';
 import { Link, useLocation } from 'react-router';
-import { ADAPTER_KINDS, adapterTypeOfPath, useAdapters, useAdapterTypes } from '../api/adapters';
+import { ADAPTER_KINDS, ADAPTER_PERMISSIONS, adapterTypeOfPath, useAdapters, useAdapterTypes } from '../api/adapters';
+import { useAuth } from '../auth/AuthProvider';
 import { QueryState } from '../components/PageState';
 import { StatusBadge } from '../components/StatusBadge';
 
@@ -9,6 +10,7 @@ export default function AdaptersPage() {
   const segment = useLocation().pathname.split('/')[1] ?? 'sources';
   const type = adapterTypeOfPath(segment);
   const kind = ADAPTER_KINDS[type];
+  const auth = useAuth();
   const adapters = useAdapters(type);
   const types = useAdapterTypes();
   const displayName = (adapterId: string) => types.data?.find((entry) => entry.adapterId === adapterId && entry.type === type)?.displayName ?? adapterId;
@@ -16,9 +18,11 @@ export default function AdaptersPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>{kind.plural}</Title>
-        <Button component={Link} to={`/adapters/new/${type}`}>
-          Add {kind.singular}
-        </Button>
+        {auth.can(ADAPTER_PERMISSIONS[type].write) && (
+          <Button component={Link} to={`/adapters/new/${type}`}>
+            Add {kind.singular}
+          </Button>
+        )}
       </Group>
       <QueryState isPending={adapters.isPending} error={adapters.error} isEmpty={adapters.data?.length === 0} empty={`No ${kind.plural.toLowerCase()} yet.`}>
         <Table.ScrollContainer minWidth={500}>
@@ -41,7 +45,8 @@ export default function AdaptersPage() {
                   </Table.Td>
                   <Table.Td>{displayName(adapter.adapterId)}</Table.Td>
                   <Table.Td>
-                    <StatusBadge status={adapter.lastStatus} />
+                    {/* Created with ONLINE by the API: until a check ran, that says nothing. */}
+                    {adapter.lastHealthCheck ? <StatusBadge status={adapter.lastStatus} /> : <StatusBadge status="Not checked yet" />}
                   </Table.Td>
                   <Table.Td>
                     <Text size="sm" lineClamp={1}>

@@ -1,27 +1,49 @@
-import { Alert, Button, Code, CopyButton, Group, MultiSelect, Paper, Stack, Switch, Table, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Code, CopyButton, Group, MultiSelect, Paper, Select, SimpleGrid, Stack, Switch, Table, TextInput, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { z } from 'zod';
 import { api, unwrap } from '../api/client';
+import { useAuth } from '../auth/AuthProvider';
+import { ToneBadge } from '../components/StatusBadge';
 import { formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
 
-const keySchema = z.object({ name: z.string().trim().min(1, 'Enter a name'), permissions: z.array(z.string()).min(1, 'Choose at least one permission') });
+const keySchema = z.object({
+  name: z.string().trim().min(1, 'Enter a name'),
+  permissions: z.array(z.string()).min(1, 'Choose at least one permission'),
+  expiresOn: z.string(),
+});
+
+/** The key stops working at the end of the chosen day in the browser's time zone; null without a date. */
+function expiryOf(expiresOn: string): Date | null {
+  return expiresOn ? new Date(`${expiresOn}T23:59:59.999`) : null;
+}
+
+function localToday(): string {
+  const now = new Date();
+  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, '0')}-${String(now.getDate()).padStart(2, '0')}`;
+}
 
 /** API keys: create (the raw key is shown once, with a copy button), enable/disable, rotate, delete. */
 export default function ApiKeysPage() {
   const queryClient = useQueryClient();
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => unwrap(api.GET('/api/api-keys')) });
   const permissions = useQuery({ queryKey: ['permissions'], queryFn: () => unwrap(api.GET('/api/permissions')) });
-  const [form, setForm] = useState({ name: '', permissions: [] as string[] });
+  const auth = useAuth();
+  const [form, setForm] = useState({ name: '', permissions: [] as string[], expiresOn: '' });
+  const [preset, setPreset] = useState<string | null>(null);
+  // A key never holds more than its creator: a preset gives what the caller holds of it.
+  const mayGrant = (permission: string) => auth.current?.isSuperAdmin === true || (auth.current?.permissions ?? []).includes(permission);
+  const presets = permissions.data?.presets ?? [];
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
   const create = useMutation({
-    mutationFn: (body: z.infer<typeof keySchema>) => unwrap(api.POST('/api/api-keys', { body })),
+    mutationFn: ({ expiresOn, ...body }: z.infer<typeof keySchema>) => unwrap(api.POST('/api/api-keys', { body: { ...body, expiresAt: expiryOf(expiresOn)?.toISOString() ?? null } })),
     onSuccess: async (answer) => {
       setIssued({ name: answer.apiKey.name, key: answer.key });
-      setForm({ name: '', permissions: [] });
+      setForm({ name: '', permissions: [], expiresOn: '' });
+      setPreset(null);
       await invalidate();
     },
   });
@@ -42,7 +64,7 @@ export default function ApiKeysPage() {
     <Stack>
       <Title order={2}>API keys</Title>
       {issued && (
-        <Alert color="green" title={`Key "${issued.name}" created`} withCloseButton onClose={() => setIssued(null)} data-testid="issued-key">
+        <Alert color="green" title={`Key "${issued.name}" created`} withCloseButton onClose={() => setIssued(null)} data-testid="issued-key" styles={{ title: { color: 'var(--mantine-color-text)' } }}>
           <Stack gap="xs">
             <span>Copy it now: it is shown only once and cannot be read again.</span>
             <Group gap="xs" wrap="nowrap">
@@ -65,12 +87,43 @@ export default function ApiKeysPage() {
               setErrors(Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message])));
               return;
             }
+            const expiry = expiryOf(parsed.data.expiresOn);
+            if (expiry && expiry.getTime() <= Date.now()) {
+              setErrors({ expiresOn: 'Choose today or a later day' });
+              return;
+            }
             setErrors({});
             create.mutate(parsed.data);
           }}
         >
           <Stack>
             <TextInput label="Key name" required value={form.name} error={errors.name} onChange={(event) => setForm({ ...form, name: event.currentTarget.value })} data-field="key-name" />
+            <SimpleGrid cols={{ base: 1, sm: 2 }}>
+              <Select
+                label="Permission preset"
+                description={presets.find((entry) => entry.id === preset)?.description ?? 'Fills the permissions below; adjust them as needed'}
+                placeholder="Choose a preset"
+                data={presets.map((entry) => ({ value: entry.id, label: entry.name }))}
+                value={preset}
+                clearable
+                onChange={(id) => {
+                  setPreset(id);
+                  const chosen = presets.find((entry) => entry.id === id);
+                  if (chosen) setForm({ ...form, permissions: chosen.permissions.filter(mayGrant) });
+                }}
+                data-field="key-preset"
+              />
+              <TextInput
+                label="Expiry date"
+                description="Optional: the key stops working at the end of this day (your time zone)"
+                type="date"
+                min={localToday()}
+                value={form.expiresOn}
+                error={errors.expiresOn}
+                onChange={(event) => setForm({ ...form, expiresOn: event.currentTarget.value })}
+                data-field="key-expiry"
+              />
+            </SimpleGrid>
             <MultiSelect
               label="Permissions"
               required
@@ -78,7 +131,11 @@ export default function ApiKeysPage() {
               data={(permissions.data?.permissions ?? []).map((permission) => ({ value: permission.name, label: permission.name }))}
               value={form.permissions}
               error={errors.permissions}
-              onChange={(value) => setForm({ ...form, permissions: value })}
+              onChange={(value) => {
+                setForm({ ...form, permissions: value });
+                const matching = presets.find((entry) => entry.permissions.filter(mayGrant).sort().join() === [...value].sort().join());
+                setPreset(matching?.id ?? null);
+              }}
               data-field="key-permissions"
             />
             <Group>
@@ -97,6 +154,7 @@ export default function ApiKeysPage() {
                 <Table.Th>Name</Table.Th>
                 <Table.Th>Prefix</Table.Th>
                 <Table.Th>Permissions</Table.Th>
+                <Table.Th>Expires</Table.Th>
                 <Table.Th>Last used</Table.Th>
                 <Table.Th>Enabled</Table.Th>
                 <Table.Th>Actions</Table.Th>
@@ -110,6 +168,16 @@ export default function ApiKeysPage() {
                     <Code>{key.prefix}…</Code>
                   </Table.Td>
                   <Table.Td>{key.permissions.join(', ')}</Table.Td>
+                  <Table.Td data-testid="key-expiry">
+                    {key.expiresAt ? (
+                      <Group gap={4} wrap="nowrap">
+                        <span>{formatDate(key.expiresAt)}</span>
+                        {Date.parse(key.expiresAt) <= Date.now() && <ToneBadge color="red">expired</ToneBadge>}
+                      </Group>
+                    ) : (
+                      'never'
+                    )}
+                  </Table.Td>
                   <Table.Td>{formatDate(key.lastUsedAt)}</Table.Td>
                   <Table.Td>
                     <Switch aria-label={`Enable ${key.name}`} checked={key.enabled} onChange={(event) => toggle.mutate({ id: key.id, enabled: event.currentTarget.checked })} />

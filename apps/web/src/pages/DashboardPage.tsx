@@ -1,9 +1,12 @@
-import { BarChart, Heatmap } from '@mantine/charts';
-import '@mantine/charts/styles.css';
 import { Anchor, Card, Group, SimpleGrid, Stack, Table, Text, Title } from '@mantine/core';
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
 import { api, unwrap } from '../api/client';
+import { useAuth } from '../auth/AuthProvider';
+import { ActivityBars } from '../dashboard/ActivityBars';
+import { OutcomeCalendar } from '../dashboard/OutcomeCalendar';
+import { runsInLast } from '../dashboard/outcomes';
+import { useRefreshOnRunEnd } from '../dashboard/useRefreshOnRunEnd';
 import { formatBytes, formatDate } from '../components/format';
 import { EmptyState, QueryState } from '../components/PageState';
 import { StatusBadge } from '../components/StatusBadge';
@@ -26,6 +29,7 @@ function isoDay(date: Date): string {
 }
 
 export default function DashboardPage() {
+  const auth = useAuth();
   const stats = useQuery({ queryKey: ['dashboard', 'stats'], queryFn: () => unwrap(api.GET('/api/dashboard/stats')) });
   const to = new Date();
   const from = new Date(to.getTime() - 364 * 86_400_000);
@@ -33,13 +37,15 @@ export default function DashboardPage() {
     queryKey: ['dashboard', 'calendar'],
     queryFn: () => unwrap(api.GET('/api/dashboard/calendar', { params: { query: { from: isoDay(from), to: isoDay(to) } } })),
   });
-  const latest = useQuery({ queryKey: ['history', 'latest'], queryFn: () => unwrap(api.GET('/api/history', { params: { query: { page: '1', pageSize: '10' } } })) });
-  const jobs = useQuery({ queryKey: ['jobs'], queryFn: () => unwrap(api.GET('/api/jobs')) });
+  // Latest runs and failing jobs need their own permissions; without them those cards are left out, not refused.
+  const canSeeRuns = auth.can('history:read');
+  const canSeeJobs = auth.can('jobs:read');
+  const latest = useQuery({ queryKey: ['history', 'latest'], queryFn: () => unwrap(api.GET('/api/history', { params: { query: { page: '1', pageSize: '10' } } })), enabled: canSeeRuns });
+  const jobs = useQuery({ queryKey: ['jobs'], queryFn: () => unwrap(api.GET('/api/jobs')), enabled: canSeeJobs && canSeeRuns });
+  useRefreshOnRunEnd((latest.data?.executions ?? []).filter((execution) => execution.status === 'Running' || execution.status === 'Pending').map((execution) => execution.id));
 
   const days = calendar.data?.data.days ?? [];
-  const activity = days.slice(-14).map((day) => ({ date: day.date.slice(5), Success: day.success, Partial: day.partial, Failed: day.failed }));
-  // Days without runs stay blank (no entry) instead of the lightest colour.
-  const heat = Object.fromEntries(days.map((day) => [day.date, day.success + day.partial + day.failed]).filter(([, count]) => Number(count) > 0));
+  const hasRuns30d = runsInLast(days, 30) > 0;
   // The newest run of each job decides whether it is "failing".
   const lastByJob = new Map<string, { status: string; jobName: string; id: string; startedAt: string }>();
   for (const execution of latest.data?.executions ?? []) {
@@ -58,7 +64,7 @@ export default function DashboardPage() {
             <StatCard label="Active schedules" value={s.activeSchedules} />
             <StatCard label="Backups stored" value={s.totalSnapshots} />
             <StatCard label="Storage used" value={formatBytes(s.totalStorageBytes)} />
-            <StatCard label="Success rate (30 days)" value={`${Math.round(s.successRate30d * 10) / 10}%`} />
+            <StatCard label="Success rate (30 days)" value={hasRuns30d || calendar.isPending ? `${Math.round(s.successRate30d * 10) / 10}%` : 'No runs yet'} />
             <StatCard label="Succeeded (24 h)" value={s.success24h} />
             <StatCard label="Failed (24 h)" value={s.failed24h} />
             <StatCard label="Storage measured" value={formatDate(s.storageUpdatedAt)} />
@@ -71,19 +77,7 @@ export default function DashboardPage() {
             Last 14 days
           </Title>
           <QueryState isPending={calendar.isPending} error={calendar.error}>
-            <div role="img" aria-label="Backups per day over the last 14 days">
-            <BarChart
-              h={220}
-              data={activity}
-              dataKey="date"
-              type="stacked"
-              series={[
-                { name: 'Success', color: 'green.7' },
-                { name: 'Partial', color: 'yellow.6' },
-                { name: 'Failed', color: 'red.7' },
-              ]}
-            />
-            </div>
+            <ActivityBars days={days.slice(-14)} />
           </QueryState>
         </Card>
         <Card withBorder>
@@ -91,12 +85,11 @@ export default function DashboardPage() {
             Backup calendar
           </Title>
           <QueryState isPending={calendar.isPending} error={calendar.error}>
-            <div style={{ overflowX: 'auto' }} role="img" aria-label="Runs per day over the last year" tabIndex={0}>
-              <Heatmap data={heat} startDate={from} endDate={to} withMonthLabels withTooltip getTooltipLabel={({ date, value }) => `${date}: ${value ?? 0} runs`} />
-            </div>
+            <OutcomeCalendar days={days} from={from} to={to} />
           </QueryState>
         </Card>
       </SimpleGrid>
+      {canSeeRuns && (
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Card withBorder>
           <Title order={3} size="h4" mb="sm">
@@ -131,6 +124,7 @@ export default function DashboardPage() {
             </Table.ScrollContainer>
           </QueryState>
         </Card>
+        {canSeeJobs && (
         <Card withBorder>
           <Title order={3} size="h4" mb="sm">
             Jobs whose last run failed
@@ -154,7 +148,9 @@ export default function DashboardPage() {
             )}
           </QueryState>
         </Card>
+        )}
       </SimpleGrid>
+      )}
     </Stack>
   );
 }

@@ -1,4 +1,4 @@
-import { ActionIcon, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Switch, TagsInput, Text, TextInput, Title } from '@mantine/core';
+import { ActionIcon, Button, Checkbox, Group, NumberInput, Paper, Select, Stack, Switch, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -8,9 +8,12 @@ import { useAdapters, useAdapterTypes } from '../api/adapters';
 import { api, unwrap } from '../api/client';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ArchiveFormatFields } from '../configuration/ArchiveFormatFields';
+import { DatabasePicker } from '../configuration/DatabasePicker';
 import { archiveCapabilitiesOf, fitArchiveOptions, FULL_EVERY_DAYS, FULL_EVERY_RUNS } from '../configuration/archive-options';
 import { NextRunsPreview } from '../configuration/NextRunsPreview';
 import { RetentionPreview } from '../configuration/RetentionPreview';
+import { TestRestoreFields, type TestRestore } from '../configuration/TestRestoreFields';
+import { useUnsavedChangesGuard } from '../configuration/unsaved-changes';
 import { useRunJob } from './JobsPage';
 
 /** Built-in schedule choices; a custom 5-part cron expression is always possible. */
@@ -58,13 +61,15 @@ const jobSchema = z.object({
   namingTemplateId: z.string().nullable(),
   notificationTemplateId: z.string().nullable(),
   enabled: z.boolean(),
+  /** Scheduled test restores (issue 19); the server checks the target against the source. */
+  testRestore: z.custom<TestRestore | null>(),
 });
 
 type JobForm = z.infer<typeof jobSchema>;
 
 // New jobs start on ZSTD (level 3, threads auto): measured about 3x faster than GZIP on PostgreSQL and 5x on
 // directories, with an output no larger (docs/benchmarks.md, issue 21). The API's own default stays NONE (SPEC.md).
-const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', schedulePresetId: null, skipVerification: false, destinations: [], databases: [], compression: 'ZSTD', compressionLevel: null, compressionThreads: null, archiveFormat: 'PLAIN', fullEveryRuns: null, fullEveryDays: null, encryptionProfileId: null, namingTemplateId: null, notificationTemplateId: null, enabled: true };
+const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', schedulePresetId: null, skipVerification: false, destinations: [], databases: [], compression: 'ZSTD', compressionLevel: null, compressionThreads: null, archiveFormat: 'PLAIN', fullEveryRuns: null, fullEveryDays: null, encryptionProfileId: null, namingTemplateId: null, notificationTemplateId: null, enabled: true, testRestore: null };
 
 export default function JobEditPage() {
   const { id } = useParams();
@@ -80,16 +85,21 @@ export default function JobEditPage() {
   const notificationTemplates = useQuery({ queryKey: ['notification-templates'], queryFn: () => unwrap(api.GET('/api/notification-templates')) });
   const existing = useQuery({ queryKey: ['jobs', id], queryFn: () => unwrap(api.GET('/api/jobs/{id}', { params: { path: { id: id! } } })), enabled: Boolean(id) });
   const [form, setForm] = useState<JobForm>(EMPTY);
+  /** The form as loaded (or empty for a new job): what leaving the page would lose is the difference. */
+  const [loaded, setLoaded] = useState<JobForm>(EMPTY);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [lock, setLock] = useState(false);
   /** Retention policy per destination (configId -> policy id; none: the destination's default applies). */
   const [retention, setRetention] = useState<Record<string, string | null>>({});
+  const [loadedRetention, setLoadedRetention] = useState<Record<string, string | null>>({});
   const run = useRunJob();
+  const isDirty = JSON.stringify([form, retention]) !== JSON.stringify([loaded, loadedRetention]);
+  const releaseGuard = useUnsavedChangesGuard(isDirty);
 
   useEffect(() => {
     const job = existing.data;
     if (!job) return;
-    setForm({
+    const next: JobForm = {
       name: job.name,
       sourceId: job.sourceId,
       schedule: job.schedule,
@@ -107,8 +117,13 @@ export default function JobEditPage() {
       namingTemplateId: job.namingTemplateId,
       notificationTemplateId: job.notificationTemplateId,
       enabled: job.enabled,
-    });
-    setRetention(Object.fromEntries(job.destinations.map((destination) => [destination.configId, destination.retentionPolicyId])));
+      testRestore: job.testRestore,
+    };
+    setForm(next);
+    setLoaded(next);
+    const policies = Object.fromEntries(job.destinations.map((destination) => [destination.configId, destination.retentionPolicyId]));
+    setRetention(policies);
+    setLoadedRetention(policies);
   }, [existing.data]);
 
   const save = useMutation({
@@ -119,6 +134,7 @@ export default function JobEditPage() {
     onSuccess: async (job) => {
       await queryClient.invalidateQueries({ queryKey: ['jobs'] });
       notifications.show({ color: 'green', message: `Saved ${job.name}` });
+      releaseGuard();
       navigate('/jobs');
     },
   });
@@ -126,6 +142,7 @@ export default function JobEditPage() {
     mutationFn: () => unwrap(api.POST('/api/jobs/{id}/clone', { params: { path: { id: id! } }, body: {} })),
     onSuccess: async (job) => {
       await queryClient.invalidateQueries({ queryKey: ['jobs'] });
+      releaseGuard();
       navigate(`/jobs/${job.id}`);
     },
   });
@@ -133,9 +150,21 @@ export default function JobEditPage() {
     mutationFn: () => unwrap(api.DELETE('/api/jobs/{id}', { params: { path: { id: id! } } })),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['jobs'] });
+      releaseGuard();
       navigate('/jobs');
     },
   });
+
+  // A field's error goes as soon as the field is fixed; new errors wait for the next Save (no red while typing).
+  useEffect(() => {
+    setErrors((shown) => {
+      if (Object.keys(shown).length === 0) return shown;
+      const parsed = jobSchema.safeParse(form);
+      const now = parsed.success ? {} : Object.fromEntries(parsed.error.issues.map((issue) => [String(issue.path[0]), issue.message]));
+      const kept = Object.fromEntries(Object.entries(shown).filter(([field]) => field in now).map(([field]) => [field, now[field]!]));
+      return Object.keys(kept).length === Object.keys(shown).length ? shown : kept;
+    });
+  }, [form]);
 
   const submit = (event: React.FormEvent) => {
     event.preventDefault();
@@ -150,6 +179,8 @@ export default function JobEditPage() {
 
   const capabilitiesOf = (sourceId: string) => archiveCapabilitiesOf(adapterTypes.data, sources.data?.find((source) => source.id === sourceId)?.adapterId);
   const capabilities = capabilitiesOf(form.sourceId);
+  const sourceAdapterId = sources.data?.find((source) => source.id === form.sourceId)?.adapterId;
+  const canListDatabases = adapterTypes.data?.find((type) => type.type === 'database' && type.adapterId === sourceAdapterId)?.capabilities?.listDatabases === true;
   // Per-member compression of a seekable archive has no BROTLI; the option is off, and a job that had it says why.
   const isBrotliRefused = form.archiveFormat === 'SEEKABLE';
   const storageName = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.name ?? configId;
@@ -207,13 +238,7 @@ export default function JobEditPage() {
                 data-field="job-source"
                 placeholder="Choose a source"
               />
-              <TagsInput
-                label="Databases"
-                description="Names of the databases to back up (empty: every database of the source)"
-                value={form.databases}
-                onChange={(databases) => setForm({ ...form, databases })}
-                data-field="job-databases"
-              />
+              <DatabasePicker sourceId={form.sourceId} canList={canListDatabases} value={form.databases} onChange={(databases) => setForm({ ...form, databases })} />
               <div>
                 <Text fw={500} size="sm">
                   Destinations (uploaded in this order)
@@ -351,6 +376,7 @@ export default function JobEditPage() {
                 data-field="job-skip-verification"
               />
               <Switch label="Scheduled runs enabled" checked={form.enabled} onChange={(event) => setForm({ ...form, enabled: event.currentTarget.checked })} />
+              <TestRestoreFields value={form.testRestore} sources={sources.data ?? []} onChange={(testRestore) => setForm({ ...form, testRestore })} />
               {save.error && <ErrorAlert error={save.error} title="Could not save the job" />}
               {remove.error && <ErrorAlert error={remove.error} title="Could not delete the job" />}
               <Group>

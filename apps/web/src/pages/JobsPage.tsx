@@ -26,9 +26,11 @@ export function useRunJob() {
 }
 
 export default function JobsPage() {
+  const auth = useAuth();
   const jobs = useQuery({ queryKey: ['jobs'], queryFn: () => unwrap(api.GET('/api/jobs')) });
-  const history = useQuery({ queryKey: ['history', 'latest-100'], queryFn: () => unwrap(api.GET('/api/history')) });
-  const sources = useAdapters('database');
+  // Only what the caller may read is asked for: a refused side query would end the page in an error.
+  const history = useQuery({ queryKey: ['history', 'latest-100'], queryFn: () => unwrap(api.GET('/api/history')), enabled: auth.can('history:read') });
+  const sources = useAdapters('database', auth.can('sources:read'));
   const run = useRunJob();
   const last = new Map<string, { status: string; startedAt: string }>();
   for (const execution of history.data?.executions ?? []) if (execution.jobId && !last.has(execution.jobId)) last.set(execution.jobId, execution);
@@ -37,18 +39,20 @@ export default function JobsPage() {
     <Stack>
       <Group justify="space-between">
         <Title order={2}>Jobs</Title>
-        <Button component={Link} to="/jobs/new">
-          New job
-        </Button>
+        {auth.can('jobs:write') && (
+          <Button component={Link} to="/jobs/new">
+            New job
+          </Button>
+        )}
       </Group>
       <QueryState isPending={jobs.isPending} error={jobs.error} isEmpty={jobs.data?.length === 0} empty="No jobs yet: add a source and a destination, then create a job.">
-        <Table.ScrollContainer minWidth={640}>
+        <Table.ScrollContainer minWidth={0}>
           <Table striped highlightOnHover>
             <Table.Thead>
               <Table.Tr>
                 <Table.Th>Name</Table.Th>
-                <Table.Th>Source</Table.Th>
-                <Table.Th>Schedule</Table.Th>
+                <Table.Th visibleFrom="md">Source</Table.Th>
+                <Table.Th visibleFrom="sm">Schedule</Table.Th>
                 <Table.Th>Last run</Table.Th>
                 <Table.Th>Actions</Table.Th>
               </Table.Tr>
@@ -63,8 +67,8 @@ export default function JobsPage() {
                         {job.name}
                       </Anchor>
                     </Table.Td>
-                    <Table.Td>{sourceName(job.sourceId)}</Table.Td>
-                    <Table.Td>
+                    <Table.Td visibleFrom="md">{sourceName(job.sourceId)}</Table.Td>
+                    <Table.Td visibleFrom="sm">
                       <code>{job.effectiveSchedule}</code> {job.enabled ? '' : '(paused)'}
                     </Table.Td>
                     <Table.Td>
@@ -77,9 +81,13 @@ export default function JobsPage() {
                       )}
                     </Table.Td>
                     <Table.Td>
-                      <Button size="xs" onClick={() => run.mutate({ jobId: job.id, lock: false })} loading={run.isPending && run.variables?.jobId === job.id} aria-label={`Run now: ${job.name}`}>
-                        Run now
-                      </Button>
+                      {auth.canOn('jobs:execute', 'job', job.id) ? (
+                        <Button size="xs" onClick={() => run.mutate({ jobId: job.id, lock: false })} loading={run.isPending && run.variables?.jobId === job.id} aria-label={`Run now: ${job.name}`}>
+                          Run now
+                        </Button>
+                      ) : (
+                        '—'
+                      )}
                     </Table.Td>
                   </Table.Tr>
                 );

@@ -1,4 +1,4 @@
-import { Button, Group, Paper, Stack, Switch, Table, TextInput, Title } from '@mantine/core';
+import { Button, Group, Paper, PasswordInput, Stack, Switch, Table, Text, TextInput, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -8,7 +8,62 @@ import { formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ProfileNav } from '../components/ProfileNav';
 
-/** Own profile and preferences (timezone, formats, auto-redirect on job start) and active sessions. */
+const MIN_PASSWORD_LENGTH = 8;
+
+/** Change own password: the current one, then the new one twice. Other sessions end; this one stays. */
+function ChangePasswordPanel() {
+  const queryClient = useQueryClient();
+  const auth = useAuth();
+  const [form, setForm] = useState({ currentPassword: '', newPassword: '', repeat: '' });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const change = useMutation({
+    mutationFn: () => unwrap(api.PUT('/api/users/me/password', { body: { currentPassword: form.currentPassword, newPassword: form.newPassword } })),
+    onSuccess: async () => {
+      setForm({ currentPassword: '', newPassword: '', repeat: '' });
+      notifications.show({ color: 'green', message: 'Password changed. Your other sessions were signed out.' });
+      await queryClient.invalidateQueries({ queryKey: ['sessions'] });
+    },
+  });
+  if (!auth.emailLoginEnabled) return null;
+  return (
+    <Paper withBorder p="md">
+      <Title order={3} size="h4" mb="xs">
+        Change password
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        Your other sessions are signed out; this one stays signed in.
+      </Text>
+      <form
+        aria-label="Change password"
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          const found: Record<string, string> = {};
+          if (!form.currentPassword) found.currentPassword = 'Enter your current password';
+          if (form.newPassword.length < MIN_PASSWORD_LENGTH) found.newPassword = `Use at least ${MIN_PASSWORD_LENGTH} characters`;
+          else if (form.newPassword === form.currentPassword) found.newPassword = 'Choose a password different from the current one';
+          if (form.repeat !== form.newPassword) found.repeat = 'The two new passwords differ';
+          setErrors(found);
+          if (Object.keys(found).length === 0) change.mutate();
+        }}
+      >
+        <Stack>
+          <PasswordInput label="Current password" autoComplete="current-password" required value={form.currentPassword} error={errors.currentPassword} onChange={(event) => setForm({ ...form, currentPassword: event.currentTarget.value })} />
+          <PasswordInput label="New password" autoComplete="new-password" required value={form.newPassword} error={errors.newPassword} onChange={(event) => setForm({ ...form, newPassword: event.currentTarget.value })} />
+          <PasswordInput label="Repeat the new password" autoComplete="new-password" required value={form.repeat} error={errors.repeat} onChange={(event) => setForm({ ...form, repeat: event.currentTarget.value })} />
+          {change.error && <ErrorAlert error={change.error} title="Could not change the password" />}
+          <Group>
+            <Button type="submit" loading={change.isPending}>
+              Change password
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+    </Paper>
+  );
+}
+
+/** Own profile and preferences (timezone, formats, auto-redirect on job start), password and active sessions. */
 export default function ProfilePage() {
   const auth = useAuth();
   const queryClient = useQueryClient();
@@ -53,6 +108,7 @@ export default function ProfilePage() {
           </Stack>
         </form>
       </Paper>
+      <ChangePasswordPanel />
       <Title order={3} size="h4">
         Sessions
       </Title>

@@ -1,11 +1,13 @@
-import { Anchor, Button, Card, Code, Group, Progress, ScrollArea, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import { Alert, Anchor, Button, Card, Code, Group, Progress, ScrollArea, SimpleGrid, Stack, Text, Title } from '@mantine/core';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { FINAL_STATUSES, type ExecutionStatus, type LogEvent } from '@holdfast/client';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { api, client, errorMessage, unwrap } from '../api/client';
+import { useAuth } from '../auth/AuthProvider';
 import { formatBytes, formatDate, formatDuration } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
+import { stageName } from '../components/stage-names';
 import { StatusBadge } from '../components/StatusBadge';
 
 interface LiveState {
@@ -19,9 +21,21 @@ interface LiveState {
   streamError?: string;
 }
 
+/** The current time, once a second while `isTicking`. */
+function useNow(isTicking: boolean): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    if (!isTicking) return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [isTicking]);
+  return now;
+}
+
 /** Follows one execution live over its event stream: stage, progress, bytes and rate, log lines; cancel. */
 export default function RunPage() {
   const { id } = useParams();
+  const auth = useAuth();
   const queryClient = useQueryClient();
   const execution = useQuery({
     queryKey: ['execution', id],
@@ -63,6 +77,10 @@ export default function RunPage() {
   const isFinal = status ? FINAL_STATUSES.includes(status) : false;
   const progress = isFinal && data && FINAL_STATUSES.includes(data.status) ? data.progress : (live.progress ?? data?.progress ?? 0);
   const logs = isFinal && data?.logs?.length ? data.logs : [...(data?.logs ?? []).filter(() => live.logs.length === 0), ...live.logs];
+  // The duration ticks while the run goes (issue 47: it read "0 s" through a 35 s run); the server's figure once final.
+  const now = useNow(!isFinal && Boolean(data));
+  const duration = data && !isFinal ? Math.max(0, now - new Date(data.startedAt).getTime()) : data?.duration;
+  const endedWith = live.error ?? data?.error;
 
   return (
     <Stack>
@@ -78,25 +96,33 @@ export default function RunPage() {
             <Card withBorder>
               <Stack gap="xs">
                 <Group justify="space-between">
-                  <Text data-testid="run-stage">Stage: {live.stage ?? data.stage ?? '—'}</Text>
+                  <Text data-testid="run-stage">Stage: {stageName(live.stage ?? data.stage)}</Text>
                   <Text data-testid="run-status" aria-live="polite">
                     {status}
                   </Text>
                 </Group>
                 <Progress value={progress} size="lg" aria-label="Progress" animated={!isFinal} />
-                <SimpleGrid cols={{ base: 2, sm: 4 }}>
+                <SimpleGrid cols={{ base: 2, sm: 5 }}>
                   <Text size="sm">Progress: {progress}%</Text>
-                  <Text size="sm">Bytes: {formatBytes(live.bytes ?? data.size)}</Text>
+                  {/* Read from the source and stored after compression are different numbers (issue 47: 330 MiB "bytes" of a 145 MiB backup). */}
+                  <Text size="sm" data-testid="run-bytes-read">Read: {formatBytes(live.bytes)}</Text>
+                  <Text size="sm" data-testid="run-bytes-stored">Stored: {isFinal ? formatBytes(data.size) : '—'}</Text>
                   <Text size="sm">Rate: {live.rate !== undefined && !isFinal ? `${formatBytes(Math.max(0, Math.round(live.rate)))}/s` : '—'}</Text>
-                  <Text size="sm">Duration: {formatDuration(data.duration)}</Text>
+                  <Text size="sm" data-testid="run-duration">Duration: {formatDuration(duration)}</Text>
                 </SimpleGrid>
                 <Text size="sm">Started {formatDate(data.startedAt)}; ended {formatDate(data.endedAt)}</Text>
                 {data.path && <Text size="sm">File: <Code>{data.path}</Code></Text>}
-                {(live.error ?? data.error) && <ErrorAlert error={new Error(live.error ?? data.error ?? '')} title="Run failed" />}
+                {status === 'Cancelled' ? (
+                  <Alert color="gray" title="Run cancelled" data-testid="run-cancelled">
+                    {endedWith ?? 'The run was cancelled before it finished; nothing it started was kept.'}
+                  </Alert>
+                ) : (
+                  endedWith && <ErrorAlert error={new Error(endedWith)} title={status === 'Partial' ? 'Run finished with problems' : 'Run failed'} />
+                )}
                 {live.streamError && <ErrorAlert error={new Error(live.streamError)} title="Live updates stopped" />}
                 {cancel.error && <ErrorAlert error={cancel.error} title="Could not cancel" />}
                 <Group>
-                  {!isFinal && (
+                  {!isFinal && auth.canOn('jobs:execute', 'job', data.jobId ?? '') && (
                     <Button color="red" variant="outline" onClick={() => cancel.mutate()} loading={cancel.isPending}>
                       Cancel run
                     </Button>

@@ -1,16 +1,17 @@
-import { Alert, Button, Group, Modal, Select, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { Alert, Button, Group, Modal, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { ArchiveBrowser } from '../archive-browser/ArchiveBrowser';
 import { isSeekableBackup } from '../archive-browser/archive-listing';
-import { useAdapters } from '../api/adapters';
 import { api, errorMessage, unwrap } from '../api/client';
 import { formatBytes, formatDate } from '../components/format';
+import { useAuth } from '../auth/AuthProvider';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ToneBadge } from '../components/StatusBadge';
 import { VerifyAction } from './VerifyAction';
+import { useSafeRestoreTarget } from '../restore/SafeRestoreTarget';
 
 type StoredFile = Awaited<ReturnType<typeof listFiles>>[number];
 
@@ -32,42 +33,26 @@ async function downloadThroughLink(storageId: string, file: string) {
 }
 
 function RestoreModal({ storageId, file, onClose }: { storageId: string; file: StoredFile; onClose(): void }) {
-  const sources = useAdapters('database');
   const navigate = useNavigate();
-  const [target, setTarget] = useState<string | null>(null);
-  const [database, setDatabase] = useState('');
+  const target = useSafeRestoreTarget(file.databases);
   const restore = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/api/storage/{id}/restore', {
-          params: { path: { id: storageId } },
-          body: { file: file.path, ...(target ? { targetSourceId: target } : {}), ...(database.trim() ? { database: database.trim() } : {}) },
-        }),
-      ),
+    mutationFn: (body: Record<string, unknown>) => unwrap(api.POST('/api/storage/{id}/restore', { params: { path: { id: storageId } }, body: { file: file.path, ...body } })),
     onSuccess: (answer) => navigate(`/runs/${answer.executionId}`),
+    onError: (error) => {
+      if (/is not empty/.test(errorMessage(error))) target.refusedNonEmpty(errorMessage(error));
+    },
   });
-  const targets = (sources.data ?? []).filter((source) => !source.excludeFromRestore);
   return (
-    <Modal opened onClose={onClose} title={`Restore ${file.path}`}>
+    <Modal opened onClose={onClose} title={`Restore ${file.path}`} size="lg">
       <Stack>
         <Text size="sm">Backed up databases: {file.databases.length ? file.databases.join(', ') : '—'}</Text>
-        <Select
-          label="Restore into"
-          description="A source configuration (sources excluded from restores are not offered); empty: the backup's own source"
-          data={targets.map((source) => ({ value: source.id, label: source.name }))}
-          value={target}
-          onChange={setTarget}
-          clearable
-          placeholder="The backup's own source"
-          data-field="restore-target"
-        />
-        <TextInput label="Target database" description="Empty: the original name" value={database} onChange={(event) => setDatabase(event.currentTarget.value)} data-field="restore-database" />
+        {target.fields}
         {restore.error && <ErrorAlert error={restore.error} title="Restore refused" />}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
             Cancel
           </Button>
-          <Button onClick={() => restore.mutate()} loading={restore.isPending} data-testid="restore-start">
+          <Button onClick={() => target.body && restore.mutate(target.body)} disabled={!target.body} loading={restore.isPending} data-testid="restore-start">
             Start restore
           </Button>
         </Group>
@@ -78,7 +63,9 @@ function RestoreModal({ storageId, file, onClose }: { storageId: string; file: S
 
 /** Files of one destination: lock/unlock, delete, single-use download, restore, verification and browsing seekable archives. */
 export default function StoragePage() {
-  const storages = useAdapters('storage');
+  const auth = useAuth();
+  // Destinations the caller may browse (storage:read), not their configurations (destinations:read): issue 47.
+  const storages = useQuery({ queryKey: ['storage', 'destinations'], queryFn: () => unwrap(api.GET('/api/storage')) });
   const [params, setParams] = useSearchParams();
   const storageId = params.get('storage') ?? storages.data?.[0]?.id ?? null;
   const queryClient = useQueryClient();
@@ -96,6 +83,7 @@ export default function StoragePage() {
     onSuccess: refresh,
     onError: (error) => notifications.show({ color: 'red', title: 'Could not delete', message: errorMessage(error) }),
   });
+  const may = (permission: string) => Boolean(storageId) && auth.canOn(permission, 'destination', storageId!);
   const download = useMutation({
     mutationFn: (file: StoredFile) => downloadThroughLink(storageId!, file.path),
     onError: (error) => notifications.show({ color: 'red', title: 'Download refused', message: errorMessage(error) }),
@@ -114,14 +102,14 @@ export default function StoragePage() {
           data-field="storage-select"
         />
         <QueryState isPending={files.isPending} error={files.error} isEmpty={files.data?.length === 0} empty="This destination holds no backups yet.">
-          <Table.ScrollContainer minWidth={760}>
+          <Table.ScrollContainer minWidth={0}>
             <Table striped>
               <Table.Thead>
                 <Table.Tr>
                   <Table.Th>File</Table.Th>
-                  <Table.Th>Job</Table.Th>
+                  <Table.Th visibleFrom="md">Job</Table.Th>
                   <Table.Th>Size</Table.Th>
-                  <Table.Th>Created</Table.Th>
+                  <Table.Th visibleFrom="sm">Created</Table.Th>
                   <Table.Th>Actions</Table.Th>
                 </Table.Tr>
               </Table.Thead>
@@ -137,29 +125,37 @@ export default function StoragePage() {
                         {file.encrypted && <ToneBadge color="gray">encrypted</ToneBadge>}
                       </Group>
                     </Table.Td>
-                    <Table.Td>{file.jobName ?? '—'}</Table.Td>
+                    <Table.Td visibleFrom="md">{file.jobName ?? '—'}</Table.Td>
                     <Table.Td>{formatBytes(file.size)}</Table.Td>
-                    <Table.Td>{formatDate(file.createdAt ?? file.modifiedAt)}</Table.Td>
+                    <Table.Td visibleFrom="sm">{formatDate(file.createdAt ?? file.modifiedAt)}</Table.Td>
                     <Table.Td>
-                      <Group gap={4} wrap="nowrap">
-                        <Button size="xs" variant="default" onClick={() => download.mutate(file)} data-testid="download">
-                          Download
-                        </Button>
-                        <Button size="xs" variant="default" onClick={() => setRestoring(file)} data-testid="restore">
-                          Restore
-                        </Button>
+                      <Group gap={4}>
+                        {may('storage:download') && (
+                          <Button size="xs" variant="default" onClick={() => download.mutate(file)} data-testid="download">
+                            Download
+                          </Button>
+                        )}
+                        {may('storage:restore') && (
+                          <Button size="xs" variant="default" onClick={() => setRestoring(file)} data-testid="restore">
+                            Restore
+                          </Button>
+                        )}
                         {isSeekableBackup(file.path) && (
                           <Button size="xs" variant="default" onClick={() => setBrowsing(file)} data-testid="browse">
                             Browse
                           </Button>
                         )}
-                        <VerifyAction key={`${storageId}:${file.path}`} storageId={storageId!} file={file.path} />
-                        <Button size="xs" variant="default" onClick={() => lock.mutate(file)}>
-                          {file.locked ? 'Unlock' : 'Lock'}
-                        </Button>
-                        <Button size="xs" color="red" variant="outline" disabled={file.locked} onClick={() => window.confirm(`Delete ${file.path}?`) && remove.mutate(file)}>
-                          Delete
-                        </Button>
+                        {auth.can('history:read') && <VerifyAction key={`${storageId}:${file.path}`} storageId={storageId!} file={file.path} />}
+                        {may('storage:delete') && (
+                          <>
+                            <Button size="xs" variant="default" onClick={() => lock.mutate(file)}>
+                              {file.locked ? 'Unlock' : 'Lock'}
+                            </Button>
+                            <Button size="xs" color="red" variant="outline" disabled={file.locked} onClick={() => window.confirm(`Delete ${file.path}?`) && remove.mutate(file)}>
+                              Delete
+                            </Button>
+                          </>
+                        )}
                       </Group>
                     </Table.Td>
                   </Table.Tr>

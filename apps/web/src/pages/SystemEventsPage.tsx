@@ -104,6 +104,12 @@ export default function SystemEventsPage() {
                               placeholder="Global channels"
                               onChange={(value) => update(event.name, { channels: value.length ? value : null })}
                             />
+                            {/* An enabled event with no channel of its own and no global channel would go nowhere, silently (issue 47). */}
+                            {current.enabled && !current.channels?.length && config.globalChannels.length === 0 && (
+                              <Text size="xs" className="hf-warning-text" mt={4} data-testid="event-goes-nowhere">
+                                Goes nowhere: choose a channel here or a global channel
+                              </Text>
+                            )}
                           </Table.Td>
                           <Table.Td>
                             {event.userEvent ? (

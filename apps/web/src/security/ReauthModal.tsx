@@ -1,7 +1,7 @@
 import { Button, Group, Modal, PasswordInput, SegmentedControl, Stack, Text, TextInput } from '@mantine/core';
-import { useMutation } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { useAuth } from '../auth/AuthProvider';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { api, unwrap } from '../api/client';
 import { ErrorAlert } from '../components/PageState';
 
 /** What the server accepts as proof before a change to sign-in protection: the password or a current code. */
@@ -23,8 +23,13 @@ interface Props {
  * before a change that weakens or reveals sign-in protection.
  */
 export function ReauthModal({ opened, title, description, confirmLabel, danger, onClose, action }: Props) {
-  const auth = useAuth();
-  const [method, setMethod] = useState<'password' | 'code'>(auth.emailLoginEnabled ? 'password' : 'code');
+  // Signed-in pages do not read the public status; this dialog needs to know whether password sign-in is on.
+  const status = useQuery({ queryKey: ['auth', 'status'], queryFn: () => unwrap(api.GET('/api/auth/status')), staleTime: Infinity });
+  const emailLoginEnabled = status.data?.emailLoginEnabled ?? true;
+  const [method, setMethod] = useState<'password' | 'code'>(emailLoginEnabled ? 'password' : 'code');
+  useEffect(() => {
+    if (!emailLoginEnabled) setMethod('code');
+  }, [emailLoginEnabled]);
   const [value, setValue] = useState('');
   const run = useMutation({ mutationFn: action });
   const close = () => {
@@ -42,7 +47,7 @@ export function ReauthModal({ opened, title, description, confirmLabel, danger, 
       <form onSubmit={submit} noValidate>
         <Stack>
           <Text size="sm">{description}</Text>
-          {auth.emailLoginEnabled && (
+          {emailLoginEnabled && (
             <SegmentedControl
               aria-label="Confirm with"
               value={method}

@@ -8,8 +8,11 @@ import type { Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
-/** The built app the server under test serves (`HOLDFAST_WEB_DIR`). */
-export const WEB_ROOT = fileURLToPath(new URL('../../dist', import.meta.url));
+/**
+ * The built app the server under test serves (`HOLDFAST_WEB_DIR`); `HOLDFAST_E2E_WEB_ROOT` points a run at another
+ * build (an older commit's, to show a new test fails on it).
+ */
+export const WEB_ROOT = process.env.HOLDFAST_E2E_WEB_ROOT ?? fileURLToPath(new URL('../../dist', import.meta.url));
 
 /** `npm test` builds every package first; a lone run of an e2e file builds the app itself. */
 export function ensureWebBuilt(): void {
