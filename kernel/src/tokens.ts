@@ -8,7 +8,7 @@ import type { KernelLogger } from './logger.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
 import type { ConfigExporter, JobCatalog, ResourceNames, SecretSealer, SettingsReader } from './ports/catalog.js';
-import type { BackupReader, ExecutionStats, RecoveryKitBuilder } from './ports/engine.js';
+import type { BackupReader, ExecutionStats, RecoveryKitBuilder, StorageUsage } from './ports/engine.js';
 import type { DeliveryStats } from './ports/notifications.js';
 import type { AuditWriter } from './ports/identity.js';
 
@@ -49,6 +49,8 @@ export const TOKENS = {
   BackupReader: Symbol.for('holdfast:backup-reader') as InjectionToken<BackupReader>,
   /** Queue and history figures for metrics (engine plugin). */
   ExecutionStats: Symbol.for('holdfast:execution-stats') as InjectionToken<ExecutionStats>,
+  /** Recorded storage snapshots of each destination (engine plugin; observability's storage alerts and usage route). */
+  StorageUsage: Symbol.for('holdfast:storage-usage') as InjectionToken<StorageUsage>,
   /** Notification delivery figures for metrics (notifications plugin). */
   DeliveryStats: Symbol.for('holdfast:delivery-stats') as InjectionToken<DeliveryStats>,
   /** The operator's local path rule (apps/server); {@link instantiateAdapter} hands it to every adapter. */

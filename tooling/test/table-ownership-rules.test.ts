@@ -9,9 +9,10 @@ import { describeForeignQuery, foreignTableQueries, tableOwners, type PluginSour
 import { readWorkspace, REPO_ROOT } from './workspace.js';
 
 /**
- * Foreign-table queries still to move (plugin, file, table), 7 of the 12 the review counted. Each has its planned
+ * Foreign-table queries still to move (plugin, file, table), 5 of the 12 the review counted. Each has its planned
  * home in the review of 2026-12, section 3.1: `system_tasks` and the health columns of `adapter_configs` move into
- * observability-owned tables, `storage_snapshots` is read through an engine `StorageUsage` port.
+ * observability-owned tables. (`storage_snapshots` moved: observability reads it through the engine's
+ * `TOKENS.StorageUsage` port.)
  */
 const NOT_YET_MOVED: readonly string[] = [
   // The health state (last_status, consecutive_failures...) still lives on the catalog's adapter_configs.
@@ -21,9 +22,6 @@ const NOT_YET_MOVED: readonly string[] = [
   // system_tasks is still the catalog's table (schedules read, last/next run written).
   '@holdfast/observability src/plugin.ts system_tasks',
   '@holdfast/observability src/tasks/runner.ts system_tasks',
-  // The engine's storage snapshots: the planned StorageUsage port.
-  '@holdfast/observability src/storage/storage-alerts.ts storage_snapshots',
-  '@holdfast/observability src/storage/storage-alerts.ts storage_snapshots',
 ];
 
 let sources: PluginSource[];

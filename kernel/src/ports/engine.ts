@@ -57,3 +57,21 @@ export interface ExecutionStats {
   /** Executions in a status across all processes: `Pending` is the queue depth, `Running` what runs now. */
   countByStatus(status: 'Pending' | 'Running'): Promise<number>;
 }
+
+/** One recorded storage snapshot of a destination (SPEC "StorageSnapshot"): its bytes and backup count at a time. */
+export interface StorageUsagePoint {
+  size: number;
+  count: number;
+  createdAt: Date;
+}
+
+/**
+ * The storage snapshots the engine's storage statistics record, one per destination per refresh (engine plugin;
+ * observability's storage alerts and usage-over-time route).
+ */
+export interface StorageUsage {
+  /** The newest `limit` snapshots of a destination, newest first (empty when it has none). */
+  latest(configId: string, limit: number): Promise<StorageUsagePoint[]>;
+  /** A destination's snapshots taken from `from` to `to` (both included), oldest first, at most `limit`. */
+  between(configId: string, from: Date, to: Date, limit: number): Promise<StorageUsagePoint[]>;
+}

@@ -1,5 +1,6 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { executionStatsPort } from './store/execution-stats.js';
+import { storageUsagePort } from './dashboard/storage-usage.js';
 import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { EngineBackupReader } from './backup-reader/backup-reader.js';
@@ -92,7 +93,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
 
   return {
     name: 'engine',
-    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks, TOKENS.ExecutionStats],
+    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks, TOKENS.ExecutionStats, TOKENS.StorageUsage],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -113,6 +114,8 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       container.register(TOKENS.IntegrityChecks, { useFactory: (c) => integrityChecksPort(() => engineOf(c), () => storeOf(c)) });
       // Observability's metrics read queue and history figures through this port, never the executions table.
       container.register(TOKENS.ExecutionStats, { useValue: executionStatsPort(() => container.resolve(ORM_DATABASE)) });
+      // Its storage alerts and usage route read the storage snapshots through this one, never the table.
+      container.register(TOKENS.StorageUsage, { useValue: storageUsagePort(() => container.resolve(ORM_DATABASE)) });
     },
     routes(container) {
       const running = engineOf(container);

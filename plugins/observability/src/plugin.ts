@@ -63,7 +63,8 @@ function optional<T>(container: DependencyContainer, token: InjectionToken<T>): 
  * adapter health, raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
  * runs scheduled integrity checks through the engine's `TOKENS.IntegrityChecks`, and serves Prometheus metrics.
  * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses `TOKENS.Settings` (system time
- * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks` and `TOKENS.ConfigExporter` (the catalog's export) when present.
+ * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks`, `TOKENS.ConfigExporter` (the catalog's export), `TOKENS.ExecutionStats`,
+ * `TOKENS.StorageUsage` (the engine's snapshots) and `TOKENS.DeliveryStats` when present.
  */
 export function createObservabilityPlugin(options: ObservabilityPluginOptions = {}): HoldfastPlugin {
   // Read at creation: a bad value stops the start with a message naming the variable.
@@ -84,7 +85,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     const settings = new ObservabilitySettings(database);
     const runs = new TaskRunStore(database);
     const health = new HealthChecker({ container, database, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
-    const alerts = new StorageAlerts({ database, settings: () => settings.get('storageAlerts'), events, logger });
+    const alerts = new StorageAlerts({ database, usage: () => optional(container, TOKENS.StorageUsage), settings: () => settings.get('storageAlerts'), events, logger });
     const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => optional(container, TOKENS.ConfigExporter), events, settings: () => settings.get('configBackup'), logger });
     const metrics = new HoldfastMetrics({
       database,
@@ -183,6 +184,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       optionalToken(TOKENS.ConfigExporter),
       optionalToken(TOKENS.IntegrityChecks),
       optionalToken(TOKENS.ExecutionStats),
+      optionalToken(TOKENS.StorageUsage),
       optionalToken(TOKENS.DeliveryStats),
     ],
     entities: [SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],

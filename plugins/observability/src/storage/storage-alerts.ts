@@ -1,6 +1,6 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
-import type { EventBus, HoldfastEvents, KernelLogger, StorageAlertEvent } from '@holdfast/kernel';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+import type { EventBus, HoldfastEvents, KernelLogger, StorageAlertEvent, StorageUsage } from '@holdfast/kernel';
+import type { EntityManager } from '@mikro-orm/knex';
 import type { StorageAlertSettings } from '../settings.js';
 import { StorageAlertStateEntity } from '../store/entities.js';
 
@@ -13,12 +13,15 @@ const HOUR_MS = 3_600_000;
  * snapshot, so it raises nothing). `usage_spike`: growth since the previous snapshot at or above the percentage;
  * `size_limit`: size at or above the destination's limit; `no_recent_backup`: the newest backup file older than
  * the hours (an empty destination raises nothing). Size-limit and no-backup alerts fire once per episode: again
- * only after the condition cleared.
+ * only after the condition cleared. The snapshots are read through the engine's `StorageUsage` port; without it
+ * there is no previous snapshot to compare and no usage over time.
  */
 export class StorageAlerts {
   constructor(
     private readonly deps: {
       database: () => OrmDatabase;
+      /** The engine's recorded snapshots (`TOKENS.StorageUsage`), when the engine runs. */
+      usage: () => StorageUsage | undefined;
       settings: () => Promise<StorageAlertSettings>;
       events: () => EventBus | undefined;
       logger: KernelLogger;
@@ -30,10 +33,6 @@ export class StorageAlerts {
     return this.deps.database().em();
   }
 
-  private knex(): Knex {
-    return this.em().getKnex();
-  }
-
   /** Evaluates one snapshot; answers the alerts raised. */
   async evaluate(snapshot: Snapshot): Promise<StorageAlertEvent[]> {
     const settings = await this.deps.settings();
@@ -43,13 +42,8 @@ export class StorageAlerts {
 
     if (settings.usageSpikePercent !== null) {
       // The newest row is this snapshot; the one before it is the comparison.
-      const previous: { size: number | string } | undefined = await this.knex()('storage_snapshots')
-        .select('size')
-        .where({ adapter_config_id: snapshot.configId })
-        .orderBy('created_at', 'desc')
-        .offset(1)
-        .first();
-      const previousSize = previous ? Number(previous.size) : null;
+      const previous = (await this.deps.usage()?.latest(snapshot.configId, 2))?.[1];
+      const previousSize = previous ? previous.size : null;
       if (previousSize !== null && previousSize > 0 && ((snapshot.size - previousSize) / previousSize) * 100 >= settings.usageSpikePercent) {
         const growth = Math.round(((snapshot.size - previousSize) / previousSize) * 100);
         raised.push({ alert: 'usage_spike', ...base, previousSize, message: `${snapshot.configName} grew by ${growth}% since the previous snapshot (${previousSize} -> ${snapshot.size} bytes).` });
@@ -93,21 +87,7 @@ export class StorageAlerts {
 
   /** Usage over time of one destination: its snapshots in a window, oldest first. */
   async usage(configId: string, from: Date, to: Date, limit: number): Promise<Array<{ size: number; count: number; createdAt: string }>> {
-    const platform = this.em().getPlatform();
-    const rows: Array<{ size: number | string; count: number | string; created_at: Date | number | string }> = await this.knex()('storage_snapshots')
-      .select('size', 'count', 'created_at')
-      .where({ adapter_config_id: configId })
-      .andWhere('created_at', '>=', platform.processDateProperty(from) as never)
-      .andWhere('created_at', '<=', platform.processDateProperty(to) as never)
-      .orderBy('created_at', 'asc')
-      .limit(limit);
-    return rows.map((row) => ({ size: Number(row.size), count: Number(row.count), createdAt: dateOf(row.created_at).toISOString() }));
+    const points = (await this.deps.usage()?.between(configId, from, to, limit)) ?? [];
+    return points.map((point) => ({ size: point.size, count: point.count, createdAt: point.createdAt.toISOString() }));
   }
-}
-
-/** A datetime column as libsql (epoch ms or text) or PostgreSQL (Date) returns it. */
-export function dateOf(value: Date | number | string): Date {
-  if (value instanceof Date) return value;
-  if (typeof value === 'number') return new Date(value);
-  return /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
 }

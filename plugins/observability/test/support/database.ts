@@ -5,8 +5,8 @@ import type { Knex } from '@mikro-orm/knex';
 import { createObservabilityPlugin } from '../../src/index.js';
 
 /**
- * A test site with the observability tables, plus the two tables of other plugins it reads (the catalog's
- * `system_tasks`, the engine's `storage_snapshots`) created as those plugins' migrations do. `open()` gives another
+ * A test site with the observability tables, plus the table of another plugin it still reads (the catalog's
+ * `system_tasks`) created as that plugin's migration does. `open()` gives another
  * handle (its own pool) on the same database: a second process, as far as leases are concerned.
  */
 export interface ObservabilityDatabase {
@@ -30,15 +30,6 @@ const foreignTables: HoldfastPlugin = {
           t.datetime('last_run_at', { useTz: true }).nullable();
           t.datetime('next_run_at', { useTz: true }).nullable();
           t.datetime('updated_at', { useTz: true }).nullable();
-        });
-        await knex.schema.createTable('storage_snapshots', (t) => {
-          t.string('id', 36).primary();
-          t.string('adapter_config_id', 36).notNullable();
-          t.string('adapter_name', 255).notNullable();
-          t.string('adapter_id', 64).notNullable();
-          t.bigInteger('size').notNullable().defaultTo(0);
-          t.integer('count').notNullable().defaultTo(0);
-          t.datetime('created_at', { useTz: true }).notNullable();
         });
       },
     },
