@@ -22,19 +22,19 @@ import { startArchiveDump } from './internal/archive-dump.js';
 import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { startDump } from './internal/dump.js';
 import { DIRECTORY_ORIGIN, abandonInput, toAdapterError } from './internal/errors.js';
-import { restoreArchive, restoreDestination } from './internal/restore.js';
+import { restoreArchive, restoreDestination, type TarRestoreOptions } from './internal/restore.js';
 import type { ArchiveRoot } from './internal/walk.js';
 
 /**
  * `keepSpecialModes` restores setuid/setgid/sticky bits together with the archived owners, which only root can set:
  * asked for by anyone else, it fails the restore before anything is written instead of restoring root-less bits.
  */
-function restoreModes(options: RestoreOptions): { keepSpecialModes: boolean } {
+function restoreModes(options: RestoreOptions): TarRestoreOptions {
   const keepSpecialModes = options.target.keepSpecialModes === true;
   if (keepSpecialModes && process.getuid?.() !== 0) {
     throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', 'keepSpecialModes restores owners with the setuid/setgid/sticky bits, which needs Holdfast to run as root');
   }
-  return { keepSpecialModes };
+  return { keepSpecialModes, refuseReplacing: options.overwrite === false };
 }
 
 /** Version of the archive layout (`<index>-<basename>/...` members in a PAX tar); bumped if the layout changes. */

@@ -96,7 +96,7 @@ export class MysqlSource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreDump(this.config, this.sshTarget(), await this.clientTools(), stream, options.target, options.signal);
+    return restoreDump(this.config, this.sshTarget(), await this.clientTools(), stream, options.target, options.signal, options.overwrite);
   }
 
   /** Version, edition and (when asked) the user databases: through the driver, or the remote client in SSH mode. */

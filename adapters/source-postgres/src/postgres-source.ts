@@ -118,19 +118,20 @@ export class PostgresSource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreDump(this.restoreContext(options.signal), stream, options.target);
+    return restoreDump(this.restoreContext(options), stream, options.target);
   }
 
   /** Restores the database dumps of a seekable archive (all, or those `include` names), globals first. */
   async restoreArchive(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult> {
-    return restoreArchiveSnapshot(this.restoreContext(options.signal), input, options.target);
+    return restoreArchiveSnapshot(this.restoreContext(options), input, options.target);
   }
 
-  private restoreContext(signal: AbortSignal): RestoreContext {
+  private restoreContext({ signal, overwrite }: RestoreOptions): RestoreContext {
     return {
       config: this.config,
       ssh: this.sshTarget(),
       signal,
+      overwrite,
       targetVersion: onceVersion(async () => (await this.detectVersion()).version),
       warnings: [],
     };

@@ -9,6 +9,7 @@ import {
   type HealthResult,
   type RestoreOptions,
   type RestoreResult,
+  type RestoreTarget,
   type SourceAdapter,
   type SourceVersion,
 } from '@holdfast/sdk';
@@ -17,7 +18,7 @@ import { engineVersion, volumeExists, volumeNames } from './internal/docker.js';
 import { startVolumeDump } from './internal/dump.js';
 import { EngineApi, remoteEndpoint } from './internal/engine-api.js';
 import { volumeError } from './internal/errors.js';
-import { restoreVolume } from './internal/restore.js';
+import { restoreVolume, volumeWouldBeReplaced } from './internal/restore.js';
 import type { SessionPlan } from './internal/session.js';
 import { resolveDockerSshTarget } from './internal/ssh.js';
 import { SshDockerTunnel } from './internal/ssh-tunnel.js';
@@ -74,11 +75,11 @@ export class VolumeSource implements SourceAdapter {
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
     try {
-      const target = options.target.database ?? options.target.databaseMapping?.[this.config.volume] ?? this.config.volume;
-      if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(target)) throw volumeError('CONFIG', `"${target}" is not a valid Docker volume name`);
+      const target = this.restoreVolumeName(options.target);
       await engineVersion(this.api);
       this.context.logger.info({ volume: target }, 'restoring volume');
-      return await restoreVolume(stream, { ...this.plan(target), signal: options.signal, keepSpecialModes: options.target.keepSpecialModes === true });
+      const overwrite = options.overwrite;
+      return await restoreVolume(stream, { ...this.plan(target), signal: options.signal, keepSpecialModes: options.target.keepSpecialModes === true, ...(overwrite === undefined ? {} : { overwrite }) });
     } catch (error) {
       // Refused before reading, the engine's download would otherwise wait on a stream nobody reads: ended with the
       // refusal (its feeder listens for errors; a bare stream gets a listener so nothing goes unhandled).
@@ -86,6 +87,18 @@ export class VolumeSource implements SourceAdapter {
       stream.destroy(error as Error);
       throw error;
     }
+  }
+
+  /** The target volume, when it exists and is not empty: a restore without overwrite writes over it (issue 47). */
+  async restoreWouldReplace(target: RestoreTarget, signal?: AbortSignal): Promise<string[]> {
+    return volumeWouldBeReplaced({ ...this.plan(this.restoreVolumeName(target)), ...(signal ? { signal } : {}) });
+  }
+
+  /** `database`, else the mapping of the configured volume, else the configured volume. */
+  private restoreVolumeName(target: RestoreTarget): string {
+    const name = target.database ?? target.databaseMapping?.[this.config.volume] ?? this.config.volume;
+    if (!/^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/.test(name)) throw volumeError('CONFIG', `"${name}" is not a valid Docker volume name`);
+    return name;
   }
 
   private plan(volume: string): SessionPlan {

@@ -157,6 +157,15 @@ export interface DatabaseSize {
 export interface RestoreOptions {
   target: RestoreTarget;
   signal: AbortSignal;
+  /**
+   * Whether the restore may replace data that exists when it swaps its result in (issue 47). `false` for a request
+   * that did not say `overwrite: true`: the restore fails, leaving the target as it was and no staging behind, rather
+   * than replace a database (or volume) that exists, or a file of a non-empty folder, at the moment it would swap in
+   * (the engine checked before queueing, but the target may have appeared since). `true`: replace, as asked.
+   * Absent: the source's behaviour before this option (it replaces), for callers that restore into targets of their
+   * own, such as test restores into scratch databases.
+   */
+  overwrite?: boolean;
 }
 
 /** A seekable archive snapshot to restore, with a reader for each archive of its chain. */
@@ -189,6 +198,14 @@ export interface SourceAdapter {
   databaseSizes?(): Promise<DatabaseSize[]>;
   dump(options: DumpOptions): Promise<DumpHandle>;
   restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult>;
+  /**
+   * What a restore into `target` would write over that exists and holds data now (names to show, such as a volume
+   * name), or an empty list. Optional: sources whose restore target the engine cannot work out on its own (a volume
+   * restored into itself, rather than into a database it can list or a folder it can look at) implement it, and
+   * the engine refuses (409) such a restore unless it says `overwrite: true`. Rejects when the target cannot be
+   * reached.
+   */
+  restoreWouldReplace?(target: RestoreTarget, signal?: AbortSignal): Promise<string[]>;
   /** Restores (part of) a seekable archive snapshot; sources declaring `seekableArchive` implement it. */
   restoreArchive?(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult>;
   /**

@@ -8,10 +8,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AnyAdapterDefinition } from '@holdfast/kernel';
+import type { AnyAdapterDefinition, RestoreOptions, RestoreTarget } from '@holdfast/kernel';
+import { defineSourceAdapter, inject, injectable, TOKENS, z, type DumpHandle } from '@holdfast/sdk';
 import sourceDirectory from '@holdfast/source-directory';
 import sourceMysql from '@holdfast/source-mysql';
+import sourcePostgres from '@holdfast/source-postgres';
 import { plannedDatabases } from '../src/restore/restore-preflight.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
@@ -31,11 +34,46 @@ describe('which databases a restore writes into (what an empty target means)', (
   });
 });
 
+// A source restored into itself, as a Docker volume is (no database name to list, no targetPath to look at): only the
+// source can say whether its target holds data, through `restoreWouldReplace`.
+const selfTargetConfig = z.object({ folder: z.string() });
+@injectable()
+class SelfTargetSource {
+  constructor(@inject(TOKENS.AdapterConfig) private readonly config: z.output<typeof selfTargetConfig>) {}
+  async check() {
+    return { ok: true, message: 'self-target' };
+  }
+  async detectVersion() {
+    return { version: '1.0' };
+  }
+  async listDatabases() {
+    return ['self'];
+  }
+  async dump(): Promise<DumpHandle> {
+    return { stream: Readable.from([Buffer.from('restored bytes\n')]), done: Promise.resolve({ bytes: 15, databases: ['self'], warnings: [] }), extension: '.bin' };
+  }
+  async restoreWouldReplace(_target: RestoreTarget): Promise<string[]> {
+    return (await readdir(this.config.folder)).length > 0 ? ['self-folder'] : [];
+  }
+  async restore(stream: Readable) {
+    await writeFile(join(this.config.folder, 'restored.bin'), stream);
+    return { warnings: [] };
+  }
+}
+const selfTargetSource = defineSourceAdapter({
+  id: 'self-target',
+  displayName: 'Restored into itself (test only)',
+  configSchema: selfTargetConfig,
+  capabilities: { multipleDatabases: false, listDatabases: true, restore: true, fileArchive: true },
+  implementation: SelfTargetSource,
+});
+
 describe('safe restores through the API (engine, real PostgreSQL and MariaDB)', () => {
   const suffix = randomBytes(4).toString('hex');
   const pgSource = `hf_safesrc_${suffix}`;
   const pgOther = `hf_safeoth_${suffix}`;
   const pgNew = `hf_safenew_${suffix}`;
+  const pgRace = `hf_saferace_${suffix}`;
   const mySource = `hf_safemy_${suffix}`;
   const myNew = `hf_safemynew_${suffix}`;
   let target: TestDatabaseTarget;
@@ -67,7 +105,7 @@ describe('safe restores through the API (engine, real PostgreSQL and MariaDB)', 
     psql(pgOther, `CREATE TABLE only_here (v text); INSERT INTO only_here VALUES ('old')`);
     mariadb(`CREATE DATABASE ${mySource}; USE ${mySource}; CREATE TABLE items (id INT PRIMARY KEY, label VARCHAR(80)); INSERT INTO items SELECT seq, CONCAT('item ', seq) FROM seq_1_to_3000;`);
     target = await createTarget('sqlite');
-    server = await startEngineServer(target, { adapters: [sourceMysql, sourceDirectory] as unknown as AnyAdapterDefinition[] });
+    server = await startEngineServer(target, { adapters: [sourceMysql, sourceDirectory, selfTargetSource] as unknown as AnyAdapterDefinition[] });
     storageDir = await mkdtemp(join(tmpdir(), 'hf-safe-restore-'));
     work = await mkdtemp(join(tmpdir(), 'hf-safe-restore-work-'));
     await mkdir(join(work, 'data'));
@@ -77,10 +115,13 @@ describe('safe restores through the API (engine, real PostgreSQL and MariaDB)', 
     server.catalog.addConfig({ configId: 'maria', name: 'Local MariaDB', kind: 'source', adapterId: 'mysql', config: { host: '127.0.0.1', user: 'root' } });
     server.catalog.addConfig({ configId: 'files', name: 'Files', kind: 'source', adapterId: 'directory', config: { paths: [join(work, 'data')] } });
     server.catalog.addConfig({ configId: 'gen', name: 'Generated', kind: 'source', adapterId: 'generated', config: {} });
+    await mkdir(join(work, 'self'));
+    server.catalog.addConfig({ configId: 'self', name: 'Self target', kind: 'source', adapterId: 'self-target', config: { folder: join(work, 'self') } });
     server.catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: storageDir } });
     server.catalog.addJob({ id: 'pg-job', name: 'pg', databases: [pgSource], compression: 'GZIP' }, 'pg', [{ configId: 'disk' }]);
     server.catalog.addJob({ id: 'maria-job', name: 'maria', databases: [mySource], compression: 'GZIP' }, 'maria', [{ configId: 'disk' }]);
     server.catalog.addJob({ id: 'files-job', name: 'files', compression: 'GZIP' }, 'files', [{ configId: 'disk' }]);
+    server.catalog.addJob({ id: 'self-job', name: 'self', compression: 'GZIP' }, 'self', [{ configId: 'disk' }]);
     key = await server.apiKey('safe', ['jobs:execute', 'history:read', 'storage:restore', 'sources:read']);
     readKey = await server.apiKey('reader', ['history:read']);
   }, 120_000);
@@ -90,7 +131,7 @@ describe('safe restores through the API (engine, real PostgreSQL and MariaDB)', 
     await target?.drop();
     await rm(storageDir, { recursive: true, force: true });
     await rm(work, { recursive: true, force: true });
-    for (const name of [pgSource, pgOther, pgNew]) psql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    for (const name of [pgSource, pgOther, pgNew, pgRace]) psql('postgres', `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     mariadb(`DROP DATABASE IF EXISTS ${mySource}; DROP DATABASE IF EXISTS ${myNew}`);
   });
 
@@ -211,5 +252,67 @@ describe('safe restores through the API (engine, real PostgreSQL and MariaDB)', 
     const back = await restored({ file, restoreToOriginalPaths: true, overwrite: true });
     expect(back.status, JSON.stringify(back.logs)).toBe('Success');
     expect(await readFile(join(work, 'data', 'a.txt'), 'utf8')).toBe('from the backup\n');
+  }, 300_000);
+  it('PostgreSQL: a database created after the 409 check passed (queued, before the restore starts) is not replaced; the run carries the request\'s overwrite', async () => {
+    const rows = psql(pgSource, 'SELECT count(*) FROM customers');
+    const file = await backup('pg-job');
+    // The restore of the real PostgreSQL source, held until the test let it go, recording the options it was given.
+    const prototype = sourcePostgres.implementation.prototype as { restore(stream: Readable, options: RestoreOptions): Promise<unknown> };
+    const original = prototype.restore;
+    const seen: Array<boolean | undefined> = [];
+    let release!: () => void;
+    let gate = new Promise<void>((resolve) => (release = resolve));
+    prototype.restore = async function held(this: unknown, stream: Readable, options: RestoreOptions) {
+      seen.push(options.overwrite);
+      await gate;
+      return original.call(this, stream, options);
+    };
+    try {
+      const answer = await restore({ file, database: pgRace });
+      expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+      for (let tries = 0; seen.length === 0; tries++) {
+        if (tries > 600) throw new Error('the restore never started');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      psql('postgres', `CREATE DATABASE ${pgRace}`);
+      psql(pgRace, `CREATE TABLE made_meanwhile (v text); INSERT INTO made_meanwhile VALUES ('keep me')`);
+      release();
+      const run = await waitForEnd(server.url, key, answer.body.executionId, 180_000);
+      expect(run.status, JSON.stringify(run.logs)).toBe('Failed');
+      expect(JSON.stringify(run.logs)).toContain(`the database \\"${pgRace}\\" exists now and the restore request did not allow replacing it`);
+      expect(seen).toEqual([false]);
+      expect(psql(pgRace, 'SELECT v FROM made_meanwhile')).toBe('keep me');
+      expect(psql('postgres', `SELECT count(*) FROM pg_database WHERE datname LIKE '${pgRace}%__holdfast_%'`)).toBe('0');
+      // With overwrite: true the run says so, and replaces it.
+      gate = Promise.resolve();
+      const replaced = await restored({ file, database: pgRace, overwrite: true });
+      expect(replaced.status, JSON.stringify(replaced.logs)).toBe('Success');
+      expect(seen).toEqual([false, true]);
+      expect(psql(pgRace, 'SELECT count(*) FROM customers')).toBe(rows);
+      expect(psql(pgRace, `SELECT count(*) FROM information_schema.tables WHERE table_name = 'made_meanwhile'`)).toBe('0');
+    } finally {
+      prototype.restore = original;
+      release();
+    }
+  }, 300_000);
+
+  it('a source restored into itself (a volume) that holds data answers 409 without overwrite, naming it; empty, or with overwrite, it restores', async () => {
+    const file = await backup('self-job');
+    await writeFile(join(work, 'self', 'live.txt'), 'live data\n');
+    const before = await restoreCount();
+    for (const body of [{ file }, { file, overwrite: false }]) {
+      const refused = await restore(body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(409);
+      expect(refused.body.error).toMatch(/"self-folder" on source "Self target" is not empty: the restore would write over it.*Send "overwrite": true/);
+    }
+    expect(await restoreCount()).toBe(before);
+    expect(await readdir(join(work, 'self'))).toEqual(['live.txt']);
+    const over = await restored({ file, overwrite: true });
+    expect(over.status, JSON.stringify(over.logs)).toBe('Success');
+    await rm(join(work, 'self'), { recursive: true });
+    await mkdir(join(work, 'self'));
+    const fresh = await restored({ file });
+    expect(fresh.status, JSON.stringify(fresh.logs)).toBe('Success');
+    expect(await readFile(join(work, 'self', 'restored.bin'), 'utf8')).toBe('restored bytes\n');
   }, 300_000);
 });

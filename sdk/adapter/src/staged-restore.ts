@@ -19,7 +19,14 @@ export abstract class StagedDatabaseRestore<Entry extends StagedTarget = StagedT
   /** The targets staged so far, in order. */
   protected readonly staged: Entry[] = [];
 
-  constructor(protected readonly origin: AdapterErrorOrigin) {}
+  /**
+   * @param overwrite the restore's `RestoreOptions.overwrite`: `false` makes {@link refuseReplacing} refuse a target
+   *   that exists; `true` or absent lets the swap replace it.
+   */
+  constructor(
+    protected readonly origin: AdapterErrorOrigin,
+    protected readonly overwrite?: boolean,
+  ) {}
 
   /** Runs `work` (which stages each database), then swaps on success or discards on failure. */
   async around<T>(work: () => Promise<T>): Promise<T> {
@@ -38,6 +45,22 @@ export abstract class StagedDatabaseRestore<Entry extends StagedTarget = StagedT
     if (this.staged.some((entry) => entry.target === target)) {
       throw new AdapterError(this.origin, 'CONFIG', `two databases of the backup would both be restored into "${target}": map them to different databases`);
     }
+  }
+
+  /**
+   * With `overwrite: false`, refuses (CONFIG) to replace `existing`, the targets that exist now: a source calls it when
+   * it learns a target exists (staging it, and again right before the swap, from what the swap itself reads), so a
+   * database created after the engine's check is not replaced. The caller discards the staging (around's catch does).
+   */
+  protected refuseReplacing(existing: readonly string[]): void {
+    if (this.overwrite !== false || existing.length === 0) return;
+    const one = existing.length === 1;
+    const names = existing.map((name) => `"${name}"`).join(', ');
+    throw new AdapterError(
+      this.origin,
+      'CONFIG',
+      `the ${one ? 'database' : 'databases'} ${names} ${one ? 'exists' : 'exist'} now and the restore request did not allow replacing ${one ? 'it' : 'them'}: nothing was replaced. Send "overwrite": true to replace ${one ? 'it' : 'them'}, or restore into a new database`,
+    );
   }
 
   /** Swaps every staged target in (or throws what {@link discardAfter} answers, leaving the targets as they were). */

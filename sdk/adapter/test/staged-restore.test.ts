@@ -4,8 +4,16 @@ import { AdapterError, StagedDatabaseRestore, type StagedTarget } from '../src/i
 /** Records the order of staging, swap and discard; `failCommit` makes the swap fail as an engine's would. */
 class Recorder extends StagedDatabaseRestore {
   readonly events: string[] = [];
-  constructor(private readonly failCommit = false) {
-    super({ kind: 'source', id: 'demo' });
+  constructor(
+    private readonly failCommit = false,
+    overwrite?: boolean,
+  ) {
+    super({ kind: 'source', id: 'demo' }, overwrite);
+  }
+
+  /** What an engine's swap does when it finds targets that exist now. */
+  existingNow(names: string[]): void {
+    this.refuseReplacing(names);
   }
 
   stage(target: string): string {
@@ -83,5 +91,18 @@ describe('StagedDatabaseRestore', () => {
     expect(error).toBeInstanceOf(AdapterError);
     expect((error as AdapterError).code).toBe('CONFIG');
     expect((error as AdapterError).message).toBe('[source-demo] two databases of the backup would both be restored into "shop": map them to different databases');
+  });
+  it('with overwrite: false, refuses targets that exist (CONFIG, naming them and saying what to send); true or absent lets them be replaced', async () => {
+    const refusing = new Recorder(false, false);
+    await expect(
+      refusing.around(async () => {
+        refusing.stage('shop');
+        refusing.existingNow(['shop']);
+      }),
+    ).rejects.toThrow('discarded: [source-demo] the database "shop" exists now and the restore request did not allow replacing it: nothing was replaced. Send "overwrite": true to replace it, or restore into a new database');
+    expect(refusing.events).toEqual(['stage shop', `discard shop__staging_${refusing.workId}`]);
+    expect(() => new Recorder(false, false).existingNow(['a', 'b'])).toThrow('the databases "a", "b" exist now and the restore request did not allow replacing them');
+    expect(() => new Recorder(false, false).existingNow([])).not.toThrow();
+    for (const overwrite of [true, undefined]) expect(() => new Recorder(false, overwrite).existingNow(['shop'])).not.toThrow();
   });
 });

@@ -10,7 +10,7 @@ export type { ExtractAllOptions, ExtractAllResult } from './extract/extract-all.
 export type { ExtractOptions, ExtractSummary } from './extract/extraction-target.js';
 export { RestoreContainment, containedPath } from './extract/containment.js';
 export type { ContainedKind, ContainedMember, ContainmentOptions, ContainmentVerdict, SettledSymlink } from './extract/containment.js';
-export { RestoreStaging } from './extract/restore-staging.js';
+export { ReplaceRefusedError, RestoreStaging } from './extract/restore-staging.js';
 export type { StagingCommitOptions } from './extract/restore-staging.js';
 export { resolveSnapshot } from './chain/resolve-snapshot.js';
 export type { Snapshot, ResolvedEntry } from './chain/resolve-snapshot.js';

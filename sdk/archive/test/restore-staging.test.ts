@@ -19,7 +19,7 @@ vi.mock('node:fs/promises', async (importOriginal) => {
     },
   };
 });
-const { RestoreStaging } = await import('../src/index.js');
+const { ReplaceRefusedError, RestoreStaging } = await import('../src/index.js');
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -112,4 +112,30 @@ describe('RestoreStaging', () => {
       expect((await readdir(root)).sort()).toEqual(['target']);
     });
   }
+  it('refuseReplacing (a restore without overwrite): an entry in the way fails the commit before anything moves, target and staging as they were / gone', async () => {
+    const root = await work();
+    const target = await existingTarget(root);
+    const before = await describeTree(target);
+    const staging = new RestoreStaging();
+    await stageInto(staging, target);
+    const error = await staging.commit({ refuseReplacing: true }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ReplaceRefusedError);
+    expect((error as InstanceType<typeof ReplaceRefusedError>).path).toMatch(new RegExp(`^${target}/(docs/a\\.txt|was-a-folder)$`));
+    expect(await describeTree(target)).toEqual(before);
+    expect((await readdir(root)).sort()).toEqual(['target']);
+    // Nothing in the way: the merge goes ahead (folders merged into folders, new names added).
+    const clean = new RestoreStaging();
+    const staged = await clean.folderFor(target);
+    await mkdir(join(staged, 'docs'));
+    await writeFile(join(staged, 'docs', 'new.txt'), 'new');
+    expect(await clean.commit({ refuseReplacing: true })).toEqual([]);
+    expect(await readFile(join(target, 'docs', 'new.txt'), 'utf8')).toBe('new');
+    // A new target that appeared, not empty, before the commit is refused too.
+    const late = new RestoreStaging();
+    await writeFile(join(await late.folderFor(join(root, 'late')), 'f.txt'), 'f');
+    await mkdir(join(root, 'late'));
+    await writeFile(join(root, 'late', 'there.txt'), 'x');
+    await expect(late.commit({ refuseReplacing: true })).rejects.toBeInstanceOf(ReplaceRefusedError);
+    expect(await readdir(join(root, 'late'))).toEqual(['there.txt']);
+  });
 });

@@ -9,7 +9,7 @@ import {
   type RestoreResult,
   type Snapshot,
 } from '@holdfast/sdk';
-import { DIRECTORY_ORIGIN, aborted, toAdapterError } from './errors.js';
+import { DIRECTORY_ORIGIN, aborted, refusedReplacing, toAdapterError } from './errors.js';
 import type { RestoreDestination } from './restore-destination.js';
 import type { TarRestoreOptions } from './restore.js';
 import { WarningList } from './warnings.js';
@@ -66,7 +66,9 @@ export async function restoreArchiveSnapshot(
       }
     }
     if (signal.aborted) throw aborted('restore');
-    const problems = await staging.commit({ isRestoredDirectory: (path) => restoredFolders.has(path), restoreOwnership: options.keepSpecialModes });
+    const problems = await staging
+      .commit({ isRestoredDirectory: (path) => restoredFolders.has(path), restoreOwnership: options.keepSpecialModes, refuseReplacing: options.refuseReplacing === true })
+      .catch(refusedReplacing);
     for (const problem of problems) warnings.add(problem);
   } catch (error) {
     await staging.discard();

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { AdapterError, fromFileSystemError } from '@holdfast/sdk';
+import { AdapterError, fromFileSystemError, ReplaceRefusedError } from '@holdfast/sdk';
 
 /** How this adapter names itself in errors. */
 export const DIRECTORY_ORIGIN = { kind: 'source', id: 'directory' } as const;
@@ -35,4 +35,18 @@ export function describeFileError(error: unknown): string {
 export function abandonInput(input: Readable, error: unknown): void {
   input.on('error', () => undefined);
   input.destroy(error instanceof Error ? error : new Error(String(error)));
+}
+
+/**
+ * Rethrows a commit refused by `refuseReplacing` (a restore without overwrite that found a file in the way when it
+ * moved its staged tree into place) as a CONFIG error saying what to send; any other error as it is.
+ */
+export function refusedReplacing(error: unknown): never {
+  if (!(error instanceof ReplaceRefusedError)) throw error;
+  throw new AdapterError(
+    DIRECTORY_ORIGIN,
+    'CONFIG',
+    `"${error.path}" exists now and the restore would replace it, which the restore request did not allow: nothing was changed. Send "overwrite": true to replace files of the same name, or restore into an empty or new folder`,
+    { cause: error },
+  );
 }

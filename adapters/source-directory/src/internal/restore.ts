@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { AdapterError, containedPath, RestoreContainment, RestoreStaging, type ContainedKind, type RestoreResult } from '@holdfast/sdk';
 import { ConcurrentWrites } from './concurrent-writes.js';
-import { DIRECTORY_ORIGIN, abandonInput, aborted, errnoOf, toAdapterError } from './errors.js';
+import { DIRECTORY_ORIGIN, abandonInput, aborted, errnoOf, refusedReplacing, toAdapterError } from './errors.js';
 import { locateMember, type MemberLocation, type RestoreDestination } from './restore-destination.js';
 import { clearForFile, isSmallFile, ParentCheck, writeFileEntry, writeFolderEntry, writeHardLink, type Header, type Ownership } from './tar-entry.js';
 import { WarningList } from './warnings.js';
@@ -50,6 +50,11 @@ const KINDS: Readonly<Record<string, ContainedKind>> = {
 export interface TarRestoreOptions {
   /** Restore setuid/setgid/sticky bits and, with them, owners (the caller checked that Holdfast runs as root). */
   keepSpecialModes: boolean;
+  /**
+   * `RestoreOptions.overwrite === false`: a file (or anything but a folder merged into a folder) that exists where the
+   * staged tree would go, when it is moved into place, fails the restore, leaving the target as it was. @default false
+   */
+  refuseReplacing?: boolean;
 }
 
 /** One tar restore: members staged under the containment rule, then moved into place (see {@link restoreArchive}). */
@@ -114,7 +119,9 @@ class TarRestore {
       await chmod(folder.path, folder.mode);
       await utimes(folder.path, folder.mtime, folder.mtime);
     }
-    const problems = await this.staging.commit({ isRestoredDirectory: (path) => this.restoredFolders.has(path), restoreOwnership: this.ownership.isRestored });
+    const problems = await this.staging
+      .commit({ isRestoredDirectory: (path) => this.restoredFolders.has(path), restoreOwnership: this.ownership.isRestored, refuseReplacing: this.options.refuseReplacing === true })
+      .catch(refusedReplacing);
     for (const problem of problems) this.warnings.add(problem);
   }
 

@@ -77,8 +77,9 @@ export async function restoreDump(
   stream: Readable,
   target: RestoreTarget,
   signal: AbortSignal,
+  overwrite?: boolean,
 ): Promise<RestoreResult> {
-  const staged = new StagedRestore({ config, ssh, tools });
+  const staged = new StagedRestore({ config, ssh, tools }, overwrite);
   return staged.around(() => restoreStaged(config, ssh, tools, staged, stream, target, signal));
 }
 

@@ -35,8 +35,12 @@ const list = (names: readonly string[]) => names.map((name) => `"${name}"`).join
  * be moved between schemas: they are read from the staging schema and recreated in the target right after.
  */
 export class StagedRestore extends StagedDatabaseRestore<Staged> {
-  constructor(private readonly admin: AdminTarget) {
-    super(ORIGIN);
+  /** @param overwrite `RestoreOptions.overwrite`: false refuses a target that exists (when staged, and at the swap). */
+  constructor(
+    private readonly admin: AdminTarget,
+    overwrite?: boolean,
+  ) {
+    super(ORIGIN, overwrite);
   }
 
   /**
@@ -48,6 +52,7 @@ export class StagedRestore extends StagedDatabaseRestore<Staged> {
     const staging = workName(target, '__holdfast_staging_', this.id);
     this.staged.push({ target, staging });
     const [existing] = await adminQuery(this.admin, [`SELECT DEFAULT_CHARACTER_SET_NAME, DEFAULT_COLLATION_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ${quoteLiteral(target)}`]);
+    if (existing) this.refuseReplacing([target]);
     if (create || existing) {
       const charset = existing ? ` CHARACTER SET ${existing[0]!} COLLATE ${existing[1]!}` : '';
       await adminQuery(this.admin, [`CREATE DATABASE IF NOT EXISTS ${quoteIdentifier(staging)}${charset}`]);
@@ -58,6 +63,13 @@ export class StagedRestore extends StagedDatabaseRestore<Staged> {
   protected async commit(): Promise<void> {
     const schemas = await readSchemas(this.admin, this.staged.flatMap((entry) => [entry.target, entry.staging]));
     const plans = this.staged.map((entry) => this.plan(entry, schemas.get(entry.target)!, schemas.get(entry.staging)!));
+    // What the swap itself just read: a target created since it was staged is not replaced without overwrite (a
+    // target created after this read makes the swap's CREATE DATABASE fail).
+    try {
+      this.refuseReplacing(plans.filter((plan) => !plan.isNew).map((plan) => plan.target));
+    } catch (error) {
+      throw await this.discardAfter(error);
+    }
     const createdTargets: string[] = [];
     const droppedTriggers: SwapPlan[] = [];
     try {

@@ -23,6 +23,8 @@ export interface RestoreContext {
   /** The target server's version, asked once (the guard needs it before anything is written). */
   targetVersion: TargetVersion;
   warnings: string[];
+  /** `RestoreOptions.overwrite` (see {@link StagedRestore}). */
+  overwrite?: boolean;
 }
 
 /** True when the target database exists. */

@@ -46,6 +46,8 @@ interface Staged extends StagedTarget {
 export interface StagingContext extends AdminTarget {
   targetVersion: TargetVersion;
   warnings: string[];
+  /** `RestoreOptions.overwrite`: false refuses a target that exists (when staging it, and again right before the swap). */
+  overwrite?: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export interface StagingContext extends AdminTarget {
  */
 export class StagedRestore extends StagedDatabaseRestore<Staged> {
   constructor(private readonly context: StagingContext) {
-    super(ORIGIN);
+    super(ORIGIN, context.overwrite);
   }
 
   /** Creates the staging database of `target` (or chooses the in-place merge) and says where pg_restore writes. */
@@ -65,6 +67,7 @@ export class StagedRestore extends StagedDatabaseRestore<Staged> {
     const { config } = this.context;
     this.refuseSecondInto(target);
     const existing = await describeDatabase(this.context, target);
+    if (existing) this.refuseReplacing([target]);
     if (!existing && !config.restoreCreateDatabase) {
       throw new AdapterError(ORIGIN, 'NOT_FOUND', `the target database "${target}" does not exist and restoreCreateDatabase is off; create it first or map the restore to an existing database`);
     }
@@ -86,6 +89,7 @@ export class StagedRestore extends StagedDatabaseRestore<Staged> {
   /** Swaps every staging database in, in one transaction, then drops the databases it replaced. */
   protected async commit(): Promise<void> {
     if (this.staged.length === 0) return;
+    await this.refuseTargetsThatAppeared();
     const replaced = this.staged.filter((entry) => entry.existing).map((entry) => entry.target);
     const renames = this.staged.flatMap(({ target, staging, existing }) => [
       ...(existing ? [`ALTER DATABASE ${quoteIdentifier(target)} RENAME TO ${quoteIdentifier(workName(target, ASIDE_MARK, this.id))}`] : []),
@@ -117,6 +121,22 @@ export class StagedRestore extends StagedDatabaseRestore<Staged> {
       await adminQuery(this.context, admin, `DROP DATABASE IF EXISTS ${quoteIdentifier(aside)}${force}`).catch((error: unknown) => {
         this.context.warnings.push(`"${target}" was replaced, but its old copy "${aside}" could not be dropped (drop it by hand): ${(error as Error).message}`);
       });
+    }
+  }
+
+  /**
+   * With `overwrite: false`, right before the swap: a target that did not exist when it was staged but does now (it
+   * was created meanwhile) is refused and the staging dropped. The rename would fail on it anyway; this says why.
+   */
+  private async refuseTargetsThatAppeared(): Promise<void> {
+    if (this.overwrite !== false) return;
+    const fresh = this.staged.filter((entry) => !entry.existing).map((entry) => entry.target);
+    if (fresh.length === 0) return;
+    try {
+      const rows = await adminQuery(this.context, this.adminDatabase(), `SELECT datname FROM pg_database WHERE datname IN (${fresh.map(quoteLiteral).join(', ')})`);
+      this.refuseReplacing(fresh.filter((name) => rows.some((row) => row[0] === name)));
+    } catch (error) {
+      throw await this.discardAfter(error);
     }
   }
 

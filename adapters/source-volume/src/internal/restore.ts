@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import tar from 'tar-stream';
 import { RestoreContainment, type ContainedKind, type RestoreResult } from '@holdfast/sdk';
 import { createVolume, MOUNT_PATH, volumeExists } from './docker.js';
+import type { EngineApi } from './engine-api.js';
 import { aborted, volumeError } from './errors.js';
 import { HelperSession, type SessionPlan } from './session.js';
 
@@ -106,7 +107,7 @@ function stripRoot(name: string): string | undefined {
  * same name are overwritten, others are left alone. The helper is removed and stopped users started again whatever
  * happens.
  */
-export async function restoreVolume(input: Readable, plan: SessionPlan & { signal: AbortSignal; keepSpecialModes?: boolean }): Promise<RestoreResult> {
+export async function restoreVolume(input: Readable, plan: SessionPlan & { signal: AbortSignal; keepSpecialModes?: boolean; overwrite?: boolean }): Promise<RestoreResult> {
   if (plan.signal.aborted) throw aborted('restore');
   const warnings: string[] = [];
   if (!(await volumeExists(plan.api, plan.volume))) {
@@ -116,6 +117,14 @@ export async function restoreVolume(input: Readable, plan: SessionPlan & { signa
   }
   const session = await HelperSession.open({ ...plan, readOnly: false });
   try {
+    // Without overwrite, the volume is looked at once its users are stopped, right before anything is written: data
+    // that appeared after the engine's check is not written over.
+    if (plan.overwrite === false && (await holdsData(plan.api, session.helperId, plan.signal))) {
+      throw volumeError(
+        'CONFIG',
+        `volume ${plan.volume} is not empty and the restore request did not allow writing over it: nothing was written. Send "overwrite": true to replace the files of the same name in it, or restore into a new volume (database)`,
+      );
+    }
     const rewritten = relativeToVolume(input, { keepSpecialModes: plan.keepSpecialModes === true, warnings });
     await plan.api.upload('PUT', `/containers/${session.helperId}/archive?path=${encodeURIComponent(MOUNT_PATH)}`, rewritten, plan.signal);
   } catch (error) {
@@ -125,4 +134,39 @@ export async function restoreVolume(input: Readable, plan: SessionPlan & { signa
     warnings.push(...(await session.close()));
   }
   return { warnings };
+}
+
+/** True when the volume mounted in `helperId` holds at least one entry (read from its archive, stopped after two). */
+async function holdsData(api: EngineApi, helperId: string, signal: AbortSignal): Promise<boolean> {
+  const response = await api.stream('GET', `/containers/${helperId}/archive?path=${encodeURIComponent(MOUNT_PATH)}`, signal);
+  const extract = tar.extract();
+  response.on('error', (error) => extract.destroy(error));
+  response.pipe(extract);
+  let entries = 0;
+  try {
+    // The first member is the volume's root folder itself.
+    for await (const entry of extract) {
+      entry.resume();
+      if (++entries > 1) break;
+    }
+  } finally {
+    response.destroy();
+    extract.destroy();
+  }
+  return entries > 1;
+}
+
+/**
+ * What a restore into `volume` would write over: the volume, when it exists and is not empty (a helper container
+ * mounts it read-only to look; its users keep running). Empty list otherwise.
+ */
+export async function volumeWouldBeReplaced(plan: SessionPlan & { signal?: AbortSignal }): Promise<string[]> {
+  if (!(await volumeExists(plan.api, plan.volume))) return [];
+  const signal = plan.signal ?? new AbortController().signal;
+  const session = await HelperSession.open({ ...plan, readOnly: true, stopUsers: false });
+  try {
+    return (await holdsData(plan.api, session.helperId, signal)) ? [plan.volume] : [];
+  } finally {
+    await session.close();
+  }
 }

@@ -1,5 +1,5 @@
 import { readdir, stat } from 'node:fs/promises';
-import { ConflictError, HttpError, type JobCatalog, type ResolvedAdapterConfig, type SourceAdapter } from '@holdfast/kernel';
+import { ConflictError, HttpError, type JobCatalog, type ResolvedAdapterConfig, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { disposeAll, type AdapterFactory } from '../run/adapters.js';
 import { messageOf } from '../run/outcome.js';
 import { readSidecar } from '../run/sidecar.js';
@@ -28,6 +28,17 @@ export function plannedDatabases(recorded: readonly string[], request: Pick<Rest
     return target ? [target] : [];
   }
   return [...new Set(selected.map((name, index) => mapping?.[name] ?? (!mapping && index === 0 && database ? database : name)))];
+}
+
+/** The `RestoreTarget` the run builds from a request (restore-run.ts). */
+export function restoreTargetOf(request: RestoreRequest): RestoreTarget {
+  return {
+    database: request.database,
+    databaseMapping: request.databaseMapping,
+    path: request.targetPath,
+    originalPaths: request.restoreToOriginalPaths,
+    keepSpecialModes: request.keepSpecialModes,
+  };
 }
 
 const quoted = (names: readonly string[]) => names.map((name) => `"${name}"`).join(', ');
@@ -93,14 +104,24 @@ export async function refuseAccidentalOverwrite(deps: { catalog: JobCatalog; ada
     }
     return;
   }
-  if (deps.adapters.isFileArchive(target.adapterId) || !deps.adapters.canListDatabases(target.adapterId)) return;
-  const planned = plannedDatabases(sidecar.databases ?? [], request);
-  if (planned.length === 0) return;
+  const isListable = !deps.adapters.isFileArchive(target.adapterId) && deps.adapters.canListDatabases(target.adapterId);
+  const planned = isListable ? plannedDatabases(sidecar.databases ?? [], request) : [];
   let source: SourceAdapter | undefined;
-  let existing: string[];
+  let existing: string[] = [];
   try {
     source = deps.adapters.source(target);
     const instance = source;
+    // A source that works out itself what its restore would write over (a volume restored into itself) is asked.
+    if (instance.restoreWouldReplace) {
+      const occupied = await listWithin(target.name, () => instance.restoreWouldReplace!(restoreTargetOf(request), signal));
+      if (occupied.length > 0) {
+        throw new ConflictError(
+          `${quoted(occupied)} on source "${target.name}" ${occupied.length === 1 ? 'is' : 'are'} not empty: the restore would write over ${occupied.length === 1 ? 'it' : 'them'} (files of the same name are replaced). Send "overwrite": true to do that, or restore into a new, empty target`,
+        );
+      }
+      return;
+    }
+    if (planned.length === 0) return;
     existing = await listWithin(target.name, () => instance.listDatabases());
   } finally {
     await disposeAll([source]);

@@ -9,6 +9,7 @@ import type { RunServices } from '../run/services.js';
 import { readSidecar } from '../run/sidecar.js';
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
+import { restoreTargetOf } from './restore-preflight.js';
 import type { RestoreRequest } from './restore-request.js';
 
 export type { RestoreRequest } from './restore-request.js';
@@ -65,13 +66,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
     const key = sidecar.encryption ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;
     const info = await storage.adapter.stat(request.file);
-    const target = {
-      database: request.database,
-      databaseMapping: request.databaseMapping,
-      path: request.targetPath,
-      originalPaths: request.restoreToOriginalPaths,
-      keepSpecialModes: request.keepSpecialModes,
-    };
+    const target = restoreTargetOf(request);
     if (archiveInfoOf(sidecar)) return await restoreSeekable(ctx, { storage, source, request, key, target, size: info.size, targetName: targetConfig.name });
     if (request.paths) throw new Error(`"${request.file}" is not a seekable archive; "paths" restores parts of seekable archives only`);
     ctx.log.info(`restoring ${request.file} (${info.size} bytes) from ${storage.name} into ${targetConfig.name}`);
@@ -85,7 +80,8 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
-    const restoring = source.restore(input, { target, signal: ctx.signal });
+    // The request's overwrite goes with the restore: a target that appeared after the 409 check is not replaced.
+    const restoring = source.restore(input, { target, signal: ctx.signal, overwrite: request.overwrite === true });
     // Both settle before the run reports: a source cleans up after a failed restore (it drops its staging database,
     // docs/security.md "Atomic database restores"), and a run that ended first would report while that still ran.
     // A damaged input is the cause when both failed, so its error is the one reported.
@@ -126,7 +122,7 @@ async function restoreSeekable(
       (required.length > 1 ? ` (chain of ${required.length} archives: ${required.join(', ')})` : ''),
   );
   await ctx.enter('03-restore', 10);
-  const result = await source.restoreArchive({ snapshot: loaded.snapshot, rangeReaderFor: loaded.rangeReaderFor, ...(request.paths ? { include: request.paths } : {}) }, { target: input.target, signal: ctx.signal });
+  const result = await source.restoreArchive({ snapshot: loaded.snapshot, rangeReaderFor: loaded.rangeReaderFor, ...(request.paths ? { include: request.paths } : {}) }, { target: input.target, signal: ctx.signal, overwrite: request.overwrite === true });
   await ctx.enter('04-completion', 95);
   for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
   ctx.log.info(`restore of ${request.file} finished; every restored member matched the SHA-256 its index records`);

@@ -15,6 +15,20 @@ export interface StagingCommitOptions {
   isRestoredDirectory?: (stagedPath: string) => boolean;
   /** Owners were restored: existing folders take the staged folder's owner too. @default false */
   restoreOwnership?: boolean;
+  /**
+   * Replace nothing: a staged entry whose name exists in the target now (other than a folder merged into a folder),
+   * or a new target that has appeared and is not an empty folder, fails the commit with a {@link ReplaceRefusedError};
+   * the moves done so far are undone and the staging discarded (a restore not allowed to overwrite). @default false
+   */
+  refuseReplacing?: boolean;
+}
+
+/** A {@link RestoreStaging.commit} with `refuseReplacing` found `path` in the way; the target is as it was. */
+export class ReplaceRefusedError extends Error {
+  constructor(readonly path: string) {
+    super(`"${path}" exists and the restore would replace it`);
+    this.name = 'ReplaceRefusedError';
+  }
 }
 
 type JournalStep =
@@ -87,10 +101,19 @@ export class RestoreStaging {
   async commit(options: StagingCommitOptions = {}): Promise<string[]> {
     const journal: JournalStep[] = [];
     try {
+      // Refused before anything moves, so the target keeps even its folders' times; the checks during the moves
+      // below only catch what appears in the moment between (those moves are undone).
+      if (options.refuseReplacing) {
+        for (const folder of this.folders.values()) {
+          const inTheWay = folder.placement === 'new' ? ((await isOccupied(folder.target)) ? folder.target : undefined) : await firstReplaced(folder.staging, folder.target);
+          if (inTheWay) throw new ReplaceRefusedError(inTheWay);
+        }
+      }
       for (const folder of this.folders.values()) {
         const staged = await lstat(folder.staging, { bigint: true });
         const isListed = options.isRestoredDirectory?.(folder.staging) === true;
         if (folder.placement === 'new') {
+          if (options.refuseReplacing && (await isOccupied(folder.target))) throw new ReplaceRefusedError(folder.target);
           if (!isListed && folder.newMode !== undefined) await chmod(folder.staging, folder.newMode);
           await move(folder.staging, folder.target, await lstat(folder.staging, { bigint: true }));
           journal.push({ kind: 'placed', path: folder.target, from: folder.staging, isCopy: false });
@@ -103,6 +126,7 @@ export class RestoreStaging {
     } catch (error) {
       const leftovers = await this.rollBack(journal);
       await this.discard();
+      if (error instanceof ReplaceRefusedError && leftovers.length === 0) throw error;
       const reason = (error as Error).message;
       if (leftovers.length > 0) throw new Error(`moving the restored files into place failed (${reason}) and could not be undone for: ${leftovers.join('; ')}`);
       throw new Error(`moving the restored files into place failed (${reason}); the target was put back as it was`, { cause: error });
@@ -196,6 +220,7 @@ export class RestoreStaging {
         return;
       }
       if (existing) {
+        if (options.refuseReplacing) throw new ReplaceRefusedError(destination);
         const aside = join(to, `.holdfast-replaced-${this.id}-${(this.counter += 1)}`);
         await move(destination, aside, existing);
         journal.push({ kind: 'displaced', path: destination, aside });
@@ -269,6 +294,32 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
   if (failure) throw failure.error;
+}
+
+/** The first entry of `to` that merging `from` into it would replace (a folder merged into a folder is not one). */
+async function firstReplaced(from: string, to: string): Promise<string | undefined> {
+  // A staged folder this process cannot read (an archived 0300 folder, not running as root) is left to the check
+  // during the merge, which makes it readable first.
+  const names = await readdir(from).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'EACCES') return [];
+    throw error;
+  });
+  for (const name of names) {
+    const destination = join(to, name);
+    const existing = await lstat(destination).catch(ignoreMissing);
+    if (!existing) continue;
+    if (!existing.isDirectory() || !(await lstat(join(from, name))).isDirectory()) return destination;
+    const below = await firstReplaced(join(from, name), destination);
+    if (below) return below;
+  }
+  return undefined;
+}
+
+/** True when `path` exists and is not an empty folder. */
+async function isOccupied(path: string): Promise<boolean> {
+  const stats = await lstat(path).catch(ignoreMissing);
+  if (!stats) return false;
+  return !stats.isDirectory() || (await readdir(path)).length > 0;
 }
 
 function ignoreMissing(error: NodeJS.ErrnoException): undefined {
