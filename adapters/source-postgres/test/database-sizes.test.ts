@@ -24,7 +24,8 @@ describe('source-postgres databaseSizes', () => {
     const name = await createDatabase('sizes');
     created.push(name);
     await seed(name, 2000);
-    const [{ size }] = await sql<{ size: string }>('postgres', 'SELECT pg_database_size($1)::text AS size', [name]);
+    const [row] = await sql<{ size: string }>('postgres', 'SELECT pg_database_size($1)::text AS size', [name]);
+    const size = row!.size;
     for (const adapter of [instantiateAdapter(container, definition, server) as SourceAdapter, sshSource()]) {
       try {
         // Other suites create and drop databases on the same server meanwhile, so the listing is compared with
