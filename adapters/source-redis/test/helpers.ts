@@ -4,13 +4,13 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { Redis } from 'ioredis';
 
-/** The local Redis, as the launcher recorded it. Others share it: this package uses indexes 7, 8 and 10-15 only (9 is the bench's). */
+/** The local Redis, as the launcher recorded it. Others share it: this package uses indexes 3, 4, 7, 8 and 10-15 only (5 and 6 are the engine's test restores, 9 is the bench's). */
 const state = JSON.parse(readFileSync('/tmp/holdfast-test-services/redis/redis.json', 'utf8')) as { host: string; port: number };
 export const server = { host: state.host, port: state.port };
 
 /** A client on one of our database indexes. */
 export function client(db: number): Redis {
-  if (!(db === 7 || db === 8 || (db >= 10 && db <= 15))) throw new Error(`source-redis tests use database indexes 7, 8 and 10-15 only, not ${db}`);
+  if (!(db === 3 || db === 4 || db === 7 || db === 8 || (db >= 10 && db <= 15))) throw new Error(`source-redis tests use database indexes 3, 4, 7, 8 and 10-15 only, not ${db}`);
   return new Redis({ ...server, db, lazyConnect: false });
 }
 

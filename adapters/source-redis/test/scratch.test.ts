@@ -4,9 +4,10 @@ import { describeSourceScratch } from '@holdfast/testkit';
 import definition from '../src/index.js';
 import { flush, server, withDb } from './helpers.js';
 
-// Index 12 is seeded, 13 is the scratch index (this package's indexes; see helpers.ts).
-const SEEDED = 12;
-const SCRATCH = 13;
+// Index 3 is seeded, 4 is the scratch index: this file's own (see helpers.ts). It shared 12 and 13 with
+// redis-source.test.ts once, and the two files, running side by side, saw each other's keys.
+const SEEDED = 3;
+const SCRATCH = 4;
 
 describeSourceScratch<number, Record<string, unknown>>('source-redis against the local Redis', {
   definition,
