@@ -27,6 +27,7 @@ export * from './ports/catalog.js';
 export * from './ports/engine.js';
 export * from './ports/identity.js';
 export * from './ports/notifications.js';
+export * from './ports/observability.js';
 export * from './naming-suffix.js';
 export * from './sidecar.js';
 export * from './local-paths.js';

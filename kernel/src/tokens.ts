@@ -10,6 +10,7 @@ import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './a
 import type { ConfigExporter, JobCatalog, ResourceNames, SecretSealer, SettingsReader } from './ports/catalog.js';
 import type { BackupReader, ExecutionStats, RecoveryKitBuilder, StorageUsage } from './ports/engine.js';
 import type { DeliveryStats } from './ports/notifications.js';
+import type { AdapterHealth } from './ports/observability.js';
 import type { AuditWriter } from './ports/identity.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
@@ -51,6 +52,8 @@ export const TOKENS = {
   ExecutionStats: Symbol.for('holdfast:execution-stats') as InjectionToken<ExecutionStats>,
   /** Recorded storage snapshots of each destination (engine plugin; observability's storage alerts and usage route). */
   StorageUsage: Symbol.for('holdfast:storage-usage') as InjectionToken<StorageUsage>,
+  /** The health state of adapter configurations (observability plugin; the catalog's adapter answers and connection tests). */
+  AdapterHealth: Symbol.for('holdfast:adapter-health') as InjectionToken<AdapterHealth>,
   /** Notification delivery figures for metrics (notifications plugin). */
   DeliveryStats: Symbol.for('holdfast:delivery-stats') as InjectionToken<DeliveryStats>,
   /** The operator's local path rule (apps/server); {@link instantiateAdapter} hands it to every adapter. */

@@ -146,6 +146,13 @@ describe.each(['sqlite', 'postgresql'] as const)('observability on the assembled
     expect((await runTask('HEALTH_CHECK')).message).toBe('checked 3: 2 online, 0 degraded, 1 offline');
     const offline = await call('GET', `/api/adapters/${ids.local}`);
     expect(offline).toMatchObject({ lastStatus: 'OFFLINE', consecutiveFailures: 2 });
+    // A connection test is recorded in the same state (observability's adapter_health, through TOKENS.AdapterHealth),
+    // and the catalog's list answers it too.
+    expect((await call('POST', '/api/adapters/test-connection', { id: ids.local })).success).toBe(false);
+    const tested = (await call('GET', '/api/adapters?type=storage')).find((adapter: { id: string }) => adapter.id === ids.local);
+    expect(tested).toMatchObject({ lastStatus: 'OFFLINE', consecutiveFailures: 3 });
+    expect(tested.lastError).toEqual(expect.any(String));
+    expect(Date.parse(tested.lastHealthCheck)).toBeGreaterThanOrEqual(Date.parse(offline.lastHealthCheck));
     const offlineHook = await until('connection_offline hook', async () => hooksOf('connection_offline')[0]);
     expect(offlineHook.title).toBe('Offline: local');
     // Still offline: no second event.

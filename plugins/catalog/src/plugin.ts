@@ -30,6 +30,7 @@ export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugi
       optionalToken(TOKENS.RuntimeConfig),
       optionalToken(TOKENS.Logger),
       optionalToken(TOKENS.EventBus),
+      optionalToken(TOKENS.AdapterHealth),
       // The engine builds recovery kits and itself needs the job catalog: looked up when a kit is asked for.
       optionalToken(TOKENS.RecoveryKitBuilder),
     ],

@@ -8,6 +8,8 @@ import {
   AdapterRegistry,
   EventBus,
   TOKENS,
+  type AdapterHealth,
+  type AdapterHealthState,
   type AuditEntry,
   type AuthContext,
   type HoldfastPlugin,
@@ -98,6 +100,19 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
       { name: 'holdfast-decrypt.mjs', content: '// decrypt script\n', mode: 0o755 },
       { name: 'holdfast-key.txt', content: `# ${profileName ?? ''}\n${Buffer.from(key).toString('hex')}\n`, mode: 0o600 },
     ],
+  });
+
+  // Observability keeps the health state (its adapter_health table, tested there and on the assembled server); it is
+  // not a dev dependency here either, so this stand-in follows the port's documented contract.
+  const health = new Map<string, AdapterHealthState>();
+  container.register(TOKENS.AdapterHealth, {
+    useValue: {
+      statesOf: async (ids) => new Map(ids.flatMap((id) => (health.has(id) ? [[id, health.get(id)!] as const] : []))),
+      recordConnectionTest: async (id, ok, message) => {
+        const failures = health.get(id)?.consecutiveFailures ?? 0;
+        health.set(id, { lastHealthCheck: new Date(), lastStatus: ok ? 'ONLINE' : 'OFFLINE', lastError: ok ? null : message.slice(0, 2000), consecutiveFailures: ok ? 0 : failures + 1 });
+      },
+    } satisfies AdapterHealth,
   });
 
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ env }), createHttpPlugin()];

@@ -3,11 +3,12 @@ export { SystemTaskRunner, isValidCron, DEFAULT_TASK_RUNNER_OPTIONS, type TaskHa
 export { TaskLease } from './tasks/lease.js';
 export { TaskRunStore, type TaskRunView } from './tasks/run-store.js';
 export { HealthChecker, statusAfter, HEALTH_CHECK_TIMEOUT_MS, type HealthOutcome, type HealthStatus } from './health/health-check.js';
+export { AdapterHealthStore, ADAPTER_HEALTH_TABLE } from './health/adapter-health.js';
 export { updateDbVersions, type VersionPassResult } from './health/db-versions.js';
 export { StorageAlerts } from './storage/storage-alerts.js';
 export { runIntegrityTask, INTEGRITY_CHECK_TASK, type IntegrityTaskDeps } from './integrity/integrity-task.js';
 export { ConfigBackup, configBackupFileName } from './config-backup/config-backup.js';
 export { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
 export { ObservabilitySettings, OBSERVABILITY_SETTINGS, tokenHash, type ObservabilitySettingsValues } from './settings.js';
-export { createObservabilityTables } from './store/migration.js';
+export { createAdapterHealthTable, createObservabilityTables } from './store/migration.js';
 export { SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity } from './store/entities.js';

@@ -3,6 +3,7 @@ import { optionalToken, silentLogger, TOKENS, type EventBus, type HoldfastPlugin
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { ConfigBackup } from './config-backup/config-backup.js';
 import { updateDbVersions } from './health/db-versions.js';
+import { AdapterHealthStore } from './health/adapter-health.js';
 import { HealthChecker } from './health/health-check.js';
 import { INTEGRITY_CHECK_TASK, runIntegrityTask } from './integrity/integrity-task.js';
 import { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
@@ -11,7 +12,7 @@ import { observabilityRoutes } from './routes/observability-routes.js';
 import { ObservabilitySettings } from './settings.js';
 import { StorageAlerts } from './storage/storage-alerts.js';
 import { HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity, SystemTaskRunEntity } from './store/entities.js';
-import { createObservabilityTables } from './store/migration.js';
+import { createAdapterHealthTable, createObservabilityTables } from './store/migration.js';
 import { TaskRunStore } from './tasks/run-store.js';
 import { DEFAULT_TASK_RUNNER_OPTIONS, SystemTaskRunner, type TaskHandler, type TaskRunnerOptions, type TaskSchedule } from './tasks/runner.js';
 
@@ -26,6 +27,8 @@ export interface ObservabilityService {
   runner: SystemTaskRunner;
   runs: TaskRunStore;
   health: HealthChecker;
+  /** The current health of each adapter configuration, served as `TOKENS.AdapterHealth`. */
+  states: AdapterHealthStore;
   alerts: StorageAlerts;
   configBackup: ConfigBackup;
   settings: ObservabilitySettings;
@@ -60,7 +63,7 @@ function optional<T>(container: DependencyContainer, token: InjectionToken<T>): 
 
 /**
  * The observability plugin: runs the system tasks on their schedules (one process per task at a time), records
- * adapter health, raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
+ * adapter health (its `adapter_health` table, served to the catalog as `TOKENS.AdapterHealth`), raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
  * runs scheduled integrity checks through the engine's `TOKENS.IntegrityChecks`, and serves Prometheus metrics.
  * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses `TOKENS.Settings` (system time
  * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks`, `TOKENS.ConfigExporter` (the catalog's export), `TOKENS.ExecutionStats`,
@@ -84,12 +87,14 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     const events = (): EventBus | undefined => optional(container, TOKENS.EventBus);
     const settings = new ObservabilitySettings(database);
     const runs = new TaskRunStore(database);
-    const health = new HealthChecker({ container, database, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
+    const states = new AdapterHealthStore(database);
+    const health = new HealthChecker({ container, database, states, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
     const alerts = new StorageAlerts({ database, usage: () => optional(container, TOKENS.StorageUsage), settings: () => settings.get('storageAlerts'), events, logger });
     const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => optional(container, TOKENS.ConfigExporter), events, settings: () => settings.get('configBackup'), logger });
     const metrics = new HoldfastMetrics({
       database,
       catalog: () => optional(container, TOKENS.JobCatalog),
+      health: () => states,
       executions: () => optional(container, TOKENS.ExecutionStats),
       deliveries: () => optional(container, TOKENS.DeliveryStats),
       withProcessMetrics: options.processMetrics,
@@ -155,6 +160,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       runner,
       runs,
       health,
+      states,
       alerts,
       configBackup,
       settings,
@@ -172,7 +178,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
 
   return {
     name: 'observability',
-    provides: [OBSERVABILITY],
+    provides: [OBSERVABILITY, TOKENS.AdapterHealth],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -188,9 +194,11 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       optionalToken(TOKENS.DeliveryStats),
     ],
     entities: [SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
-    migrations: [createObservabilityTables],
+    migrations: [createObservabilityTables, createAdapterHealthTable],
     register(container) {
       container.register(OBSERVABILITY, { useFactory: serviceOf });
+      // The catalog shows the health state in its adapter answers and records connection tests through this port.
+      container.register(TOKENS.AdapterHealth, { useFactory: (c) => serviceOf(c).states });
     },
     routes(container) {
       const of = () => serviceOf(container);

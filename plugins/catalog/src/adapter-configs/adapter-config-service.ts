@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError, type AnyAdapterDefinition, type ResolvedAdapterConfig } from '@holdfast/kernel';
+import { ConflictError, NotFoundError, TOKENS, UNCHECKED_ADAPTER_HEALTH, ValidationError, type AdapterHealth, type AdapterHealthState, type AnyAdapterDefinition, type ResolvedAdapterConfig } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
 import { SecretBox } from '../crypto/secret-box.js';
 import { credentialsByRole, findCredential } from '../credentials/credential-store.js';
@@ -14,9 +14,28 @@ import { definitionFor, kindOfType, secretFields, type AdapterConfigType } from 
 import { hasUrlCredentials, mergeStoredSecrets, redactUrl } from './secret-targets.js';
 import { checkLocalPaths } from './local-path-check.js';
 
-/** CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. */
+/**
+ * CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. The health fields of
+ * the views (`lastHealthCheck`, `lastStatus`, `lastError`, `consecutiveFailures`) are observability's: read from and
+ * connection tests recorded through `TOKENS.AdapterHealth`; without that plugin every configuration reads unchecked.
+ */
 export class AdapterConfigService {
   constructor(private readonly deps: CatalogDeps) {}
+
+  private healthPort(): AdapterHealth | undefined {
+    return this.deps.container.isRegistered(TOKENS.AdapterHealth, true) ? this.deps.container.resolve(TOKENS.AdapterHealth) : undefined;
+  }
+
+  /** The health state of each given configuration (unchecked when it has none). */
+  async healthOf(ids: readonly string[]): Promise<Map<string, AdapterHealthState>> {
+    const port = this.healthPort();
+    return ids.length === 0 || !port ? new Map() : port.statesOf(ids);
+  }
+
+  /** The view of one row with its health state. */
+  async viewOf(row: AdapterConfigRow): Promise<AdapterConfigView> {
+    return this.view(row, (await this.healthOf([row.id])).get(row.id));
+  }
 
   /** Secret fields of a stored row: the definition's, plus any value that is sealed (adapter since uninstalled). */
   secretsOf(row: Pick<AdapterConfigRow, 'type' | 'adapterId' | 'config'>): string[] {
@@ -26,7 +45,7 @@ export class AdapterConfigService {
     return [...new Set([...(found ? secretFields(found.definition) : []), ...sealed])];
   }
 
-  view(row: AdapterConfigRow): AdapterConfigView {
+  view(row: AdapterConfigRow, health: AdapterHealthState = UNCHECKED_ADAPTER_HEALTH): AdapterConfigView {
     const stored = parseJsonColumn<StoredConfig>(row.config, {});
     const shownRedacted = this.credentialUrlsOf(row, stored);
     const { config, secretStatus } = publicConfig(stored, this.secretsOf(row).filter((field) => !(field in shownRedacted)));
@@ -43,10 +62,10 @@ export class AdapterConfigService {
       sshCredentialId: row.sshCredentialId ?? null,
       defaultRetentionPolicyId: row.defaultRetentionPolicyId ?? null,
       excludeFromRestore: Boolean(row.excludeFromRestore),
-      lastHealthCheck: iso(row.lastHealthCheck),
-      lastStatus: row.lastStatus as AdapterConfigView['lastStatus'],
-      lastError: row.lastError ?? null,
-      consecutiveFailures: row.consecutiveFailures,
+      lastHealthCheck: iso(health.lastHealthCheck),
+      lastStatus: health.lastStatus,
+      lastError: health.lastError,
+      consecutiveFailures: health.consecutiveFailures,
       createdAt: iso(row.createdAt)!,
       updatedAt: iso(row.updatedAt)!,
     };
@@ -71,7 +90,8 @@ export class AdapterConfigService {
   async list(types: readonly AdapterConfigType[]): Promise<AdapterConfigView[]> {
     if (types.length === 0) return [];
     const rows = await this.deps.em().find(AdapterConfigEntity, { type: { $in: [...types] } }, { orderBy: { name: 'asc' } });
-    return rows.map((row) => this.view(row));
+    const health = await this.healthOf(rows.map((row) => row.id));
+    return rows.map((row) => this.view(row, health.get(row.id)));
   }
 
   async find(id: string, em = this.deps.em()): Promise<AdapterConfigRow> {
@@ -104,8 +124,6 @@ export class AdapterConfigService {
       sshCredentialId: input.sshCredentialId ?? null,
       defaultRetentionPolicyId: input.defaultRetentionPolicyId ?? null,
       excludeFromRestore: input.excludeFromRestore ?? false,
-      lastStatus: 'ONLINE',
-      consecutiveFailures: 0,
       createdAt: now,
       updatedAt: now,
     });
@@ -154,7 +172,7 @@ export class AdapterConfigService {
     });
     await withUniqueName('An adapter configuration', row.name, () => em.flush());
     await this.deps.audit.record(actor, 'UPDATE', 'adapter', row.id, { type, fields: changed });
-    return this.view(row);
+    return this.viewOf(row);
   }
 
   async delete(id: string, actor: Actor): Promise<void> {
@@ -185,18 +203,9 @@ export class AdapterConfigService {
     };
   }
 
-  /** Stores the outcome of a connection test or health check. */
+  /** Stores the outcome of a connection test (observability's `TOKENS.AdapterHealth`; nothing without it). */
   async recordHealth(id: string, ok: boolean, message: string): Promise<void> {
-    const em = this.deps.em();
-    const row = await em.findOne(AdapterConfigEntity, { id });
-    if (!row) return;
-    em.assign(row, {
-      lastHealthCheck: new Date(),
-      lastStatus: ok ? 'ONLINE' : 'OFFLINE',
-      lastError: ok ? null : message.slice(0, 2000),
-      consecutiveFailures: ok ? 0 : row.consecutiveFailures + 1,
-    });
-    await em.flush();
+    await this.healthPort()?.recordConnectionTest(id, ok, message);
   }
 
   private async assertNameFree(em: EntityManager, type: string, name: string, exceptId?: string): Promise<void> {

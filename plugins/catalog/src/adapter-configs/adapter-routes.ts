@@ -113,7 +113,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       handler: async (request) => {
         const row = await service.find(request.params.id);
         await permitted(authOf(request), row.type as AdapterConfigType, 'read', row.id);
-        return service.view(row);
+        return service.viewOf(row);
       },
     }),
     defineRoute({

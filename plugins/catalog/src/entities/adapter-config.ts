@@ -3,6 +3,9 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 /**
  * A configured source, storage destination or notification channel (SPEC "AdapterConfig"). `config` is JSON whose
  * secret fields hold SecretBox-sealed strings; they never leave the catalog except decrypted for the engine.
+ * The table still holds the four health columns of before (`last_health_check`, `last_status`, `last_error`,
+ * `consecutive_failures`), unused and unmapped: the health state is observability's `adapter_health` (copied there
+ * by its migration `20261205-observability-002-adapter-health`), read through `TOKENS.AdapterHealth`.
  */
 export const AdapterConfigEntity = defineEntity({
   name: 'AdapterConfig',
@@ -19,10 +22,6 @@ export const AdapterConfigEntity = defineEntity({
     sshCredentialId: p.string().length(36).nullable(),
     defaultRetentionPolicyId: p.string().length(36).nullable(),
     excludeFromRestore: p.boolean().default(false),
-    lastHealthCheck: p.datetime().nullable(),
-    lastStatus: p.string().default('ONLINE'),
-    lastError: p.text().nullable(),
-    consecutiveFailures: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -83,8 +83,6 @@ export async function writeRecord<K extends ImportKind>(
         sshCredentialId: mapRef(ids, 'credentials', r.sshCredentialId, owner),
         defaultRetentionPolicyId: mapRef(ids, 'retentionPolicies', r.defaultRetentionPolicyId, owner),
         excludeFromRestore: r.excludeFromRestore,
-        lastStatus: 'ONLINE',
-        consecutiveFailures: 0,
       });
       break;
     }

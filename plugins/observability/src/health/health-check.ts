@@ -10,10 +10,11 @@ import {
   type SourceAdapter,
   type StorageAdapter,
 } from '@holdfast/kernel';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+import type { EntityManager } from '@mikro-orm/knex';
 import type { DependencyContainer } from 'tsyringe';
 import type { HealthSettings } from '../settings.js';
 import { HealthCheckLogEntity } from '../store/entities.js';
+import type { AdapterHealthStore } from './adapter-health.js';
 
 export type HealthStatus = 'ONLINE' | 'DEGRADED' | 'OFFLINE';
 
@@ -43,13 +44,14 @@ interface ConfigRow {
   name: string;
   type: string;
   adapter_id: string;
-  last_status: string;
-  consecutive_failures: number | string;
+  last_status: HealthStatus;
+  consecutive_failures: number;
 }
 
 /**
- * HEALTH_CHECK: `check()` on every source and storage destination, a `health_check_logs` row each, and the
- * configuration's `lastHealthCheck`, `lastStatus`, `lastError`, `consecutiveFailures`. Moving into OFFLINE raises
+ * HEALTH_CHECK: `check()` on every source and storage destination (listed through the catalog's
+ * `JobCatalog.listAdapterConfigs`), a `health_check_logs` row each, and the configuration's `lastHealthCheck`,
+ * `lastStatus`, `lastError`, `consecutiveFailures` in observability's `adapter_health`. Moving into OFFLINE raises
  * `connection_offline`; leaving OFFLINE for ONLINE raises `connection_online` (DEGRADED and back is silent).
  */
 export class HealthChecker {
@@ -57,6 +59,8 @@ export class HealthChecker {
     private readonly deps: {
       container: DependencyContainer;
       database: () => OrmDatabase;
+      /** The current state of each configuration (observability's `adapter_health`). */
+      states: AdapterHealthStore;
       catalog: () => JobCatalog;
       registry: () => AdapterRegistry;
       events: () => EventBus | undefined;
@@ -70,16 +74,16 @@ export class HealthChecker {
     return this.deps.database().em();
   }
 
-  private knex(): Knex {
-    return this.em().getKnex();
-  }
-
   async checkAll(signal?: AbortSignal): Promise<HealthOutcome[]> {
     const thresholds = await this.deps.thresholds();
-    const rows: ConfigRow[] = await this.knex()('adapter_configs')
-      .select('id', 'name', 'type', 'adapter_id', 'last_status', 'consecutive_failures')
-      .whereIn('type', ['database', 'storage'])
-      .orderBy('name');
+    const catalog = this.deps.catalog();
+    if (!catalog.listAdapterConfigs) throw new Error('the catalog lists no adapter configurations (JobCatalog.listAdapterConfigs missing)');
+    const configs = (await catalog.listAdapterConfigs({})).filter((config) => config.type === 'database' || config.type === 'storage');
+    const states = await this.deps.states.statesOf(configs.map((config) => config.configId));
+    const rows: ConfigRow[] = configs.map((config) => {
+      const state = states.get(config.configId);
+      return { id: config.configId, name: config.name, type: config.type, adapter_id: config.adapterId, last_status: state?.lastStatus ?? 'ONLINE', consecutive_failures: state?.consecutiveFailures ?? 0 };
+    });
     const outcomes: HealthOutcome[] = [];
     for (const row of rows) {
       if (signal?.aborted) break;
@@ -92,21 +96,14 @@ export class HealthChecker {
     const started = Date.now();
     const result = await this.probe(row);
     const latencyMs = result.latencyMs ?? Date.now() - started;
-    const previousStatus = (['ONLINE', 'DEGRADED', 'OFFLINE'].includes(row.last_status) ? row.last_status : 'ONLINE') as HealthStatus;
-    const failures = result.ok ? 0 : Number(row.consecutive_failures) + 1;
+    const previousStatus = row.last_status;
+    const failures = result.ok ? 0 : row.consecutive_failures + 1;
     const status = statusAfter(failures, thresholds);
     const now = new Date();
     const em = this.em();
     em.create(HealthCheckLogEntity, { id: randomUUID(), adapterConfigId: row.id, status, latencyMs: Math.max(0, Math.round(latencyMs)), error: result.ok ? null : result.message.slice(0, 2000), createdAt: now });
     await em.flush();
-    await this.knex()('adapter_configs')
-      .where({ id: row.id })
-      .update({
-        last_health_check: em.getPlatform().processDateProperty(now),
-        last_status: status,
-        last_error: result.ok ? null : result.message.slice(0, 2000),
-        consecutive_failures: failures,
-      });
+    await this.deps.states.record(row.id, { lastHealthCheck: now, lastStatus: status, lastError: result.ok ? null : result.message.slice(0, 2000), consecutiveFailures: failures });
     const outcome: HealthOutcome = { configId: row.id, name: row.name, ok: result.ok, status, previousStatus, latencyMs, ...(result.ok ? {} : { error: result.message }) };
     const eventName = status === 'OFFLINE' && previousStatus !== 'OFFLINE' ? 'connection_offline' : status === 'ONLINE' && previousStatus === 'OFFLINE' ? 'connection_online' : null;
     if (eventName) {

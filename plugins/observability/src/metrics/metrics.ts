@@ -1,6 +1,6 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { BackupOutcomeEvent, DeliveryStats, EventBus, ExecutionStats, JobCatalog } from '@holdfast/kernel';
+import type { AdapterHealth, BackupOutcomeEvent, DeliveryStats, EventBus, ExecutionStats, JobCatalog } from '@holdfast/kernel';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Buckets of run durations (seconds): 1 s to 6 h. */
@@ -13,7 +13,8 @@ const OUTCOMES = { backup_success: 'Success', backup_partial: 'Partial', backup_
 /**
  * The Prometheus registry of one server. Run counters, durations and bytes move with the engine's outcome events
  * of this process; queue depth, running count, last-success time, adapter health and notification failures are read
- * at scrape time (through the engine's `ExecutionStats` and the notifications plugin's `DeliveryStats` ports), so
+ * at scrape time (through the engine's `ExecutionStats`, the catalog's `JobCatalog.listAdapterConfigs` and the
+ * notifications plugin's `DeliveryStats` ports, and observability's own `adapter_health`), so
  * every process of a shared database answers the same for them.
  */
 export class HoldfastMetrics {
@@ -27,6 +28,8 @@ export class HoldfastMetrics {
     private readonly deps: {
       database: () => OrmDatabase;
       catalog: () => JobCatalog | undefined;
+      /** The current health of each configuration (observability's own `adapter_health`); without it none is shown. */
+      health?: () => Pick<AdapterHealth, 'statesOf'> | undefined;
       /** The engine's queue and history figures; without the engine those gauges stay empty. */
       executions?: () => ExecutionStats | undefined;
       /** The notifications plugin's delivery figures; without it that gauge stays empty. */
@@ -40,7 +43,6 @@ export class HoldfastMetrics {
     this.bytes = new Counter({ name: 'holdfast_backup_bytes_written_total', help: 'Bytes of backup files written (this process)', labelNames: ['job'], registers: [this.registry] });
     this.http = new Histogram({ name: 'holdfast_http_request_duration_seconds', help: 'HTTP request latency by route template and status', labelNames: ['method', 'route', 'status'], buckets: HTTP_BUCKETS, registers: [this.registry] });
 
-    const knex = () => this.deps.database().em().getKnex();
     const jobNames = async (ids: string[]) => (ids.length ? ((await this.deps.catalog()?.jobNames(ids)) ?? new Map<string, string>()) : new Map<string, string>());
     new Gauge({
       name: 'holdfast_job_last_success_timestamp_seconds',
@@ -71,9 +73,12 @@ export class HoldfastMetrics {
       registers: [this.registry],
       async collect() {
         this.reset();
-        const rows: Array<{ id: string; name: string; type: string; adapter_id: string; last_status: string }> = await knex()('adapter_configs')
-          .select('id', 'name', 'type', 'adapter_id', 'last_status')
-          .whereIn('type', ['database', 'storage']);
+        const health = deps.health?.();
+        if (!health) return;
+        const configs = (await deps.catalog()?.listAdapterConfigs?.({})) ?? [];
+        const checked = configs.filter((config) => config.type === 'database' || config.type === 'storage');
+        const states = await health.statesOf(checked.map((config) => config.configId));
+        const rows = checked.map((config) => ({ id: config.configId, name: config.name, type: config.type, adapter_id: config.adapterId, last_status: states.get(config.configId)?.lastStatus ?? 'ONLINE' }));
         for (const row of rows) {
           for (const status of ['ONLINE', 'DEGRADED', 'OFFLINE']) this.set({ config_id: row.id, name: row.name, type: row.type, adapter: row.adapter_id, status }, row.last_status === status ? 1 : 0);
         }

@@ -48,3 +48,33 @@ export const createObservabilityTables: PluginMigration = {
     });
   },
 };
+
+/**
+ * `adapter_health`: the current health of each adapter configuration, one row per configuration id (the history
+ * stays in `health_check_logs`). Until this migration the state lived in four columns of the catalog's
+ * `adapter_configs` (`last_health_check`, `last_status`, `last_error`, `consecutive_failures`); a database made
+ * before it keeps its state: the values are copied over once, here. This one-time handover is the only place
+ * observability reads those columns; the catalog's code no longer maps them (they stay in its table, unused, for a
+ * later catalog migration to drop). A composition without the catalog has nothing to copy.
+ */
+export const createAdapterHealthTable: PluginMigration = {
+  name: '20261205-observability-002-adapter-health',
+  async up(builder) {
+    const knex = builder as Knex;
+    await knex.schema.createTable('adapter_health', (t) => {
+      t.string('adapter_config_id', 36).primary();
+      t.datetime('last_health_check', { useTz: true }).nullable();
+      t.string('last_status', 16).notNullable().defaultTo('ONLINE');
+      t.text('last_error').nullable();
+      t.integer('consecutive_failures').notNullable().defaultTo(0);
+    });
+    const legacy = 'adapter_configs';
+    if (!(await knex.schema.hasTable(legacy)) || !(await knex.schema.hasColumn(legacy, 'last_status'))) return;
+    // Only configurations that were ever checked or tested: an untouched one reads as unchecked without a row.
+    await knex.raw(
+      `insert into adapter_health (adapter_config_id, last_health_check, last_status, last_error, consecutive_failures)
+       select id, last_health_check, last_status, last_error, consecutive_failures from ${legacy}
+       where last_health_check is not null or last_status <> 'ONLINE' or last_error is not null or consecutive_failures <> 0`,
+    );
+  },
+};
