@@ -22,8 +22,8 @@ if (!process.argv[2]) {
 const ENTRY_PACKAGES = ['apps/cli', 'apps/server'];
 // Served as static files by the server: its dist is copied, its dependencies are build-time only.
 const FILES_ONLY = new Set(['@holdfast/web']);
-// Files a running process never reads. `.md` is dropped only from third-party packages: the engine's recovery
-// kit ships a README it reads at run time.
+// Files a running process never reads. `.md` is dropped only from third-party packages: the recovery kit
+// (@holdfast/recovery-kit) ships a README the engine reads at run time.
 const NEVER = /(\.d\.[cm]?ts|\.map|\.tsbuildinfo)$/;
 const NEVER_THIRD_PARTY = /(\.[cm]?ts|\.md|\.markdown)$/i;
 

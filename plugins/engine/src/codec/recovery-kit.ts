@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { assertProfileKey, keyFingerprint } from './encryption/format.js';
 
 /** One file of the recovery kit, ready to be put into a zip or tar. */
@@ -27,8 +29,9 @@ export const RECOVERY_KIT_FILES = {
   key: 'holdfast-key.txt',
 } as const;
 
-// Same relative place from src/codec/ (tests) and dist/codec/ (built package): <package>/recovery-kit/.
-const KIT_DIRECTORY = new URL('../../recovery-kit/', import.meta.url);
+// The kit's files are the @holdfast/recovery-kit package's kit/ folder, found by package name (the same from src/ in
+// tests, dist/ in the built package and the container image's staged node_modules).
+const KIT_DIRECTORY = new URL('kit/', pathToFileURL(createRequire(import.meta.url).resolve('@holdfast/recovery-kit/package.json')));
 
 /**
  * The files of a recovery kit for one profile key: the script and its modules, its README and a key file. The caller

@@ -1,5 +1,5 @@
 // Issue 41: the recovery kit applies the same containment rule as Holdfast's own restores (its own copy,
-// recovery-kit/containment.mjs). Hostile archives, plain and encrypted, alone and as the incremental run of a chain:
+// @holdfast/recovery-kit kit/containment.mjs). Hostile archives, plain and encrypted, alone and as the incremental run of a chain:
 // relative symlink chains of depth 2-6 with a folder and a hard link through them, an absolute link, setuid/setgid
 // members. Nothing may be created outside the output folder, no link may lead out of it, no file may share an inode
 // with an outside file, no special bit may be set; every refused member is named and the kit exits 7, not 0.

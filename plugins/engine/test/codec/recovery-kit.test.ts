@@ -2,7 +2,9 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import zlib from 'node:zlib';
 import { compressionSidecarInfo, type CompressionCodec } from '../../src/codec/compression/codecs.js';
@@ -78,7 +80,7 @@ describe('recovery kit', () => {
       ['holdfast-key.txt', 0o600],
     ]);
     // Every file of the kit folder ships, as it is in the repository (nothing is generated or left out).
-    const kitFolder = new URL('../../recovery-kit/', import.meta.url);
+    const kitFolder = new URL('kit/', pathToFileURL(createRequire(import.meta.url).resolve('@holdfast/recovery-kit/package.json')));
     expect((await readdir(kitFolder)).sort()).toEqual(files.slice(0, -1).map((file) => file.name).sort());
     for (const file of files.slice(0, -1)) expect(file.content, file.name).toBe(await readFile(new URL(file.name, kitFolder), 'utf8'));
     const byName = new Map(files.map((file) => [file.name, file.content]));

@@ -1,7 +1,7 @@
 // The containment rule every restore path applies (docs/security.md, "Restores: containment"). Pure bookkeeping on
 // archive paths, no file-system access: the extractor (this package), the directory source's tar restore and the
 // volume source's tar rewriting all decide with it. The recovery kit is stand-alone .mjs and carries its own copy
-// (plugins/engine/recovery-kit/containment.mjs); change both together.
+// (sdk/recovery-kit/kit/containment.mjs); change both together.
 
 /** What a member is, as far as the rule cares. Tar types without a counterpart here are `other`. */
 export type ContainedKind = 'file' | 'database-dump' | 'directory' | 'symlink' | 'hardlink' | 'device' | 'fifo' | 'other';

@@ -1,0 +1,27 @@
+// The kit is copied to users as loose files and run with a plain `node` (>= 18): every script may import only Node's
+// built-in modules and its sibling files, and every sibling it imports must be in the package.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+
+const kit = new URL('../kit/', import.meta.url);
+const scripts = (await readdir(kit)).filter((name) => name.endsWith('.mjs')).sort();
+
+describe('the recovery kit files', () => {
+  it('hold the script, its modules and the README that ships inside the kit', () => {
+    expect(scripts).toEqual(expect.arrayContaining(['holdfast-decrypt.mjs', 'hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs', 'containment.mjs']));
+    expect(existsSync(new URL('README.md', kit))).toBe(true);
+  });
+
+  it.each(scripts)('%s imports only node: built-ins and sibling kit files', async (name) => {
+    const text = await readFile(new URL(name, kit), 'utf8');
+    const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)].map((match) => match[1] ?? match[2] ?? '');
+    const bad = specifiers.filter((specifier) => !specifier.startsWith('node:') && !(/^\.\/[\w.-]+\.mjs$/.test(specifier) && existsSync(new URL(specifier, kit))));
+    expect(bad).toEqual([]);
+  });
+
+  it.each(scripts)('%s parses as a module (node --check)', (name) => {
+    expect(() => execFileSync(process.execPath, ['--check', new URL(name, kit).pathname], { stdio: 'pipe' })).not.toThrow();
+  });
+});
