@@ -8,6 +8,7 @@ import { ensureAzurite } from './azurite.mjs';
 import { ensureCephRgw } from './ceph-rgw.mjs';
 import { ensureChromium } from './chromium.mjs';
 import { ensureMariadb } from './mariadb.mjs';
+import { ensurePodman } from './podman.mjs';
 import { ensureRclone } from './rclone.mjs';
 import { ensureRedis } from './redis.mjs';
 import { ensureRsyncd } from './rsyncd.mjs';
@@ -81,6 +82,7 @@ export const TEST_SERVICES = [
   ['Azurite blob service (127.0.0.1:10000)', ensureAzurite],
   ['Ceph RADOS Gateway S3 (127.0.0.1:7480)', ensureCephRgw],
   ['Chromium (/usr/bin/chromium, for the web app e2e test)', ensureChromium],
+  ['podman (a real container engine for the volume source and the image test)', ensurePodman],
 ];
 
 /** Starts (or finds) every service; rejects with one line naming the first that cannot be set up. */

@@ -116,6 +116,26 @@ describe('volume restore: the rewritten tar keeps to the volume (issue 41)', () 
     await expect(membersOf(relativeToVolume(await tarStream([{ name: '../../etc/evil' }])))).rejects.toThrow(/points outside the volume/);
   });
 
+  // Podman's archive endpoint (4.x) roots a volume's members at `/` (seen in podman-engine.test.ts); Docker names
+  // them after the mount point. Only an archive whose first member is `/` may hold absolute names.
+  it('reads archives rooted at "/" as Podman writes them, and refuses absolute names in Docker-named archives', async () => {
+    const rooted = await membersOf(relativeToVolume(await tarStream([
+      { name: '/', type: 'directory' },
+      { name: '/a.txt' },
+      { name: '/sub/', type: 'directory' },
+      { name: '/sub/hard.txt', type: 'link', linkname: '/a.txt' },
+      { name: '/sub/soft', type: 'symlink', linkname: '../a.txt' },
+    ])));
+    expect(rooted.map((member) => [member.name, member.linkname ?? null])).toEqual([
+      ['a.txt', null],
+      ['sub', null],
+      ['sub/hard.txt', 'a.txt'],
+      ['sub/soft', '../a.txt'],
+    ]);
+    await expect(membersOf(relativeToVolume(await tarStream([{ name: 'volume/', type: 'directory' }, { name: '/etc/evil' }])))).rejects.toThrow(/"\/etc\/evil" points outside the volume/);
+    await expect(membersOf(relativeToVolume(await tarStream([{ name: '/', type: 'directory' }, { name: 'volume/x' }])))).rejects.toThrow(/not below "\/"/);
+  });
+
   it('names the refused members in the restore result, and the volume holds no link leading out', async () => {
     const fake = await FakeDockerEngine.start();
     try {

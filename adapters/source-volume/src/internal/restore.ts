@@ -28,18 +28,20 @@ const KINDS: Readonly<Record<string, ContainedKind>> = {
 };
 
 /**
- * Rewrites a backup tar (members `volume/...`, as the archive endpoint names them) into members relative to the
- * volume root, under the containment rule of every restore (docs/security.md): a member that would land outside the
- * volume (absolute, `..`) fails the restore; a member below a symlink of the archive, a device node or FIFO, and a
- * symlink that resolves outside the volume (through the archive's other links too) are left out and named in
- * `warnings`; setuid/setgid/sticky bits are dropped unless `keepSpecialModes`. Symlinks go last, after every other
- * member, so the Engine never writes through one.
+ * Rewrites a backup tar (members `volume/...` as Docker's archive endpoint names them, `/...` as Podman's does) into
+ * members relative to the volume root, under the containment rule of every restore (docs/security.md): a member
+ * that would land outside the volume (`..`, or absolute in Docker's layout) fails the restore; a member below a
+ * symlink of the archive, a device node or FIFO, and a symlink that resolves outside the volume (through the
+ * archive's other links too) are left out and named in `warnings`; setuid/setgid/sticky bits are dropped unless
+ * `keepSpecialModes`. Symlinks go last, after every other member, so the Engine never writes through one.
  */
 export function relativeToVolume(input: Readable, rewrite: VolumeRewrite = { warnings: [] }): Readable {
   const extract = tar.extract();
   const pack = tar.pack();
   const containment = new RestoreContainment<{ header: tar.Headers; name: string }>({ keepSpecialModes: rewrite.keepSpecialModes === true });
+  let layout: Layout | undefined;
   extract.on('entry', (header, body, next) => {
+    layout ??= layoutOf(header.name);
     const skip = () => {
       body.resume();
       body.once('end', next);
@@ -47,8 +49,8 @@ export function relativeToVolume(input: Readable, rewrite: VolumeRewrite = { war
     let name: string | undefined;
     let linkname = header.linkname;
     try {
-      name = stripRoot(header.name);
-      if (header.type === 'link' && header.linkname) linkname = stripRoot(header.linkname);
+      name = stripRoot(header.name, layout);
+      if (header.type === 'link' && header.linkname) linkname = stripRoot(header.linkname, layout);
     } catch (error) {
       // The output carries the refusal to the upload; the extract is only stopped (its error would be a duplicate).
       pack.destroy(error as Error);
@@ -90,12 +92,25 @@ export function relativeToVolume(input: Readable, rewrite: VolumeRewrite = { war
 
 type PaxHeaders = tar.Headers & { pax?: Record<string, string> };
 
-/** `volume/a/b` -> `a/b`; the root member itself -> undefined (skipped); unsafe names throw. */
-function stripRoot(name: string): string | undefined {
-  const normal = posix.normalize(name.replace(/^\.\//, ''));
-  if (normal.startsWith('/') || normal === '..' || normal.startsWith('../')) {
-    throw volumeError('CONFIG', `the archive member "${name}" points outside the volume`);
+/**
+ * How the Engine named the archive's members: Docker names them after the mount point (`volume`, `volume/a/b`);
+ * Podman (4.x) roots them at `/` (`/`, `/a/b`) when the path is a volume's mount point. The first member, the mount
+ * point itself, tells which: only an archive that starts with `/` may hold absolute names.
+ */
+type Layout = 'named' | 'rooted';
+const layoutOf = (first: string): Layout => (posix.normalize(first) === '/' ? 'rooted' : 'named');
+
+/** `volume/a/b` (or `/a/b` in a rooted archive) -> `a/b`; the root member itself -> undefined (skipped); unsafe names throw. */
+function stripRoot(name: string, layout: Layout): string | undefined {
+  const outside = () => volumeError('CONFIG', `the archive member "${name}" points outside the volume`);
+  if (layout === 'rooted') {
+    if (!name.startsWith('/')) throw volumeError('CONFIG', `the archive member "${name}" is not below "/" like the archive's first member`);
+    const normal = posix.normalize(name).slice(1).replace(/\/$/, '');
+    if (normal === '..' || normal.startsWith('../')) throw outside();
+    return normal === '' ? undefined : normal;
   }
+  const normal = posix.normalize(name.replace(/^\.\//, ''));
+  if (normal.startsWith('/') || normal === '..' || normal.startsWith('../')) throw outside();
   const slash = normal.indexOf('/');
   const rest = slash < 0 ? '' : normal.slice(slash + 1).replace(/\/$/, '');
   return rest === '' || rest === '.' ? undefined : rest;
