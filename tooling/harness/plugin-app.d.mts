@@ -1,3 +1,4 @@
+import type { CoreServices } from '@holdfast/boot';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { HoldfastDatabase } from '@holdfast/persistence';
 import type { TestSite } from '@holdfast/tooling/harness/test-site';
@@ -10,5 +11,8 @@ export interface PluginApp {
   close(): Promise<void>;
 }
 
-/** Starts `plugins` in `container` on the site's database; the container must already hold the ports they need. */
-export function startPluginApp(options: { site: TestSite; container: DependencyContainer; plugins: HoldfastPlugin[] }): Promise<PluginApp>;
+/**
+ * Starts `plugins` in `container` on the site's database. `core` are the boot's core services (logger, runtime,
+ * adapters; silent and empty by default); the container must already hold the other ports the plugins need.
+ */
+export function startPluginApp(options: { site: TestSite; container: DependencyContainer; plugins: HoldfastPlugin[]; core?: CoreServices }): Promise<PluginApp>;

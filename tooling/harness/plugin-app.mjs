@@ -2,16 +2,18 @@
 // (declared tokens checked, register, open and migrate the database, start, mount routes, listen on an ephemeral
 // port) and tears them down in reverse.
 import { composeHoldfast } from '@holdfast/boot';
-import pino from 'pino';
 
-/** Starts `plugins` in `container` on the site's database; the container must already hold the ports they need. */
-export async function startPluginApp({ site, container, plugins }) {
+/**
+ * Starts `plugins` in `container` on the site's database. `core` are the boot's core services (logger, runtime,
+ * adapters; silent and empty by default); the container must already hold the other ports the plugins need.
+ */
+export async function startPluginApp({ site, container, plugins, core = {} }) {
   const stack = await composeHoldfast({
     plugins,
     container,
     dataDir: site.dataDir,
     databaseUrl: site.databaseUrl,
-    logger: pino({ level: 'silent' }),
+    core,
     http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
   return {

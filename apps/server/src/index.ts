@@ -7,4 +7,3 @@ export { featurePlugins } from './feature-plugins.js';
 export { createLogger } from './logger.js';
 export { serverVersion } from './version.js';
 export { withOfflineStack, type OfflineStackOptions } from './offline-stack.js';
-export { registerCoreServices } from './core-services.js';

@@ -2,9 +2,9 @@ import { composeHoldfast, type ComposedHoldfast } from '@holdfast/boot';
 import { AdapterRegistry, type HoldfastPlugin } from '@holdfast/kernel';
 import pino, { type Logger } from 'pino';
 import { container as rootContainer } from 'tsyringe';
-import { registerCoreServices } from './core-services.js';
 import { discoverAdapters } from './discovery/index.js';
 import { featurePlugins } from './feature-plugins.js';
+import { localPathPolicyOf } from './local-path-policy.js';
 import { loadRuntimeConfig, type ServerSettings } from './runtime-config.js';
 import { serverVersion } from './version.js';
 import { resolveFileVariables } from './env-files.js';
@@ -38,13 +38,12 @@ export async function withOfflineStack<T>(
           () => new AdapterRegistry(),
         );
   const container = rootContainer.createChildContainer();
-  registerCoreServices(container, { settings, logger, registry });
   const stack = await composeHoldfast({
     plugins: options.plugins ?? featurePlugins(env),
     container,
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
-    logger,
+    core: { logger, runtime: settings, adapters: registry, localPaths: localPathPolicyOf(settings) },
     migrate: options.migrate,
     startPlugins: false,
   });

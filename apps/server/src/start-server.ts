@@ -3,9 +3,9 @@ import { processRoleFrom } from '@holdfast/engine';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { Logger } from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { registerCoreServices } from './core-services.js';
 import { discoverAdapters } from './discovery/index.js';
 import { featurePlugins } from './feature-plugins.js';
+import { localPathPolicyOf } from './local-path-policy.js';
 import { createLogger } from './logger.js';
 import { loadRuntimeConfig, type ServerSettings } from './runtime-config.js';
 import { serverVersion } from './version.js';
@@ -35,7 +35,7 @@ export interface ServerHandle {
   close(): Promise<void>;
 }
 
-/** Composes and starts Holdfast: config, adapters, core services, then the one boot sequence of `@holdfast/boot`. */
+/** Composes and starts Holdfast: config and adapters, then the one boot sequence of `@holdfast/boot` with them as core services. */
 export async function startServer(options: StartServerOptions = {}): Promise<ServerHandle> {
   // `DATABASE_URL_FILE`, `HOLDFAST_ADMIN_PASSWORD_FILE` (container secrets) become their variables first.
   const env = resolveFileVariables(options.env ?? process.env);
@@ -52,14 +52,13 @@ export async function startServer(options: StartServerOptions = {}): Promise<Ser
     exclude: settings.excludeAdapters,
     logger,
   });
-  registerCoreServices(container, { settings, logger, registry });
   registerWebApp(container, env, logger);
   const stack = await composeHoldfast({
     plugins,
     container,
     dataDir: settings.dataDir,
     databaseUrl: settings.databaseUrl,
-    logger,
+    core: { logger, runtime: settings, adapters: registry, localPaths: localPathPolicyOf(settings) },
     http: { port: settings.port, host: options.host, trustProxy: settings.trustProxy },
   });
   const port = stack.port!;

@@ -6,18 +6,20 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
 import type { Logger } from 'pino';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { registerCoreServices, type CoreServices } from './core-services.js';
 import { pinScheduleLocale } from './date-locale.js';
 
-/** What {@link composeHoldfast} assembles; the caller registers process services (logger, registry...) first. */
+/** What {@link composeHoldfast} assembles. */
 export interface ComposeOptions {
   plugins: readonly HoldfastPlugin[];
-  /** Holds what the caller registered beforehand; plugins register into it too. */
+  /** Holds what the caller registered beforehand (test doubles of ports); the core services and plugins register into it too. */
   container: DependencyContainer;
+  /** Logger, event bus, runtime config, adapters, local path rule: registered before any plugin, each with a default. */
+  core?: CoreServices;
   /** Embedded database directory (`HOLDFAST_DATA_DIR`). */
   dataDir?: string;
   /** `postgres://...` selects PostgreSQL instead of the embedded database. */
   databaseUrl?: string;
-  logger: Logger;
   /**
    * A database the caller already opened and owns (suites that share one schema across apps): used instead of
    * opening one from `dataDir`/`databaseUrl`, and left open by `close()`.
@@ -62,12 +64,17 @@ const KEEP_ALIVE_TIMEOUT_MS = 76_000;
 const COMPOSITION_TOKENS: ReadonlySet<InjectionToken<unknown>> = new Set([TOKENS.Database, ORM_DATABASE, TOKENS.Plugins]);
 
 /**
- * The one boot sequence: order plugins by their declared tokens (refusing a missing token or a cycle before
+ * The one boot sequence: register the core services, order plugins by their declared tokens (refusing a missing token or a cycle before
  * anything opens), register them, open the database with their entities and migrations, migrate, start them in
  * order, mount their routes and listen. A failure part way stops what started and closes the database.
  */
 export async function composeHoldfast(options: ComposeOptions): Promise<ComposedHoldfast> {
-  const { container, logger } = options;
+  const { container } = options;
+  const logger = registerCoreServices(container, options.core ?? {}, {
+    dataDir: options.dataDir,
+    databaseUrl: options.databaseUrl,
+    port: options.http ? options.http.port : undefined,
+  });
   // Before any plugin computes a schedule (the catalog seeds its system tasks when it starts).
   pinScheduleLocale();
   const plugins = orderPlugins(options.plugins, (token) => COMPOSITION_TOKENS.has(token) || container.isRegistered(token, true));

@@ -5,15 +5,12 @@ import { Writable } from 'node:stream';
 import { composeHoldfast } from '@holdfast/boot';
 import { createHttpPlugin } from '@holdfast/http';
 import {
-  AdapterRegistry,
-  EventBus,
   TOKENS,
   type AdapterHealth,
   type AdapterHealthState,
   type AuditEntry,
   type AuthContext,
   type HoldfastPlugin,
-  type RuntimeConfig,
 } from '@holdfast/kernel';
 import namingTemplate from '@holdfast/naming-template';
 import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
@@ -79,16 +76,8 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
     },
   });
   const logger = pino({ level: 'debug' }, sink);
-  const registry = new AdapterRegistry();
-  for (const definition of [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate]) {
-    registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
-  }
+  const adapters = [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate];
   const audits: AuditEntry[] = [];
-  const runtime: RuntimeConfig = { version: '0.1.0-test', dataDir: site.dataDir, port: 0, includeAdapters: [], excludeAdapters: [] };
-  container.register(TOKENS.AdapterRegistry, { useValue: registry });
-  container.register(TOKENS.EventBus, { useValue: new EventBus() });
-  container.register(TOKENS.Logger, { useValue: logger });
-  container.register(TOKENS.RuntimeConfig, { useValue: runtime });
   container.register(TOKENS.Authenticator, {
     useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },
   });
@@ -121,7 +110,7 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
     container,
     dataDir: site.dataDir,
     databaseUrl: site.databaseUrl,
-    logger,
+    core: { logger, runtime: { version: '0.1.0-test' }, adapters },
     http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
   const db = stack.database;

@@ -7,7 +7,7 @@ import { createCatalogPlugin, RECOVERY_KIT_BUILDER } from '@holdfast/catalog';
 import { buildRecoveryKit, createEnginePlugin } from '@holdfast/engine';
 import { composeHoldfast } from '@holdfast/boot';
 import { createHttpPlugin } from '@holdfast/http';
-import { AdapterRegistry, EventBus, TOKENS } from '@holdfast/kernel';
+import { TOKENS } from '@holdfast/kernel';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import pino from 'pino';
 import { container as rootContainer } from 'tsyringe';
@@ -22,14 +22,7 @@ const TOKEN = randomBytes(16).toString('hex');
 export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true, systemKey }) {
   const container = rootContainer.createChildContainer();
   const logger = pino({ level: process.env.HOLDFAST_BENCH_LOG ?? 'warn' }, pino.destination(2));
-  const registry = new AdapterRegistry();
-  for (const name of ADAPTERS) {
-    const definition = (await import(name)).default;
-    registry.register(definition, { packageName: name, version: '0.1.0' });
-  }
-  container.register(TOKENS.AdapterRegistry, { useValue: registry });
-  container.register(TOKENS.Logger, { useValue: logger });
-  container.register(TOKENS.RuntimeConfig, { useValue: { version: '0.1.0-bench', dataDir, databaseUrl, port: 0, includeAdapters: [], excludeAdapters: [] } });
+  const adapters = await Promise.all(ADAPTERS.map(async (name) => (await import(name)).default));
   container.register(TOKENS.Authenticator, {
     useValue: {
       authenticate: async (request) =>
@@ -37,9 +30,6 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
     },
   });
   container.register(TOKENS.AuditWriter, { useValue: { write: async () => undefined } });
-  // As in the server's core services: the engine emits its outcome events on it.
-  const events = new EventBus(logger);
-  container.register(TOKENS.EventBus, { useValue: events });
   container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
   // A second process on the same data directory (a restore after a backup) must bring the same system key.
   const env = { HOLDFAST_ENCRYPTION_KEY: systemKey ?? randomBytes(32).toString('hex') };
@@ -49,7 +39,7 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
     container,
     dataDir,
     databaseUrl,
-    logger,
+    core: { logger, runtime: { version: '0.1.0-bench' }, adapters },
     startPlugins,
     http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
@@ -59,7 +49,7 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
     db,
     url,
     /** The stack's event bus: the engine's outcome events tell a benchmark when a run has finished. */
-    events,
+    events: container.resolve(TOKENS.EventBus),
     async call(method, path, body) {
       const response = await fetch(`${url}${path}`, {
         method,

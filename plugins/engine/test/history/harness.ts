@@ -7,22 +7,20 @@ import { randomUUID } from 'node:crypto';
 import { composeHoldfast } from '@holdfast/boot';
 import { createHttpPlugin } from '@holdfast/http';
 import {
-  AdapterRegistry,
-  EventBus,
   NotFoundError,
   TOKENS,
   type AccessPolicy,
+  type AdapterRegistry,
   type AuthContext,
+  type EventBus,
   type HoldfastPlugin,
   type JobCatalog,
   type PluginMigration,
-  type RuntimeConfig,
   type SettingsReader,
 } from '@holdfast/kernel';
 import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import type { Knex } from '@mikro-orm/knex';
-import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createEnginePlugin, type EnginePluginOptions } from '../../src/index.js';
 
@@ -116,8 +114,6 @@ export interface StartOptions {
 export async function startEngineServer(site: Site, options: StartOptions = {}): Promise<EngineServer> {
   const container = rootContainer.createChildContainer();
   const settings = new Map<string, unknown>([['systemTimezone', 'UTC'], ['maxConcurrentJobs', 1]]);
-  const events = new EventBus();
-  const runtime: RuntimeConfig = { version: '0.1.0-test', dataDir: site.dataDir, databaseUrl: site.databaseUrl, port: 0, includeAdapters: [], excludeAdapters: [] };
   const fixture: HoldfastPlugin = { name: 'catalog-fixture', migrations: [catalogFixtureTables] };
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), fixture, createEnginePlugin(options.engine), createHttpPlugin()];
   // The ports below are registered before the database opens and read it lazily.
@@ -166,9 +162,6 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
     ...options.jobCatalog,
   };
   const settingsReader: SettingsReader = { get: async <T>(key: string) => settings.get(key) as T };
-  container.register(TOKENS.AdapterRegistry, { useValue: options.registry ?? new AdapterRegistry() });
-  container.register(TOKENS.RuntimeConfig, { useValue: runtime });
-  container.register(TOKENS.EventBus, { useValue: events });
   container.register(TOKENS.JobCatalog, { useValue: jobCatalog });
   container.register(TOKENS.Settings, { useValue: settingsReader });
   container.register(TOKENS.AccessPolicy, { useValue: scopedPolicy });
@@ -181,7 +174,7 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
     container,
     dataDir: site.dataDir,
     databaseUrl: site.databaseUrl,
-    logger: pino({ level: 'silent' }),
+    core: { runtime: { version: '0.1.0-test' }, adapters: options.registry },
     startPlugins: options.startPlugins === true,
     http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
@@ -193,7 +186,7 @@ export async function startEngineServer(site: Site, options: StartOptions = {}):
     container,
     db: opened,
     settings,
-    events,
+    events: container.resolve(TOKENS.EventBus),
     knex,
     async call(method, path, token = 'admin') {
       const response = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}` } });

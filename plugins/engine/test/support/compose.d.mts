@@ -1,4 +1,5 @@
-import type { AnyAdapterDefinition, HoldfastPlugin, KernelLogger } from '@holdfast/kernel';
+import type { AnyAdapterDefinition, HoldfastPlugin } from '@holdfast/kernel';
+import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';
 
 /** A server composed for a test. */
@@ -13,6 +14,6 @@ export function composeServer(options: {
   dataDir: string;
   databaseUrl?: string;
   plugins: HoldfastPlugin[];
-  logger: KernelLogger;
+  logger: Logger;
   adapters?: AnyAdapterDefinition[];
 }): Promise<ComposedServer>;

@@ -1,8 +1,7 @@
 // A real koa app from the http plugin with the identity plugin registered, on an ephemeral port, plus a small
 // client that keeps the session cookie and the CSRF token like a browser page would.
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import pino from 'pino';
-import { EventBus, TOKENS, type HoldfastPlugin, type RouteDefinition, type SecretSealer } from '@holdfast/kernel';
+import { TOKENS, type EventBus, type HoldfastPlugin, type RouteDefinition, type SecretSealer } from '@holdfast/kernel';
 import { composeHoldfast } from '@holdfast/boot';
 import { createIdentityPlugin, IDENTITY_SERVICES } from '../../src/plugin.js';
 import type { IdentityConfig } from '../../src/config.js';
@@ -39,8 +38,6 @@ export interface StartOptions {
 /** Builds and starts the app over `db`. */
 export async function startIdentityApp(db: TestDatabase, options: StartOptions = {}): Promise<RunningIdentityApp> {
   const container = rootContainer.createChildContainer();
-  const events = new EventBus();
-  container.register(TOKENS.EventBus, { useValue: events });
   // The catalog registers the system-key sealer in the server; TOTP secrets are sealed through it.
   if (!options.withoutSealer) container.register(TOKENS.SecretSealer, { useValue: options.sealer ?? testSealer() });
   const settings = new MemorySettings();
@@ -54,7 +51,6 @@ export async function startIdentityApp(db: TestDatabase, options: StartOptions =
     container,
     database: db.database,
     migrate: false,
-    logger: pino({ level: 'silent' }),
     http: { port: 0, host: '127.0.0.1', dropConnectionsOnClose: true },
   });
   return {
@@ -62,7 +58,7 @@ export async function startIdentityApp(db: TestDatabase, options: StartOptions =
     container,
     services: container.resolve(IDENTITY_SERVICES),
     settings,
-    events,
+    events: container.resolve(TOKENS.EventBus),
     close: () => stack.close(),
   };
 }

@@ -5,11 +5,9 @@
 import { startPluginApp } from '@holdfast/tooling/harness/plugin-app';
 import { createHttpPlugin } from '@holdfast/http';
 import {
-  AdapterRegistry,
-  EventBus,
-  silentLogger,
   TOKENS,
   type AnyAdapterDefinition,
+  type EventBus,
   type AuthContext,
   type HoldfastPlugin,
   type JobCatalog,
@@ -63,27 +61,21 @@ export interface NotificationServer {
 export async function startNotificationServer(dialect: TestDialect = 'sqlite', options: NotificationsPluginOptions = {}): Promise<NotificationServer> {
   const site: TestSite = await createTestSite(dialect, 'notifications');
   const container = rootContainer.createChildContainer();
-  const registry = new AdapterRegistry();
-  for (const definition of [notifyWebhook, notifyEmail, hangingChannel] as unknown as AnyAdapterDefinition[]) registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
+  const adapters = [notifyWebhook, notifyEmail, hangingChannel] as unknown as AnyAdapterDefinition[];
   const catalog = new ChannelCatalog();
   const settings = new Map<string, unknown>();
-  const events = new EventBus();
-  container.register(TOKENS.AdapterRegistry, { useValue: registry });
-  container.register(TOKENS.Logger, { useValue: silentLogger });
-  container.register(TOKENS.EventBus, { useValue: events });
-  container.register(TOKENS.RuntimeConfig, { useValue: { version: '0.1.0-test', dataDir: site.dataDir, port: 0, includeAdapters: [], excludeAdapters: [] } });
   container.register(TOKENS.JobCatalog, { useValue: catalog as unknown as JobCatalog });
   container.register(TOKENS.Settings, { useValue: { get: async <T>(key: string) => settings.get(key) as T } });
   container.register(TOKENS.Authenticator, { useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) } });
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createHttpPlugin(), createNotificationsPlugin(options)];
-  const app = await startPluginApp({ site, container, plugins });
+  const app = await startPluginApp({ site, container, plugins, core: { runtime: { version: '0.1.0-test' }, adapters } });
   const url = app.url;
   return {
     url,
     container,
     catalog,
     settings,
-    events,
+    events: container.resolve(TOKENS.EventBus),
     service: container.resolve(NOTIFICATIONS),
     async call(method, path, { token, json } = {}) {
       const headers: Record<string, string> = {};

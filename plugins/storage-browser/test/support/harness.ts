@@ -6,12 +6,10 @@ import { startPluginApp } from '@holdfast/tooling/harness/plugin-app';
 import { createEnginePlugin } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
 import {
-  AdapterRegistry,
-  EventBus,
   NotFoundError,
-  silentLogger,
   TOKENS,
   type AnyAdapterDefinition,
+  type EventBus,
   type AuditEntry,
   type AuthContext,
   type HoldfastPlugin,
@@ -62,28 +60,22 @@ export interface BrowserServer {
 export async function startBrowserServer(dialect: TestDialect = 'sqlite', options: StorageBrowserPluginOptions = {}): Promise<BrowserServer> {
   const site: TestSite = await createTestSite(dialect, 'storage-browser');
   const container = rootContainer.createChildContainer();
-  const registry = new AdapterRegistry();
-  for (const definition of [storageLocal, unreachableStorage, lateEndStorage] as unknown as AnyAdapterDefinition[]) registry.register(definition, { packageName: `test-${definition.id}`, version: '0.1.0' });
+  const adapters = [storageLocal, unreachableStorage, lateEndStorage] as unknown as AnyAdapterDefinition[];
   const catalog = new ConfigCatalog();
-  const events = new EventBus();
   const audits: AuditEntry[] = [];
-  container.register(TOKENS.AdapterRegistry, { useValue: registry });
-  container.register(TOKENS.Logger, { useValue: silentLogger });
-  container.register(TOKENS.EventBus, { useValue: events });
-  container.register(TOKENS.RuntimeConfig, { useValue: { version: '0.1.0-test', dataDir: site.dataDir, port: 0, includeAdapters: [], excludeAdapters: [] } });
   container.register(TOKENS.JobCatalog, { useValue: catalog as unknown as JobCatalog });
   container.register(TOKENS.Authenticator, { useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) } });
   container.register(TOKENS.AuditWriter, { useValue: { write: async (entry) => void audits.push(entry) } });
   // Only the engine's registrations (its BackupReader); its tables, routes and queue are not part of this server.
   createEnginePlugin({ env: {} }).register?.(container);
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createHttpPlugin(), createStorageBrowserPlugin(options)];
-  const app = await startPluginApp({ site, container, plugins });
+  const app = await startPluginApp({ site, container, plugins, core: { runtime: { version: '0.1.0-test' }, adapters } });
   const url = app.url;
   return {
     url,
     container,
     catalog,
-    events,
+    events: container.resolve(TOKENS.EventBus),
     audits,
     async call(method, path, { token, json } = {}) {
       const headers: Record<string, string> = {};
