@@ -1,6 +1,9 @@
 import type { DatabasePort } from '@holdfast/kernel';
-import type { EntityManager } from '@mikro-orm/knex';
+import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { InjectionToken } from 'tsyringe';
+
+/** The two databases Holdfast runs on: the embedded libsql file or PostgreSQL. */
+export type Dialect = DatabasePort['dialect'];
 
 /**
  * The database as feature plugins use it: the kernel's ORM-free {@link DatabasePort} with the MikroORM
@@ -8,14 +11,16 @@ import type { InjectionToken } from 'tsyringe';
  * resolve {@link ORM_DATABASE} instead of `TOKENS.Database` and never cast the handle.
  */
 export interface OrmDatabase extends DatabasePort {
-  /** A fresh request-scoped EntityManager (SQL flavour: `getKnex()` and `getPlatform()` are available). */
-  em(): EntityManager;
+  /** A fresh request-scoped SQL EntityManager: `getKnex()`, `getConnection()` and `getPlatform()` are available. */
+  em(): SqlEntityManager;
 }
 
 /** Registered by the composition (`@holdfast/boot`) with the same object as `TOKENS.Database`. */
 export const ORM_DATABASE = Symbol.for('holdfast:orm-database') as InjectionToken<OrmDatabase>;
 
-export type { EntityManager } from '@mikro-orm/knex';
+export type { EntityManager, SqlEntityManager, Knex } from '@mikro-orm/knex';
+export { defineMigration } from './migration.js';
+export { pgClient, type PgClient, type PgSession } from './pg-client.js';
 
 /**
  * A plugin that stores values sealed with the system key (`TOKENS.SecretSealer`) outside the catalog's own tables
@@ -25,7 +30,7 @@ export interface SealedSecretHolder {
   /** What the values are, for the rotation report: `two-factor and single sign-on secrets`. */
   readonly label: string;
   /** Replaces every sealed value the plugin stores by `reseal(value)` inside `transaction`; answers how many. */
-  reseal(transaction: EntityManager, reseal: (sealed: string) => string): Promise<number>;
+  reseal(transaction: SqlEntityManager, reseal: (sealed: string) => string): Promise<number>;
 }
 
 /** Multi-registration token: resolve with `container.resolveAll` (registered by identity, for example). */

@@ -2,7 +2,7 @@ import type { HoldfastPlugin, KernelLogger } from '@holdfast/kernel';
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { silentLogger } from '@holdfast/kernel';
 import { MikroORM, type Options } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/knex';
+import type { AbstractSqlDriver, SqlEntityManager } from '@mikro-orm/knex';
 import { describeTarget, prepareTarget, resolveConnectionTarget, type ConnectionTarget } from './connection.js';
 import { createPrivateDatabaseFile, securePrivateFiles, tightenNewFiles } from './file-modes.js';
 import { MigrationRunner } from './migration-runner.js';
@@ -24,10 +24,10 @@ export interface OpenDatabaseOptions {
 
 /** The opened database: the typed {@link OrmDatabase} port plus migration control and the ORM itself. */
 export interface HoldfastDatabase extends OrmDatabase {
-  readonly orm: MikroORM;
+  readonly orm: MikroORM<AbstractSqlDriver>;
   /** Where the database is, safe to log (no password). */
   readonly location: string;
-  em(): EntityManager;
+  em(): SqlEntityManager;
   /** Applies pending migrations in name order, each in its own transaction; resolves the names applied. */
   migrate(): Promise<string[]>;
   /** Names of migrations not applied yet, in the order they would run. */
@@ -37,7 +37,7 @@ export interface HoldfastDatabase extends OrmDatabase {
 
 // Only the chosen dialect's driver is loaded: each one (with knex's dialect and the client library) holds about 20
 // MiB of memory for the life of the process, and an installation uses one.
-async function driverOptions(target: ConnectionTarget): Promise<Pick<Options, 'driver' | 'dbName' | 'clientUrl'>> {
+async function driverOptions(target: ConnectionTarget): Promise<Pick<Options<AbstractSqlDriver>, 'driver' | 'dbName' | 'clientUrl'>> {
   if (target.dialect === 'sqlite') return { driver: (await import('@mikro-orm/libsql')).LibSqlDriver, dbName: target.file };
   return { driver: (await import('@mikro-orm/postgresql')).PostgreSqlDriver, clientUrl: target.url };
 }
@@ -54,7 +54,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Holdfa
     await createPrivateDatabaseFile(target.file);
   }
   const entities = options.plugins.flatMap((plugin) => [...(plugin.entities ?? [])]) as Options['entities'];
-  const orm = await MikroORM.init({
+  const orm = await MikroORM.init<AbstractSqlDriver>({
     ...(await driverOptions(target)),
     entities,
     // Schema comes from migrations only (migration-runner.ts); MikroORM must not compare or alter it on its own.
@@ -73,18 +73,18 @@ class OpenedDatabase implements HoldfastDatabase {
   private readonly migrations: MigrationRunner;
 
   constructor(
-    readonly orm: MikroORM,
+    readonly orm: MikroORM<AbstractSqlDriver>,
     target: ConnectionTarget,
     migrations: readonly OwnedMigration[],
     private readonly logger: KernelLogger,
   ) {
     this.dialect = target.dialect;
     this.location = describeTarget(target);
-    this.migrations = new MigrationRunner((orm.em as EntityManager).getConnection(), MIGRATIONS_TABLE, migrations, target.dialect);
+    this.migrations = new MigrationRunner(orm.em.getConnection(), MIGRATIONS_TABLE, migrations, target.dialect);
   }
 
-  em(): EntityManager {
-    return this.orm.em.fork() as EntityManager;
+  em(): SqlEntityManager {
+    return this.orm.em.fork();
   }
 
   async isReachable(): Promise<boolean> {

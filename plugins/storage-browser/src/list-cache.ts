@@ -1,5 +1,4 @@
-import type { OrmDatabase } from '@holdfast/orm-port';
-import type { PluginMigration } from '@holdfast/kernel';
+import { defineMigration, type OrmDatabase } from '@holdfast/orm-port';
 import { defineEntity, p } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/knex';
 import type { FileEntry } from './file-listing.js';
@@ -18,17 +17,13 @@ export const StorageListCacheEntity = defineEntity({
 });
 
 /** Creates `storage_list_cache` (one row per destination, keyed by its configuration id). */
-export const createStorageListCacheTable: PluginMigration = {
-  name: '20261122-storage-browser-001-list-cache',
-  async up(builder) {
-    const knex = builder as Knex;
-    await knex.schema.createTable(TABLE, (t) => {
-      t.string('adapter_config_id', 36).primary();
-      t.text('files_json').notNullable();
-      t.datetime('cached_at', { useTz: true }).notNullable();
-    });
-  },
-};
+export const createStorageListCacheTable = defineMigration('20261122-storage-browser-001-list-cache', async (knex) => {
+  await knex.schema.createTable(TABLE, (t) => {
+    t.string('adapter_config_id', 36).primary();
+    t.text('files_json').notNullable();
+    t.datetime('cached_at', { useTz: true }).notNullable();
+  });
+});
 
 /** Default age after which a cached listing is read again from the destination. */
 export const DEFAULT_LIST_CACHE_TTL_MS = 60_000;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { OrmDatabase } from '@holdfast/orm-port';
-import { UnauthorizedError, type PluginMigration } from '@holdfast/kernel';
+import { defineMigration, type OrmDatabase } from '@holdfast/orm-port';
+import { UnauthorizedError } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import {
   TOKEN_CLEANUP_INTERVAL_MS,
@@ -59,34 +59,26 @@ const TABLE = 'download_tokens';
  * reading the table (a backup of the database, a read-only role) yields no working link. Used on PostgreSQL only;
  * created on both dialects so the schema is the same everywhere.
  */
-export const createDownloadTokensTable: PluginMigration = {
-  name: '20261201-storage-browser-002-download-tokens',
-  async up(builder) {
-    const knex = builder as Knex;
-    await knex.schema.createTable(TABLE, (t) => {
-      t.string('token_hash', 64).primary();
-      t.string('storage_id', 36).notNullable();
-      t.text('file').notNullable();
-      t.boolean('decrypt').notNullable();
-      t.string('database_name', 255).nullable();
-      t.bigInteger('expires_at').notNullable();
-      t.bigInteger('used_at').nullable();
-      t.boolean('in_flight').notNullable().defaultTo(false);
-      t.index(['expires_at'], 'download_tokens_expires_at_index');
-    });
-  },
-};
+export const createDownloadTokensTable = defineMigration('20261201-storage-browser-002-download-tokens', async (knex) => {
+  await knex.schema.createTable(TABLE, (t) => {
+    t.string('token_hash', 64).primary();
+    t.string('storage_id', 36).notNullable();
+    t.text('file').notNullable();
+    t.boolean('decrypt').notNullable();
+    t.string('database_name', 255).nullable();
+    t.bigInteger('expires_at').notNullable();
+    t.bigInteger('used_at').nullable();
+    t.boolean('in_flight').notNullable().defaultTo(false);
+    t.index(['expires_at'], 'download_tokens_expires_at_index');
+  });
+});
 
 /** `download_tokens.archive_path`: the archive path of a single-file download of a seekable archive (null otherwise). */
-export const addDownloadTokenArchivePath: PluginMigration = {
-  name: '20261202-storage-browser-003-download-token-archive-path',
-  async up(builder) {
-    const knex = builder as Knex;
-    await knex.schema.alterTable(TABLE, (t) => {
-      t.text('archive_path').nullable();
-    });
-  },
-};
+export const addDownloadTokenArchivePath = defineMigration('20261202-storage-browser-003-download-token-archive-path', async (knex) => {
+  await knex.schema.alterTable(TABLE, (t) => {
+    t.text('archive_path').nullable();
+  });
+});
 
 interface TokenRow {
   token_hash: string;

@@ -1,3 +1,4 @@
+import { defineMigration } from '@holdfast/orm-port';
 import type { PluginMigration } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import { versionHistoryMigration } from './002-version-history.js';
@@ -128,23 +129,19 @@ async function createJobTables(knex: Knex): Promise<void> {
  * through `TOKENS.Settings`). Installations from before that move already have the table, created by an earlier
  * identity migration with the same columns, hence the check.
  */
-export const catalogSchemaMigration: PluginMigration = {
-  name: '20260102-catalog-001-schema',
-  async up(builder) {
-    const knex = builder as Knex;
-    await createConfigTables(knex);
-    await createTemplateTables(knex);
-    await createJobTables(knex);
-    if (!(await knex.schema.hasTable('system_settings'))) {
-      await knex.schema.createTable('system_settings', (t) => {
-        t.string('key', 255).primary();
-        t.text('value').notNullable();
-        t.text('description').nullable();
-        t.datetime('updated_at', { useTz: true }).notNullable();
-      });
-    }
-  },
-};
+export const catalogSchemaMigration = defineMigration('20260102-catalog-001-schema', async (knex) => {
+  await createConfigTables(knex);
+  await createTemplateTables(knex);
+  await createJobTables(knex);
+  if (!(await knex.schema.hasTable('system_settings'))) {
+    await knex.schema.createTable('system_settings', (t) => {
+      t.string('key', 255).primary();
+      t.text('value').notNullable();
+      t.text('description').nullable();
+      t.datetime('updated_at', { useTz: true }).notNullable();
+    });
+  }
+});
 
 /** The catalog's migrations in the order they apply. */
 export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration, jobCompressionOptionsMigration, jobArchiveOptionsMigration];

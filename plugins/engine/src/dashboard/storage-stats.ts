@@ -1,6 +1,6 @@
-import type { OrmDatabase } from '@holdfast/orm-port';
+import { defineMigration, type OrmDatabase } from '@holdfast/orm-port';
 import { randomUUID } from 'node:crypto';
-import type { EventBus, JobCatalog, KernelLogger, PluginMigration } from '@holdfast/kernel';
+import type { EventBus, JobCatalog, KernelLogger } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import { disposeAll, type AdapterFactory, type StorageInstance } from '../run/adapters.js';
 import { isSidecarKey } from '../run/sidecar.js';
@@ -26,25 +26,21 @@ const MAX_AFTER_BACKUP_DEFERRAL_MS = 5 * 60_000;
  * latest row per destination and usage over time stays queryable. Also adds the `ended_at` index the dashboard's
  * 24-hour and 30-day figures filter on.
  */
-export const createStorageSnapshotTable: PluginMigration = {
-  name: '20261121-engine-100-storage-snapshots',
-  async up(builder) {
-    const knex = builder as Knex;
-    await knex.schema.createTable('storage_snapshots', (t) => {
-      t.string('id', 36).primary();
-      t.string('adapter_config_id', 36).notNullable();
-      t.string('adapter_name', 255).notNullable();
-      t.string('adapter_id', 64).notNullable();
-      t.bigInteger('size').notNullable().defaultTo(0);
-      t.integer('count').notNullable().defaultTo(0);
-      t.datetime('created_at', { useTz: true }).notNullable();
-      t.index(['adapter_config_id', 'created_at'], 'storage_snapshots_adapter_config_id_created_at_index');
-    });
-    await knex.schema.alterTable('executions', (t) => {
-      t.index(['type', 'ended_at'], 'executions_type_ended_at_index');
-    });
-  },
-};
+export const createStorageSnapshotTable = defineMigration('20261121-engine-100-storage-snapshots', async (knex) => {
+  await knex.schema.createTable('storage_snapshots', (t) => {
+    t.string('id', 36).primary();
+    t.string('adapter_config_id', 36).notNullable();
+    t.string('adapter_name', 255).notNullable();
+    t.string('adapter_id', 64).notNullable();
+    t.bigInteger('size').notNullable().defaultTo(0);
+    t.integer('count').notNullable().defaultTo(0);
+    t.datetime('created_at', { useTz: true }).notNullable();
+    t.index(['adapter_config_id', 'created_at'], 'storage_snapshots_adapter_config_id_created_at_index');
+  });
+  await knex.schema.alterTable('executions', (t) => {
+    t.index(['type', 'ended_at'], 'executions_type_ended_at_index');
+  });
+});
 
 /** Totals of the latest snapshot of every current destination. */
 export interface StorageTotals {

@@ -1,20 +1,8 @@
-import type { OrmDatabase } from '@holdfast/orm-port';
+import { pgClient, type OrmDatabase, type PgClient, type PgSession } from '@holdfast/orm-port';
 import type { KernelLogger } from '@holdfast/kernel';
 
 /** PostgreSQL channel on which a process announces "the queue changed" (a run was queued or a slot came free). */
 export const QUEUE_CHANNEL = 'holdfast_queue';
-
-interface PgListener {
-  query(sql: string): Promise<unknown>;
-  on(event: 'notification', listener: (message: { channel: string }) => void): unknown;
-  on(event: 'error' | 'end', listener: () => void): unknown;
-  removeAllListeners(event: string): unknown;
-}
-
-interface KnexClient {
-  acquireConnection(): Promise<PgListener>;
-  releaseConnection(connection: PgListener): Promise<void>;
-}
 
 /**
  * Wakes the queue of every process when any process queues a run or frees a slot, so a run queued through an `api`
@@ -23,7 +11,7 @@ interface KnexClient {
  * stays as the fallback: a lost notification or a dropped listening connection only delays a claim until it.
  */
 export class QueueWakeups {
-  private connection: PgListener | undefined;
+  private connection: PgSession | undefined;
   private connecting: Promise<void> | undefined;
   private isStopped = false;
 
@@ -33,8 +21,8 @@ export class QueueWakeups {
     private readonly logger: KernelLogger,
   ) {}
 
-  private client(): KnexClient {
-    return this.database.em().getKnex().client as KnexClient;
+  private client(): PgClient {
+    return pgClient(this.database);
   }
 
   /** Starts listening; a failure is logged and retried by {@link ensure} (called on each poll). */
@@ -47,7 +35,7 @@ export class QueueWakeups {
   }
 
   private async listen(): Promise<void> {
-    let connection: PgListener | undefined;
+    let connection: PgSession | undefined;
     try {
       connection = await this.client().acquireConnection();
       const listening = connection;
@@ -69,7 +57,7 @@ export class QueueWakeups {
     }
   }
 
-  private async drop(connection: PgListener): Promise<void> {
+  private async drop(connection: PgSession): Promise<void> {
     if (this.connection === connection) this.connection = undefined;
     connection.removeAllListeners('notification');
     await connection.query(`UNLISTEN ${QUEUE_CHANNEL}`).catch(() => undefined);

@@ -1,5 +1,5 @@
 
-import type { OrmDatabase } from '@holdfast/orm-port';
+import { pgClient, type OrmDatabase, type PgClient, type PgSession } from '@holdfast/orm-port';
 
 /** Key of the PostgreSQL advisory lock whose holder is the one scheduler ("HfSc"). */
 export const SCHEDULER_LOCK_KEY = 0x48665363;
@@ -33,22 +33,13 @@ export class SingleProcessLock implements LeaderLock {
   }
 }
 
-interface PgConnection {
-  query(sql: string, values?: unknown[]): Promise<{ rows: Array<Record<string, unknown>> }>;
-}
-
-interface KnexClient {
-  acquireConnection(): Promise<PgConnection>;
-  releaseConnection(connection: PgConnection): Promise<void>;
-}
-
 /**
  * `pg_try_advisory_lock` held on a dedicated pool connection for as long as this process is the scheduler. The
  * lock is per session, so when the holder dies its connection closes, PostgreSQL frees the lock, and the next
  * process that retries takes over.
  */
 export class PostgresAdvisoryLock implements LeaderLock {
-  private connection: PgConnection | undefined;
+  private connection: PgSession | undefined;
   lostBecause: string | undefined;
 
   constructor(
@@ -56,8 +47,8 @@ export class PostgresAdvisoryLock implements LeaderLock {
     private readonly key = SCHEDULER_LOCK_KEY,
   ) {}
 
-  private client(): KnexClient {
-    return this.database.em().getKnex().client as KnexClient;
+  private client(): PgClient {
+    return pgClient(this.database);
   }
 
   async tryAcquire(): Promise<boolean> {

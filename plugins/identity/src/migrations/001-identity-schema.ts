@@ -1,5 +1,5 @@
+import { defineMigration } from '@holdfast/orm-port';
 import type { Knex } from '@mikro-orm/knex';
-import type { PluginMigration } from '@holdfast/kernel';
 
 type Table = Knex.CreateTableBuilder;
 
@@ -163,20 +163,16 @@ function createRecordTables(schema: Knex.SchemaBuilder): Knex.SchemaBuilder {
  * Creates every identity table. On PostgreSQL it also creates `rate_limits`, the shared counter table that
  * rate-limiter-flexible's PostgreSQL store reads (same columns that library would create itself).
  */
-export const identitySchemaMigration: PluginMigration = {
-  name: '20260101-identity-001-schema',
-  async up(builder, dialect) {
-    const knex = builder as Knex;
-    await createPeopleTables(knex.schema);
-    await createCredentialTables(knex.schema);
-    await createSecondFactorTables(knex.schema);
-    await createRecordTables(knex.schema);
-    if (dialect === 'postgresql') {
-      await knex.schema.createTable('rate_limits', (t) => {
-        t.string('key', 255).primary();
-        t.integer('points').notNullable().defaultTo(0);
-        t.bigInteger('expire').nullable();
-      });
-    }
-  },
-};
+export const identitySchemaMigration = defineMigration('20260101-identity-001-schema', async (knex, dialect) => {
+  await createPeopleTables(knex.schema);
+  await createCredentialTables(knex.schema);
+  await createSecondFactorTables(knex.schema);
+  await createRecordTables(knex.schema);
+  if (dialect === 'postgresql') {
+    await knex.schema.createTable('rate_limits', (t) => {
+      t.string('key', 255).primary();
+      t.integer('points').notNullable().defaultTo(0);
+      t.bigInteger('expire').nullable();
+    });
+  }
+});

@@ -1,6 +1,5 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { silentLogger, type KernelLogger, type RateLimitClass, type RateLimitOutcome, type RateLimiter } from '@holdfast/kernel';
-import type { SqlEntityManager } from '@mikro-orm/knex';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { IdentitySettings } from '../settings/identity-settings.js';
 import { currentLimit } from './limits.js';
@@ -52,7 +51,7 @@ export class SettingsRateLimiter implements RateLimiter {
   }
 
   private postgresLimiter(kind: RateLimitClass): RateLimiterAbstract {
-    const knex = (this.database.em() as SqlEntityManager).getKnex();
+    const knex = this.database.em().getKnex();
     return new RateLimiterPostgres({
       storeClient: knex,
       storeType: 'knex',
@@ -69,6 +68,6 @@ export class SettingsRateLimiter implements RateLimiter {
 /** Deletes expired PostgreSQL counters (the housekeeping task calls it); a no-op on libsql. */
 export async function deleteExpiredCounters(database: OrmDatabase, now = Date.now()): Promise<number> {
   if (database.dialect !== 'postgresql') return 0;
-  const knex = (database.em() as SqlEntityManager).getKnex();
+  const knex = database.em().getKnex();
   return knex(RATE_LIMIT_TABLE).where('expire', '<', now).delete();
 }

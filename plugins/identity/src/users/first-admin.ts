@@ -1,6 +1,5 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { ConflictError, ValidationError, type EventBus } from '@holdfast/kernel';
-import type { SqlEntityManager } from '@mikro-orm/knex';
 import { z } from 'zod';
 import { UserEntity, type User } from '../entities/user.js';
 import { MIN_PASSWORD_LENGTH } from './passwords.js';
@@ -41,7 +40,7 @@ export async function createFirstAdmin(database: OrmDatabase, input: FirstAdminI
   const run = queue.then(() =>
     database.em().transactional(async (em) => {
       if (database.dialect === 'postgresql') {
-        await (em as SqlEntityManager).getConnection().execute(`select pg_advisory_xact_lock(${SETUP_LOCK_KEY})`);
+        await em.getConnection().execute(`select pg_advisory_xact_lock(${SETUP_LOCK_KEY})`);
       }
       const users = new UserService(database, events);
       if ((await em.count(UserEntity, {})) > 0) throw new ConflictError('Setup is already complete: a user exists');

@@ -1,8 +1,8 @@
-import type { OrmDatabase } from '@holdfast/orm-port';
+import { defineMigration, type OrmDatabase } from '@holdfast/orm-port';
 import { randomUUID } from 'node:crypto';
-import type { NotificationField, PluginMigration } from '@holdfast/kernel';
+import type { NotificationField } from '@holdfast/kernel';
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { EntityManager, Knex } from '@mikro-orm/knex';
+import type { EntityManager } from '@mikro-orm/knex';
 
 const TABLE = 'notification_log';
 
@@ -32,33 +32,29 @@ export const NotificationLogEntity = defineEntity({
 type NotificationLogRow = InferEntity<typeof NotificationLogEntity>;
 
 /** Creates `notification_log` with the indexes its listing and pruning use (newest first, by execution/channel). */
-export const createNotificationLogTable: PluginMigration = {
-  name: '20261123-notifications-001-log',
-  async up(builder) {
-    const knex = builder as Knex;
-    await knex.schema.createTable(TABLE, (t) => {
-      t.string('id', 36).primary();
-      t.string('event_type', 64).notNullable();
-      t.string('channel_id', 36).nullable();
-      t.string('channel_name', 255).notNullable();
-      t.string('adapter_id', 100).notNullable();
-      t.string('status', 16).notNullable();
-      t.text('title').notNullable();
-      t.text('message').notNullable();
-      t.text('fields').notNullable();
-      t.string('color', 16).nullable();
-      t.text('rendered_html').nullable();
-      t.text('rendered_payload').nullable();
-      t.text('error').nullable();
-      t.string('execution_id', 36).nullable();
-      t.datetime('sent_at', { useTz: true }).notNullable();
-      t.index(['sent_at'], 'notification_log_sent_at_idx');
-      t.index(['execution_id'], 'notification_log_execution_idx');
-      t.index(['channel_id', 'sent_at'], 'notification_log_channel_idx');
-      t.index(['event_type', 'sent_at'], 'notification_log_event_idx');
-    });
-  },
-};
+export const createNotificationLogTable = defineMigration('20261123-notifications-001-log', async (knex) => {
+  await knex.schema.createTable(TABLE, (t) => {
+    t.string('id', 36).primary();
+    t.string('event_type', 64).notNullable();
+    t.string('channel_id', 36).nullable();
+    t.string('channel_name', 255).notNullable();
+    t.string('adapter_id', 100).notNullable();
+    t.string('status', 16).notNullable();
+    t.text('title').notNullable();
+    t.text('message').notNullable();
+    t.text('fields').notNullable();
+    t.string('color', 16).nullable();
+    t.text('rendered_html').nullable();
+    t.text('rendered_payload').nullable();
+    t.text('error').nullable();
+    t.string('execution_id', 36).nullable();
+    t.datetime('sent_at', { useTz: true }).notNullable();
+    t.index(['sent_at'], 'notification_log_sent_at_idx');
+    t.index(['execution_id'], 'notification_log_execution_idx');
+    t.index(['channel_id', 'sent_at'], 'notification_log_channel_idx');
+    t.index(['event_type', 'sent_at'], 'notification_log_event_idx');
+  });
+});
 
 /** What a dispatcher records about one attempt. */
 export interface NotificationLogInput {

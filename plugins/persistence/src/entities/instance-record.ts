@@ -1,6 +1,5 @@
+import { defineMigration } from '@holdfast/orm-port';
 import { defineEntity } from '@mikro-orm/core';
-import type { PluginMigration } from '@holdfast/kernel';
-import type { Knex } from '@mikro-orm/knex';
 
 /**
  * One row naming this Holdfast installation: a stable id (for logs, support and multi-process setups) and when
@@ -16,13 +15,9 @@ export const InstanceRecord = defineEntity({
 });
 
 /** Creates the `holdfast_instance` table. */
-export const createInstanceTable: PluginMigration = {
-  name: '20261120-persistence-001-instance',
-  async up(builder) {
-    const knex = builder as Knex;
-    await knex.schema.createTable('holdfast_instance', (table) => {
-      table.string('id', 36).primary();
-      table.datetime('created_at').notNullable();
-    });
-  },
-};
+export const createInstanceTable = defineMigration('20261120-persistence-001-instance', async (knex) => {
+  await knex.schema.createTable('holdfast_instance', (table) => {
+    table.string('id', 36).primary();
+    table.datetime('created_at').notNullable();
+  });
+});
