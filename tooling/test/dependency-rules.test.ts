@@ -8,6 +8,7 @@ import {
   adapterIdBranchViolations,
   adapterViolations,
   databaseClientViolations,
+  databaseHandleCastViolations,
   escapingImportViolations,
   kernelViolations,
   packageHygieneViolations,
@@ -67,6 +68,12 @@ describe('dependency rules of the workspace', () => {
 
   it('no plugin depends on a database client library (pg, mysql2, ioredis...)', () => {
     const problems = under('plugins/').flatMap(databaseClientViolations);
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('no plugin or app casts the database handle (typed migrations, em() and pgClient() instead)', async () => {
+    const outsidePlatform = workspace.filter((pkg) => pkg.dir.startsWith('plugins/') || pkg.dir.startsWith('apps/'));
+    const problems = (await Promise.all(outsidePlatform.map(async (pkg) => databaseHandleCastViolations(pkg, await sourceTextsOf(pkg))))).flat();
     expect(problems, report(problems)).toEqual([]);
   });
 

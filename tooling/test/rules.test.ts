@@ -7,6 +7,7 @@ import {
   adapterIdBranchViolations,
   adapterViolations,
   databaseClientViolations,
+  databaseHandleCastViolations,
   escapingImportViolations,
   kernelViolations,
   packageHygieneViolations,
@@ -230,5 +231,38 @@ describe('database client rule', () => {
       '@holdfast/engine must not depend on the database client pg (found in dependencies); a source adapter\'s scratch capability talks to its database',
       '@holdfast/engine must not depend on the database client ioredis (found in optionalDependencies); a source adapter\'s scratch capability talks to its database',
     ]);
+  });
+});
+
+describe('database handle cast rule', () => {
+  const identity = pkg('plugins/identity', { name: '@holdfast/identity' });
+
+  it('names each cast of the ORM handle by file and line', () => {
+    const files = [
+      { file: 'src/m.ts', text: "export const m = {\n  async up(builder) {\n    const knex = builder as Knex;\n  },\n};" },
+      { file: 'src/r.ts', text: 'const knex = (this.database.em() as SqlEntityManager).getKnex();\nconst em = orm.em as unknown as EntityManager;' },
+      { file: 'src/w.ts', text: 'return this.database.em().getKnex().client as KnexClient;' },
+    ];
+    expect(databaseHandleCastViolations(identity, files).map((problem) => problem.split(' casts')[0])).toEqual([
+      '@holdfast/identity src/m.ts:3',
+      '@holdfast/identity src/r.ts:1',
+      '@holdfast/identity src/r.ts:2',
+      '@holdfast/identity src/w.ts:1',
+    ]);
+  });
+
+  it('accepts typed handles, value casts and prose', () => {
+    const files = [
+      {
+        file: 'src/ok.ts',
+        text: [
+          "export const m = defineMigration('x', async (knex) => knex.schema.dropTable('t'));",
+          'const value = platform.processDateProperty(date) as Knex.Value;',
+          ' * The handle, typed as EntityManager by the port.',
+          'const client = pgClient(database);',
+        ].join('\n'),
+      },
+    ];
+    expect(databaseHandleCastViolations(identity, files)).toEqual([]);
   });
 });

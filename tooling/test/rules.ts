@@ -164,3 +164,23 @@ export function databaseClientViolations(plugin: WorkspacePackage): string[] {
     .filter(([, dep]) => (DATABASE_CLIENTS as readonly string[]).includes(dep))
     .map(([field, dep]) => `${plugin.name} must not depend on the database client ${dep} (found in ${field}); a source adapter's scratch capability talks to its database`);
 }
+
+/** A cast of the ORM handle: `builder as Knex`, `em as SqlEntityManager`, `as unknown as EntityManager`, `.client as`. */
+const HANDLE_CAST = /\bas\s+(?:unknown\s+as\s+)?(?:Knex|SqlEntityManager|EntityManager|KnexClient|AbstractSqlConnection|MikroORM)(?![\w.])|\.client\s+as\s/;
+
+/**
+ * Outside `platform/`, code never casts the database handle: migrations get a typed knex from `defineMigration`,
+ * `OrmDatabase.em()` is the SQL EntityManager and `pgClient()` the PostgreSQL pool. A cast would hide a wrong type
+ * behind the one place (`@holdfast/orm-port`) that knows what the persistence layer hands out.
+ */
+export function databaseHandleCastViolations(pkg: WorkspacePackage, files: readonly SourceText[]): string[] {
+  const problems: string[] = [];
+  for (const { file, text } of files) {
+    text.split('\n').forEach((line, index) => {
+      const code = line.trim();
+      if (code.startsWith('*') || code.startsWith('//') || code.startsWith('/*')) return;
+      if (HANDLE_CAST.test(code)) problems.push(`${pkg.name} ${file}:${index + 1} casts the database handle; use defineMigration, OrmDatabase.em() or pgClient(): ${code}`);
+    });
+  }
+  return problems;
+}
