@@ -3,6 +3,7 @@
  * matching TOKENS so identity, the engine, notifications and observability never import it.
  */
 
+import type { InjectionToken } from 'tsyringe';
 import type { CompressionCodec } from '../compression.js';
 
 /** Reads typed system settings with their defaults (SPEC "SystemSetting"); changes apply without a restart. */
@@ -20,6 +21,22 @@ export interface SecretSealer {
   seal(plaintext: string): string;
   open(sealed: string): string;
 }
+
+/**
+ * A plugin that stores values sealed with the system key ({@link SecretSealer}) outside the catalog's own tables
+ * registers one of these, so `holdfast secrets rotate-key` re-seals them in the same transaction as the catalog's.
+ * `Transaction` is the open transaction of the database port (a MikroORM EntityManager on the server; the kernel
+ * knows no ORM, hence the parameter).
+ */
+export interface SealedSecretHolder<Transaction = unknown> {
+  /** What the values are, for the rotation report: `two-factor and single sign-on secrets`. */
+  readonly label: string;
+  /** Replaces every sealed value the plugin stores by `reseal(value)` inside `transaction`; answers how many. */
+  reseal(transaction: Transaction, reseal: (sealed: string) => string): Promise<number>;
+}
+
+/** Multi-registration token: resolve with `container.resolveAll` (registered by identity, for example). */
+export const SEALED_SECRET_HOLDERS = Symbol.for('holdfast:sealed-secret-holders') as InjectionToken<SealedSecretHolder>;
 
 /** A saved adapter configuration resolved for use: secrets decrypted, credential profiles attached. */
 export interface ResolvedAdapterConfig {

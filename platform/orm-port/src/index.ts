@@ -22,16 +22,3 @@ export type { EntityManager, SqlEntityManager, Knex } from '@mikro-orm/knex';
 export { defineMigration } from './migration.js';
 export { pgClient, type PgClient, type PgSession } from './pg-client.js';
 
-/**
- * A plugin that stores values sealed with the system key (`TOKENS.SecretSealer`) outside the catalog's own tables
- * registers one of these, so `holdfast secrets rotate-key` re-seals them in the same transaction as the catalog's.
- */
-export interface SealedSecretHolder {
-  /** What the values are, for the rotation report: `two-factor and single sign-on secrets`. */
-  readonly label: string;
-  /** Replaces every sealed value the plugin stores by `reseal(value)` inside `transaction`; answers how many. */
-  reseal(transaction: SqlEntityManager, reseal: (sealed: string) => string): Promise<number>;
-}
-
-/** Multi-registration token: resolve with `container.resolveAll` (registered by identity, for example). */
-export const SEALED_SECRET_HOLDERS = Symbol.for('holdfast:sealed-secret-holders') as InjectionToken<SealedSecretHolder>;

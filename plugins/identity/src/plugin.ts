@@ -1,6 +1,6 @@
-import { ORM_DATABASE, SEALED_SECRET_HOLDERS } from '@holdfast/orm-port';
+import { ORM_DATABASE } from '@holdfast/orm-port';
 import { identitySealedSecrets } from './sealed-secrets.js';
-import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
+import { optionalToken, SEALED_SECRET_HOLDERS, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { identityConfigFromEnv, type IdentityConfig } from './config.js';
 import { identityEntities } from './entities/index.js';

@@ -1,4 +1,5 @@
-import type { SealedSecretHolder } from '@holdfast/orm-port';
+import type { SealedSecretHolder } from '@holdfast/kernel';
+import type { SqlEntityManager } from '@holdfast/orm-port';
 import { TwoFactorEntity } from './entities/second-factor.js';
 import { SsoProviderEntity } from './entities/sso-provider.js';
 
@@ -7,7 +8,7 @@ import { SsoProviderEntity } from './entities/sso-provider.js';
  * Registered under `SEALED_SECRET_HOLDERS` so a key rotation re-seals them with the catalog's in one transaction;
  * without it they could no longer be opened after the rotation.
  */
-export const identitySealedSecrets: SealedSecretHolder = {
+export const identitySealedSecrets: SealedSecretHolder<SqlEntityManager> = {
   label: 'two-factor and single sign-on secret(s)',
   async reseal(transaction, reseal) {
     let count = 0;

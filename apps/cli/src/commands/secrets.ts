@@ -15,11 +15,10 @@ export function addSecretsCommand(program: Command, output: CliOutput): void {
     .action(async (options: { newKeyFile: string; json?: boolean }) => {
       const { loadRuntimeConfig, serverVersion, withOfflineStack } = await import('@holdfast/server');
       const { SecretBox, loadSystemKey, parseKeyText, rotateSystemKey, SYSTEM_KEY_FILE } = await import('@holdfast/catalog');
-      const { silentLogger } = await import('@holdfast/kernel');
+      const { silentLogger, SEALED_SECRET_HOLDERS } = await import('@holdfast/kernel');
       const settings = loadRuntimeConfig(process.env, serverVersion());
       const current = loadSystemKey(process.env, settings.dataDir, silentLogger);
       const next = new SecretBox(parseKeyText(await readFile(options.newKeyFile, 'utf8'), `The key file ${options.newKeyFile}`));
-      const { SEALED_SECRET_HOLDERS } = await import('@holdfast/orm-port');
       const report = await withOfflineStack(
         ({ database, container }) => {
           // Plugins that keep values sealed outside the catalog (identity: TOTP and SSO secrets) are re-sealed too.

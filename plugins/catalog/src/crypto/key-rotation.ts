@@ -1,4 +1,4 @@
-import type { SealedSecretHolder } from '@holdfast/orm-port';
+import type { SealedSecretHolder } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import { CredentialProfileEntity, EncryptionProfileEntity, KeyCanaryEntity } from '../entities/profiles.js';
