@@ -4,6 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import mysql from 'mysql2/promise';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, type SourceAdapter } from '@holdfast/sdk';
@@ -51,6 +52,10 @@ describe('atomic MySQL/MariaDB restores against the local MariaDB', () => {
     await sql('CREATE TABLE tags (id INT PRIMARY KEY, item_id INT, CONSTRAINT fk_tag_item FOREIGN KEY (item_id) REFERENCES items (id)) ENGINE=InnoDB', [], seeded);
     await sql('INSERT INTO tags VALUES (1, 1), (2, 2)', [], seeded);
     await sql('CREATE VIEW item_names AS SELECT id, name FROM items', [], seeded);
+    // A view made by a client with another character set (as the mariadb CLI of MariaDB 10.x, utf8mb3): the server
+    // stores that context with it, and a restore must bring it back (the container image test found it lost).
+    const utf8mb3 = await mysql.createConnection({ ...server, database: seeded, charset: 'UTF8_GENERAL_CI' });
+    await utf8mb3.query("CREATE VIEW item_labels AS SELECT id, concat('item ', name) AS label FROM items").finally(() => utf8mb3.end());
     const handle = await source().dump({ databases: [seeded], signal: signal() });
     dump = await readAll(handle.stream);
     await handle.done;
@@ -93,6 +98,11 @@ describe('atomic MySQL/MariaDB restores against the local MariaDB', () => {
     expect(await tableRows(name)).toEqual(await tableRows(seeded));
     expect(await definitions(name)).toEqual(await definitions(seeded));
     expect(await sql('SELECT COUNT(*) AS n FROM item_names', [], name)).toEqual([{ n: 3000 }]);
+    const context = (schema: string) =>
+      sql('SELECT table_name AS name, character_set_client AS client, collation_connection AS collation FROM information_schema.views WHERE table_schema = ? ORDER BY 1', [schema]);
+    const original = await context(seeded);
+    expect(original.find((view) => view.name === 'item_labels')).toMatchObject({ client: 'utf8mb3', collation: 'utf8mb3_general_ci' });
+    expect(await context(name)).toEqual(original);
     // The trigger is live on the swapped-in table.
     await sql("INSERT INTO items (id, name) VALUES (999999, 'after the swap')", [], name);
     expect(await sql('SELECT at_name FROM audit WHERE item_id = 999999', [], name)).toEqual([{ at_name: 'after the swap' }]);

@@ -9,6 +9,9 @@ export interface SchemaObject {
   create: string;
   sqlMode: string;
   timeZone?: string;
+  /** The client character set and connection collation it was defined under (the server stores them with it). */
+  characterSetClient?: string;
+  collationConnection?: string;
 }
 
 /** Quotes a string literal (the server's default escaping: backslashes are escapes). */
@@ -16,13 +19,14 @@ export function quoteLiteral(value: string): string {
   return `'${value.replaceAll('\\', '\\\\').replaceAll("'", "''")}'`;
 }
 
-/** Position of the columns of each `SHOW CREATE` answer: [create, sql_mode, time_zone]. */
-const COLUMNS: Record<SchemaObject['kind'], [number, number | undefined, number | undefined]> = {
-  view: [1, undefined, undefined],
-  trigger: [2, 1, undefined],
-  procedure: [2, 1, undefined],
-  function: [2, 1, undefined],
-  event: [3, 1, 2],
+/** Position of the columns of each `SHOW CREATE` answer: [create, sql_mode, time_zone, character_set_client]
+ * (collation_connection follows character_set_client). */
+const COLUMNS: Record<SchemaObject['kind'], [number, number | undefined, number | undefined, number]> = {
+  view: [1, undefined, undefined, 2],
+  trigger: [2, 1, undefined, 3],
+  procedure: [2, 1, undefined, 3],
+  function: [2, 1, undefined, 3],
+  event: [3, 1, 2, 4],
 };
 
 /** What one schema holds, as the swap needs it. */
@@ -68,9 +72,17 @@ export async function readSchemas(target: AdminTarget, databases: readonly strin
   const rows = await adminQuery(target, statements);
   for (const [index, [schema, kind, name]] of definitions.entries()) {
     const row = rows[index];
-    const [create, mode, zone] = COLUMNS[kind];
+    const [create, mode, zone, charset] = COLUMNS[kind];
     if (!row?.[create]) throw new Error(`the definition of the ${kind} "${name}" cannot be read (the account needs SHOW VIEW, TRIGGER, EVENT and routine access)`);
-    contents.get(schema)!.objects.push({ kind, name, create: row[create], sqlMode: mode === undefined ? '' : row[mode]!, ...(zone === undefined ? {} : { timeZone: row[zone]! }) });
+    const [characterSetClient, collationConnection] = [row[charset], row[charset + 1]];
+    contents.get(schema)!.objects.push({
+      kind,
+      name,
+      create: row[create],
+      sqlMode: mode === undefined ? '' : row[mode]!,
+      ...(zone === undefined ? {} : { timeZone: row[zone]! }),
+      ...(characterSetClient && collationConnection ? { characterSetClient, collationConnection } : {}),
+    });
   }
   return contents;
 }
@@ -88,7 +100,7 @@ export async function createObjects(target: AdminTarget, database: string, objec
   if (objects.length === 0) return [];
   // Views first (in the order that works), then the rest; all in one round trip when nothing fails, which is the rule.
   const ordered = [...objects].sort((a, b) => Number(b.kind === 'view') - Number(a.kind === 'view'));
-  const all = ordered.flatMap((object) => [...(object.kind === 'view' ? [] : settingsOf(object)), object.create]);
+  const all = ordered.flatMap((object) => [...settingsOf(object), object.create]);
   if (await adminQuery(target, all, database).then(() => true, () => false)) return [];
   // Something failed: what the batch made before it exists now, so each object is retried alone, skipping those.
   const made = new Set((await readSchemas(target, [database])).get(database)!.objects.map((object) => `${object.kind} ${object.name}`));
@@ -98,7 +110,7 @@ export async function createObjects(target: AdminTarget, database: string, objec
     const failed: SchemaObject[] = [];
     failures = [];
     for (const object of pending) {
-      await adminQuery(target, [...(object.kind === 'view' ? [] : settingsOf(object)), object.create], database).catch((error: unknown) => {
+      await adminQuery(target, [...settingsOf(object), object.create], database).catch((error: unknown) => {
         failed.push(object);
         failures.push(`the ${object.kind} "${object.name}": ${(error as Error).message}`);
       });
@@ -109,7 +121,18 @@ export async function createObjects(target: AdminTarget, database: string, objec
   return pending.length > 0 ? failures : [];
 }
 
-/** The session settings an object was defined under. */
+/**
+ * The session settings an object was defined under: its sql_mode and time zone (not for views: SHOW CREATE VIEW
+ * gives neither), and for every kind the client character set and connection collation, which the server stores
+ * with the object (mariadb-dump restores them the same way). Without them a restored object took the restoring
+ * connection's (found by the container image test: a view made by a utf8mb3 client came back as utf8mb4).
+ */
 function settingsOf(object: SchemaObject): string[] {
-  return [`SET SESSION sql_mode = ${quoteLiteral(object.sqlMode)}`, ...(object.timeZone ? [`SET SESSION time_zone = ${quoteLiteral(object.timeZone)}`] : [])];
+  return [
+    ...(object.kind === 'view' ? [] : [`SET SESSION sql_mode = ${quoteLiteral(object.sqlMode)}`]),
+    ...(object.timeZone ? [`SET SESSION time_zone = ${quoteLiteral(object.timeZone)}`] : []),
+    ...(object.characterSetClient && object.collationConnection
+      ? [`SET SESSION character_set_client = ${quoteLiteral(object.characterSetClient)}, collation_connection = ${quoteLiteral(object.collationConnection)}`]
+      : []),
+  ];
 }
