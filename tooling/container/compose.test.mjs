@@ -94,8 +94,9 @@ describe('compose.scale.yaml', { concurrency: false }, () => {
     api = new HoldfastApi(baseUrl);
     await api.call('POST', '/api/auth/setup', { email: 'admin@example.com', password: `compose-test-${id}` });
     await api.signIn('admin@example.com', `compose-test-${id}`);
-    // 30 jobs and 30 runs are 60 mutations from one IP: above the default 20 a minute.
-    await api.call('PUT', '/api/settings', { mutationPoints: 1000 });
+    // 30 jobs and 30 runs are 60 mutations from one IP, above the default 20 a minute; waiting for 30 runs at once
+    // polls each twice a second, above the default 100 reads a minute. The test is one client acting for many.
+    await api.call('PUT', '/api/settings', { mutationPoints: 1000, apiPoints: 100_000 });
     const processes = await until('two workers registered', () => {
       const rows = sql("SELECT id FROM engine_processes WHERE role = 'worker'").split('\n').filter(Boolean);
       return rows.length === 2 ? rows : undefined;
@@ -130,11 +131,14 @@ describe('compose.scale.yaml', { concurrency: false }, () => {
       await sleep(1500);
       const queued = await Promise.all(jobs.slice(0, 6).map((job) => api.call('POST', `/api/jobs/${job.id}/run`)));
       const ids = queued.map(({ executionId }) => `'${executionId}'`).join(',');
-      const victim = podman(['exec', container('worker1'), 'hostname']).stdout.trim();
-      const victimId = sql(`SELECT id FROM engine_processes WHERE host = '${victim}'`);
-      await until('a run on worker1', () => Number(sql(`SELECT count(*) FROM executions WHERE id IN (${ids}) AND status = 'Running' AND claimed_by = '${victimId}'`)) > 0);
+      // The victim is the worker that holds a run (maxConcurrentJobs is 1 by default, for the whole cluster: one
+      // run is in flight, on either worker).
+      const victimId = await until('a run in flight', () => sql(`SELECT claimed_by FROM executions WHERE id IN (${ids}) AND status = 'Running' LIMIT 1`));
+      const host = sql(`SELECT host FROM engine_processes WHERE id = '${victimId}'`);
+      const victim = ['worker1', 'worker2'].find((service) => podman(['exec', container(service), 'hostname']).stdout.trim() === host);
+      assert.ok(victim, `no worker container has the host name ${host}`);
       const killed = sql(`SELECT id FROM executions WHERE id IN (${ids}) AND status = 'Running' AND claimed_by = '${victimId}'`).split('\n');
-      podman(['kill', container('worker1')]);
+      podman(['kill', container(victim)]);
       holder.kill();
       podman(['exec', container('postgres'), 'psql', '-h', '/tmp', '-U', 'holdfast', '-d', 'holdfast', '-qAtc',
         "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'fixture' AND query LIKE '%pg_sleep%'"]);

@@ -2,8 +2,9 @@
 // installed here; otherwise the test fails with one line saying what to install (nothing is skipped silently).
 import { spawnSync } from 'node:child_process';
 
-const PACKAGES = ['podman', 'runc', 'mmdebstrap', 'podman-compose', 'netavark', 'aardvark-dns'];
-const COMMANDS = ['podman', 'runc', 'mmdebstrap', 'podman-compose'];
+// iptables: podman's network stack (netavark) calls it for the compose test's bridge network ("netavark: No such file" without it).
+const PACKAGES = ['podman', 'runc', 'mmdebstrap', 'podman-compose', 'netavark', 'aardvark-dns', 'iptables'];
+const COMMANDS = ['podman', 'runc', 'mmdebstrap', 'podman-compose', 'iptables'];
 
 const missing = () => COMMANDS.filter((command) => spawnSync('sh', ['-c', `command -v ${command}`]).status !== 0);
 
