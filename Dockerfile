@@ -23,33 +23,41 @@ RUN --mount=type=secret,id=ca_bundle,target=/run/secrets/ca_bundle \
  && node tooling/container/stage-runtime.mjs /out \
  && install -m 0755 tooling/container/entrypoint.sh /out/entrypoint.sh
 
-# ---- runtime: Node, the dump and transfer tools, the staged packages; no npm, no compiler, no sources ----
-FROM ${BASE} AS runtime
+# ---- system: Node, the dump and transfer tools, the service user; no npm, no compiler ----
+FROM ${BASE} AS system
 ARG DEBIAN_FRONTEND=noninteractive
 # postgresql-client is Debian's newest major (17 on trixie): its pg_dump reads servers 9.2-17 and pg_restore
 # writes to 9.2-17. mariadb-client has mariadb-dump and mariadb-binlog; mariadb-backup the physical backups.
 # tini is PID 1: it forwards SIGTERM to Node and reaps the dump tools' orphans. The PostgreSQL tools are linked
-# into /usr/local/bin so they run without Debian's Perl wrapper; slim.sh then removes what no adapter runs.
+# into /usr/local/bin so they run without Debian's Perl wrapper; slim.sh then removes what no adapter runs, strips
+# Node's debugging symbols (binutils is installed for that and removed again) and removes npm.
 COPY tooling/container/slim.sh /tmp/slim.sh
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       ca-certificates passwd tini zstd \
       postgresql-client mariadb-client mariadb-backup redis-tools sqlite3 \
-      openssh-client rsync rclone smbclient \
+      openssh-client rsync rclone smbclient binutils \
  && for tool in /usr/lib/postgresql/*/bin/*; do ln -sf "$tool" /usr/local/bin/; done \
  && sh /tmp/slim.sh \
- && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/log/* /usr/share/doc/* /usr/share/man/* /tmp/slim.sh \
-      /usr/local/lib/node_modules/npm /usr/local/bin/npm /usr/local/bin/npx /usr/local/include /opt/yarn* \
+ && apt-get purge -y --auto-remove binutils \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/* /var/cache/debconf/*-old /var/lib/dpkg/*-old /var/log/* \
+      /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/lintian /tmp/slim.sh \
  && groupadd --gid 10001 holdfast \
  && useradd --uid 10001 --gid holdfast --home-dir /data --no-create-home --shell /usr/sbin/nologin holdfast \
  && mkdir -p /data/state /data/backups && chown -R holdfast:holdfast /data && chmod -R 0700 /data
 
+# ---- runtime: the system above as one layer (what its RUN removed from the base, npm above all, is gone, not
+# hidden under a later layer), then the staged packages as a second layer, the one that changes with each release ----
+FROM scratch AS runtime
+COPY --from=system / /
 COPY --from=build /out /opt/holdfast
 
 # All state lives in /data: the embedded database and the generated system key in /data/state, local
 # destinations in /data/backups. Secrets can come from files: HOLDFAST_ENCRYPTION_KEY_FILE,
 # HOLDFAST_ADMIN_PASSWORD_FILE, DATABASE_URL_FILE.
-ENV NODE_ENV=production \
+# PATH as the base images set it (a `FROM scratch` stage inherits no environment).
+ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    NODE_ENV=production \
     PORT=3000 \
     HOLDFAST_DATA_DIR=/data/state \
     HOLDFAST_LOCAL_ROOTS=/data/backups \

@@ -8,8 +8,8 @@
 // Why not `npm ci --omit=dev`: it would install the web app's React/Mantine tree and every package's test helpers
 // (about 250 MB on disk before pruning), and a second install costs a second resolution pass in the build.
 // Usage: node tooling/container/stage-runtime.mjs <out-dir>   (from the repository root, after the build)
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, symlinkSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -25,7 +25,17 @@ const FILES_ONLY = new Set(['@holdfast/web']);
 // Files a running process never reads. `.md` is dropped only from third-party packages: the recovery kit
 // (@holdfast/recovery-kit) ships a README the engine reads at run time.
 const NEVER = /(\.d\.[cm]?ts|\.map|\.tsbuildinfo)$/;
-const NEVER_THIRD_PARTY = /(\.[cm]?ts|\.md|\.markdown)$/i;
+const NEVER_THIRD_PARTY = /(\.[cm]?ts|\.md|\.markdown|\.(c|cc|cpp|h|hh|hpp|o|gyp|gypi)|\.(min|bc)\.js)$/i;
+// Folders at a third-party package's root that hold no run-time code (tests, benchmarks, examples, docs). Licences
+// stay; nested folders of these names stay too (a few packages keep code in them).
+const ROOT_FOLDERS_NEVER = new Set(['test', 'tests', '__tests__', 'benchmark', 'benchmarks', 'example', 'examples', 'doc', 'docs', '.github', 'coverage']);
+// Builds for other runtimes or module systems: dropped wherever they are, unless the package's `main` or its
+// `exports` resolved with Node's conditions leads into one (so `esm/` stays where Node imports it, `dist-es/`
+// of the AWS SDK goes: its `node` condition comes before `import` and names `dist-cjs/`).
+const OTHER_BUILDS = new Set(['browser', 'react-native', 'workerd', 'deno', 'bun', 'umd', 'esm', 'es', 'dist-es', 'dist-types', 'dist-browser']);
+const NODE_CONDITIONS = [new Set(['node', 'import', 'module-sync', 'default']), new Set(['node', 'require', 'module-sync', 'default'])];
+// Dependencies that only a package's browser build loads (checked below: staging fails if a staged file names one).
+const BROWSER_ONLY = new Set(['@azure/msal-browser']);
 
 const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 const isLibcMusl = false; // the image is Debian (glibc)
@@ -58,15 +68,48 @@ function locate(name, fromDir) {
   }
 }
 
+/** The files Node can resolve as the package's entry points: `main` and `exports` under Node's conditions. */
+function entryPoints(manifest) {
+  const found = [];
+  const walk = (target, conditions) => {
+    if (typeof target === 'string') found.push(target);
+    else if (Array.isArray(target)) for (const item of target) walk(item, conditions);
+    else if (target && typeof target === 'object') {
+      const keys = Object.keys(target);
+      if (keys.some((key) => key.startsWith('.'))) for (const key of keys) walk(target[key], conditions);
+      else {
+        // Node takes the first key, in the object's order, that is one of its conditions.
+        const key = keys.find((candidate) => conditions.has(candidate));
+        if (key !== undefined) walk(target[key], conditions);
+      }
+    }
+  };
+  for (const conditions of NODE_CONDITIONS) walk(manifest.exports, conditions);
+  if (typeof manifest.main === 'string') found.push(manifest.main);
+  return found.map((entry) => entry.replace(/^\.\//, ''));
+}
+
+/** True when the folder `inside` (relative to the package) is another runtime's build that no entry point leads into. */
+function isOtherBuild(inside, entries) {
+  if (!OTHER_BUILDS.has(basename(inside))) return false;
+  const folder = `${inside.split(sep).join('/')}/`;
+  return !entries.some((entry) => entry.startsWith(folder));
+}
+
 const copiedDirs = new Set();
-function copyFiltered(from, to, isThirdParty) {
+function copyFiltered(from, to, isThirdParty, manifest) {
+  const entries = isThirdParty && (manifest.exports !== undefined || manifest.main !== undefined) ? entryPoints(manifest) : undefined;
   cpSync(from, to, {
     recursive: true,
     verbatimSymlinks: true,
     filter: (source) => {
-      if (source.includes(`${sep}node_modules${sep}`) && relative(from, source).split(sep).includes('node_modules')) return false;
+      const inside = relative(from, source);
+      if (source.includes(`${sep}node_modules${sep}`) && inside.split(sep).includes('node_modules')) return false;
       if (NEVER.test(source) || isOtherPlatformPrebuild(source)) return false;
-      return !(isThirdParty && NEVER_THIRD_PARTY.test(source) && lstatSync(source).isFile());
+      if (!isThirdParty) return true;
+      const isDirectory = lstatSync(source).isDirectory();
+      if (isDirectory) return !(ROOT_FOLDERS_NEVER.has(inside) || (entries && isOtherBuild(inside, entries)));
+      return !NEVER_THIRD_PARTY.test(source);
     },
   });
 }
@@ -76,7 +119,7 @@ function copyWorkspace(dir, manifest) {
   mkdirSync(target, { recursive: true });
   cpSync(join(dir, 'package.json'), join(target, 'package.json'));
   for (const entry of manifest.files ?? []) {
-    if (existsSync(join(dir, entry))) copyFiltered(join(dir, entry), join(target, entry), false);
+    if (existsSync(join(dir, entry))) copyFiltered(join(dir, entry), join(target, entry), false, manifest);
   }
 }
 
@@ -99,7 +142,7 @@ function visit(packageDir, { isOptional = false } = {}) {
   if (isWorkspace) copyWorkspace(real, manifest);
   else if (!copiedDirs.has(real)) {
     copiedDirs.add(real);
-    copyFiltered(real, join(out, relative(root, real)), true);
+    copyFiltered(real, join(out, relative(root, real)), true, manifest);
   }
   if (FILES_ONLY.has(manifest.name)) return;
   const groups = [
@@ -109,7 +152,7 @@ function visit(packageDir, { isOptional = false } = {}) {
   ];
   for (const [deps, optional] of groups) {
     for (const name of Object.keys(deps ?? {})) {
-      if (name.startsWith('@types/')) continue;
+      if (name.startsWith('@types/') || BROWSER_ONLY.has(name)) continue;
       const found = locate(name, real);
       if (found) visit(found, { isOptional: optional });
       else if (!optional && !manifest.peerDependenciesMeta?.[name]?.optional) {
@@ -119,8 +162,27 @@ function visit(packageDir, { isOptional = false } = {}) {
   }
 }
 
+/**
+ * BROWSER_ONLY packages are left out; this fails the staging when a staged file other than the browser builds known
+ * to name one does, so a new release that loads one in Node cannot ship without it.
+ */
+const BROWSER_ONLY_USERS = [/@azure[\\/]identity[\\/]dist[\\/](commonjs|esm)[\\/]msal[\\/]browserFlows[\\/]/];
+function checkBrowserOnly(dir) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) checkBrowserOnly(path);
+    else if (entry.isFile() && /\.[cm]?js$/.test(entry.name) && !BROWSER_ONLY_USERS.some((allowed) => allowed.test(path))) {
+      const text = readFileSync(path, 'utf8');
+      for (const name of BROWSER_ONLY) {
+        if (text.includes(`"${name}"`) || text.includes(`'${name}'`)) throw new Error(`${relative(out, path)} loads ${name}, which the staging leaves out as browser-only`);
+      }
+    }
+  }
+}
+
 mkdirSync(out, { recursive: true });
 cpSync(join(root, 'package.json'), join(out, 'package.json'));
 for (const entry of ENTRY_PACKAGES) visit(join(root, entry));
 visit(join(root, 'node_modules', '@holdfast', 'web'));
+checkBrowserOnly(out);
 process.stdout.write(`staged ${visited.size} packages into ${out}\n`);
