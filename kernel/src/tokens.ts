@@ -10,7 +10,7 @@ import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './a
 import type { ConfigExporter, JobCatalog, ResourceNames, SecretSealer, SettingsReader } from './ports/catalog.js';
 import type { BackupReader, ExecutionStats, RecoveryKitBuilder, StorageUsage } from './ports/engine.js';
 import type { DeliveryStats } from './ports/notifications.js';
-import type { AdapterHealth } from './ports/observability.js';
+import type { AdapterHealth, SystemTaskSchedules } from './ports/observability.js';
 import type { AuditWriter } from './ports/identity.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
@@ -54,6 +54,8 @@ export const TOKENS = {
   StorageUsage: Symbol.for('holdfast:storage-usage') as InjectionToken<StorageUsage>,
   /** The health state of adapter configurations (observability plugin; the catalog's adapter answers and connection tests). */
   AdapterHealth: Symbol.for('holdfast:adapter-health') as InjectionToken<AdapterHealth>,
+  /** The system task schedules (observability plugin; the catalog's configuration export and import). */
+  SystemTaskSchedules: Symbol.for('holdfast:system-task-schedules') as InjectionToken<SystemTaskSchedules>,
   /** Notification delivery figures for metrics (notifications plugin). */
   DeliveryStats: Symbol.for('holdfast:delivery-stats') as InjectionToken<DeliveryStats>,
   /** The operator's local path rule (apps/server); {@link instantiateAdapter} hands it to every adapter. */

@@ -27,3 +27,28 @@ export interface AdapterHealth {
    */
   recordConnectionTest(configId: string, ok: boolean, message: string): Promise<void>;
 }
+
+/** One system task's stored schedule as the configuration export carries it. */
+export interface SystemTaskScheduleRecord {
+  task: string;
+  enabled: boolean;
+  /** 5-part cron expression, in the system time zone. */
+  schedule: string;
+  /** ISO 8601, or null when the task never ran. */
+  lastRunAt: string | null;
+}
+
+/**
+ * The system task schedules, kept by observability in its own `system_task_schedules` table (it runs the tasks and
+ * serves `/api/settings/system-tasks`). The catalog's configuration export and import carry them through this port.
+ */
+export interface SystemTaskSchedules {
+  /** Every stored task schedule, ordered by task name. */
+  list(): Promise<SystemTaskScheduleRecord[]>;
+  /**
+   * Sets `enabled` and `schedule` of the named tasks (next runs recomputed in the system time zone). A task this
+   * installation does not know and a schedule that is not a valid cron expression are skipped; answers the names
+   * applied. Not audited: the caller records the import that carries them.
+   */
+  restore(tasks: ReadonlyArray<Pick<SystemTaskScheduleRecord, 'task' | 'enabled' | 'schedule'>>): Promise<string[]>;
+}
