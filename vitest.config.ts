@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // at once keeps `npm test` short on the 2-core CI machine (vitest's default there would be a single worker).
 export default defineConfig({
   test: {
-    projects: ['kernel', 'sdk/*', 'plugins/*', 'adapters/*', 'apps/*', 'tooling'],
+    projects: ['kernel', 'platform/*', 'sdk/*', 'plugins/*', 'adapters/*', 'apps/*', 'tooling'],
     reporters: ['default', './tooling/vitest/summary-reporter.mjs', './tooling/vitest/hang-watch-reporter.mjs'],
     maxWorkers: Number(process.env.HOLDFAST_TEST_WORKERS ?? 3),
   },

@@ -1,6 +1,6 @@
 import type { CoreServices } from '@holdfast/boot';
 import type { HoldfastPlugin } from '@holdfast/kernel';
-import type { HoldfastDatabase } from '@holdfast/persistence';
+import type { HoldfastDatabase } from '@holdfast/database';
 import type { TestSite } from '@holdfast/tooling/harness/test-site';
 import type { DependencyContainer } from 'tsyringe';
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { createLocalPathPolicy, type LocalPathPolicy } from '@holdfast/kernel';
-import { EMBEDDED_DATABASE_FILE } from '@holdfast/persistence';
+import { EMBEDDED_DATABASE_FILE } from '@holdfast/database';
 import type { ServerSettings } from './runtime-config.js';
 
 /**

@@ -1,6 +1,6 @@
 import { delimiter, isAbsolute, resolve } from 'node:path';
 import { ADAPTER_ID_PATTERN, ADAPTER_NAME_PREFIX, type RuntimeConfig } from '@holdfast/kernel';
-import { resolveConnectionTarget } from '@holdfast/persistence';
+import { resolveConnectionTarget } from '@holdfast/database';
 
 /** The kernel's runtime config plus the settings only the server itself reads. */
 export interface ServerSettings extends RuntimeConfig {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '@holdfast/http';
 import { orderPlugins, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
 import { ORM_DATABASE } from '@holdfast/orm-port';
-import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { openDatabase, type HoldfastDatabase } from '@holdfast/database';
 import type { Logger } from 'pino';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { registerCoreServices, type CoreServices } from './core-services.js';

@@ -13,7 +13,8 @@ import {
   type HoldfastPlugin,
 } from '@holdfast/kernel';
 import namingTemplate from '@holdfast/naming-template';
-import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
+import type { HoldfastDatabase } from '@holdfast/database';
+import { createPersistencePlugin } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import retentionGfs from '@holdfast/retention-gfs';
 import pino from 'pino';

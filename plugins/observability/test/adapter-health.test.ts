@@ -2,7 +2,7 @@
 // TOKENS.AdapterHealth port the catalog reads and records connection tests through, and the migration that takes
 // the state over from the four columns it had on the catalog's adapter_configs, so an existing data directory keeps
 // its health (both dialects).
-import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { openDatabase, type HoldfastDatabase } from '@holdfast/database';
 import { createTestSite, type TestSite } from '@holdfast/tooling/harness/test-site';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';

@@ -1,10 +1,2 @@
-export { openDatabase, MIGRATIONS_TABLE, type HoldfastDatabase, type OpenDatabaseOptions } from './database.js';
-export {
-  resolveConnectionTarget,
-  describeTarget,
-  EMBEDDED_DATABASE_FILE,
-  type ConnectionTarget,
-} from './connection.js';
-export { collectMigrations, type OwnedMigration } from './migrations.js';
 export { createPersistencePlugin, ensureInstanceRecord } from './plugin.js';
 export { InstanceRecord, createInstanceTable } from './entities/instance-record.js';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { HoldfastPlugin } from '@holdfast/kernel';
-import { ORM_DATABASE } from '@holdfast/orm-port';
-import type { EntityManager } from '@mikro-orm/knex';
+import { ORM_DATABASE, type SqlEntityManager } from '@holdfast/orm-port';
 import { createInstanceTable, InstanceRecord } from './entities/instance-record.js';
 
 /**
@@ -22,7 +21,7 @@ export function createPersistencePlugin(): HoldfastPlugin {
 }
 
 /** Returns the installation's instance record, creating it on first use. */
-export async function ensureInstanceRecord(em: EntityManager): Promise<{ id: string; createdAt: Date }> {
+export async function ensureInstanceRecord(em: SqlEntityManager): Promise<{ id: string; createdAt: Date }> {
   const [existing] = await em.find(InstanceRecord, {}, { orderBy: { createdAt: 'asc' }, limit: 1 });
   if (existing) return existing;
   const created = em.create(InstanceRecord, { id: randomUUID(), createdAt: new Date() });

@@ -18,7 +18,8 @@ import {
   type PluginMigration,
   type SettingsReader,
 } from '@holdfast/kernel';
-import { createPersistencePlugin, type HoldfastDatabase } from '@holdfast/persistence';
+import type { HoldfastDatabase } from '@holdfast/database';
+import { createPersistencePlugin } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import type { Knex } from '@mikro-orm/knex';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';

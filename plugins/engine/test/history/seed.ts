@@ -2,7 +2,7 @@
 // expectation is computed from the seed by plain filtering and sorting, never written down by hand.
 import { randomUUID } from 'node:crypto';
 import type { Knex } from '@mikro-orm/knex';
-import type { HoldfastDatabase } from '@holdfast/persistence';
+import type { HoldfastDatabase } from '@holdfast/database';
 
 export interface SeededExecution {
   id: string;

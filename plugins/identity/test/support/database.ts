@@ -1,11 +1,11 @@
-// Test databases opened through the real persistence plugin: a libsql file in a temp dir, or a throwaway
+// Test databases opened through the real database library (@holdfast/database): a libsql file in a temp dir, or a throwaway
 // PostgreSQL database. The identity migrations run through its migrator exactly as in production.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { HoldfastPlugin } from '@holdfast/kernel';
-import { openDatabase as openHoldfastDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { openDatabase as openHoldfastDatabase, type HoldfastDatabase } from '@holdfast/database';
 import { createThrowawayPostgres } from '@holdfast/tooling/harness/test-site';
 import { identityEntities } from '../../src/entities/index.js';
 import { identityMigrations } from '../../src/migrations/index.js';

@@ -1,4 +1,4 @@
-import { openDatabase, type HoldfastDatabase } from '@holdfast/persistence';
+import { openDatabase, type HoldfastDatabase } from '@holdfast/database';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import type { HoldfastPlugin } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';

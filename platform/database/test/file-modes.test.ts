@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KernelLogger } from '@holdfast/kernel';
-import { createPersistencePlugin, openDatabase } from '../src/index.js';
+import { openDatabase } from '../src/index.js';
 import { notesPlugin } from './fixtures.js';
 
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
@@ -29,7 +29,7 @@ describe('regression (issue 10.11): the embedded database and the data directory
 
   it('creates a fresh data dir 0700 with holdfast.db and its siblings 0600', async () => {
     const dataDir = join(base, 'data');
-    const db = await openDatabase({ dataDir, plugins: [createPersistencePlugin(), notesPlugin()] });
+    const db = await openDatabase({ dataDir, plugins: [notesPlugin()] });
     await db.migrate();
     const files = await readdir(dataDir);
     expect(files).toContain('holdfast.db');
@@ -43,14 +43,14 @@ describe('regression (issue 10.11): the embedded database and the data directory
     const dataDir = join(base, 'data');
     await mkdir(dataDir, { mode: 0o755 });
     await chmod(dataDir, 0o755);
-    const first = await openDatabase({ dataDir, plugins: [createPersistencePlugin(), notesPlugin()] });
+    const first = await openDatabase({ dataDir, plugins: [notesPlugin()] });
     await first.migrate();
     await first.close();
     await chmod(join(dataDir, 'holdfast.db'), 0o644);
     await chmod(dataDir, 0o755);
     await writeFile(join(dataDir, 'notes.txt'), 'x', { mode: 0o644 });
     const { logger, warnings } = recordingLogger();
-    const db = await openDatabase({ dataDir, plugins: [createPersistencePlugin(), notesPlugin()], logger });
+    const db = await openDatabase({ dataDir, plugins: [notesPlugin()], logger });
     await db.close();
     const about = (name: string) => warnings.filter((line) => line.includes(join(dataDir, name)));
     expect(about('holdfast.db')).toHaveLength(1);
@@ -61,7 +61,7 @@ describe('regression (issue 10.11): the embedded database and the data directory
     expect(await modeOf(dataDir)).toBe(0o700);
     // A second start has nothing left to warn about.
     const again = recordingLogger();
-    await (await openDatabase({ dataDir, plugins: [createPersistencePlugin(), notesPlugin()], logger: again.logger })).close();
+    await (await openDatabase({ dataDir, plugins: [notesPlugin()], logger: again.logger })).close();
     expect(again.warnings).toEqual([]);
   });
 });

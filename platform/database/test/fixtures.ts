@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { HoldfastPlugin, PluginMigration } from '@holdfast/kernel';
+import type { HoldfastPlugin } from '@holdfast/kernel';
+import { defineMigration } from '@holdfast/orm-port';
 import { defineEntity } from '@mikro-orm/core';
-import type { Knex } from '@mikro-orm/knex';
 import { createThrowawayPostgres } from '@holdfast/tooling/harness/test-site';
 
 /** An entity a test plugin contributes, to prove plugin entities reach the ORM. */
@@ -17,24 +17,18 @@ export const Note = defineEntity({
   }),
 });
 
-const createNoteTable: PluginMigration = {
-  name: '20261120-notes-001-table',
-  async up(builder) {
-    await (builder as Knex).schema.createTable('test_note', (table) => {
-      table.increments('id');
-      table.text('body').notNullable();
-      table.datetime('created_at').notNullable();
-    });
-  },
-};
+const createNoteTable = defineMigration('20261120-notes-001-table', async (knex) => {
+  await knex.schema.createTable('test_note', (table) => {
+    table.increments('id');
+    table.text('body').notNullable();
+    table.datetime('created_at').notNullable();
+  });
+});
 
 // Contributed after the table migration on purpose: the runner must order by name, not by contribution order.
-const addNoteIndex: PluginMigration = {
-  name: '20261120-notes-002-index',
-  async up(builder) {
-    await (builder as Knex).schema.alterTable('test_note', (table) => table.index(['created_at'], 'test_note_created_at_idx'));
-  },
-};
+const addNoteIndex = defineMigration('20261120-notes-002-index', async (knex) => {
+  await knex.schema.alterTable('test_note', (table) => table.index(['created_at'], 'test_note_created_at_idx'));
+});
 
 /** A plugin with one entity and two migrations, listed out of name order. */
 export function notesPlugin(): HoldfastPlugin {
@@ -46,13 +40,10 @@ export function failingPlugin(): HoldfastPlugin {
   return {
     name: 'failing',
     migrations: [
-      {
-        name: '20261120-failing-001',
-        async up(builder) {
-          await (builder as Knex).schema.createTable('half_done', (table) => table.increments('id'));
-          throw new Error('migration exploded on purpose');
-        },
-      },
+      defineMigration('20261120-failing-001', async (knex) => {
+        await knex.schema.createTable('half_done', (table) => table.increments('id'));
+        throw new Error('migration exploded on purpose');
+      }),
     ],
   };
 }
@@ -65,7 +56,7 @@ export interface DatabaseSite {
 }
 
 export async function createSite(dialect: 'sqlite' | 'postgresql'): Promise<DatabaseSite> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-persistence-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'holdfast-database-'));
   const postgres = dialect === 'postgresql' ? await createThrowawayPostgres() : undefined;
   return {
     dataDir,

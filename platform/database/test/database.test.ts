@@ -2,20 +2,14 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Knex } from '@mikro-orm/knex';
-import {
-  createPersistencePlugin,
-  ensureInstanceRecord,
-  MIGRATIONS_TABLE,
-  openDatabase,
-  type HoldfastDatabase,
-} from '../src/index.js';
+import { MIGRATIONS_TABLE, openDatabase, type HoldfastDatabase } from '../src/index.js';
 import { createSite, failingPlugin, Note, notesPlugin, type DatabaseSite } from './fixtures.js';
 
 describe.each(['sqlite', 'postgresql'] as const)('openDatabase on %s', (dialect) => {
   let site: DatabaseSite;
   const opened: HoldfastDatabase[] = [];
 
-  async function open(plugins = [createPersistencePlugin(), notesPlugin()]): Promise<HoldfastDatabase> {
+  async function open(plugins = [notesPlugin()]): Promise<HoldfastDatabase> {
     const db = await openDatabase({ dataDir: site.dataDir, databaseUrl: site.databaseUrl, plugins });
     opened.push(db);
     return db;
@@ -37,7 +31,7 @@ describe.each(['sqlite', 'postgresql'] as const)('openDatabase on %s', (dialect)
 
   it('applies every plugin migration once, in name order', async () => {
     const db = await open();
-    const expected = ['20261120-notes-001-table', '20261120-notes-002-index', '20261120-persistence-001-instance'];
+    const expected = ['20261120-notes-001-table', '20261120-notes-002-index'];
     expect(await db.pendingMigrations()).toEqual(expected);
     expect(await db.migrate()).toEqual(expected);
     expect(await db.migrate()).toEqual([]);
@@ -66,17 +60,8 @@ describe.each(['sqlite', 'postgresql'] as const)('openDatabase on %s', (dialect)
     expect(found[0]?.createdAt.toISOString()).toBe(createdAt.toISOString());
   });
 
-  it('keeps one instance record across starts', async () => {
-    const db = await open();
-    await db.migrate();
-    const first = await ensureInstanceRecord(db.em());
-    const second = await ensureInstanceRecord(db.em());
-    expect(first.id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(second.id).toBe(first.id);
-  });
-
   it('rolls back a failing migration and leaves it pending', async () => {
-    const db = await open([createPersistencePlugin(), failingPlugin()]);
+    const db = await open([notesPlugin(), failingPlugin()]);
     await expect(db.migrate()).rejects.toThrow(/exploded on purpose/);
     const knex = db.em().getKnex() as Knex;
     expect(await knex.schema.hasTable('half_done')).toBe(false);
@@ -100,7 +85,7 @@ describe('embedded database location', () => {
 
   it('creates a missing data directory and holdfast.db inside it', async () => {
     const dataDir = join(site.dataDir, 'nested', 'data');
-    const db = await openDatabase({ dataDir, plugins: [createPersistencePlugin()] });
+    const db = await openDatabase({ dataDir, plugins: [notesPlugin()] });
     try {
       await db.migrate();
       await expect(access(join(dataDir, 'holdfast.db'))).resolves.toBeUndefined();

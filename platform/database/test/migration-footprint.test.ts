@@ -1,4 +1,4 @@
-// The migration runner is the plugin's own (src/migration-runner.ts) so that a server never loads MikroORM's migrator:
+// The migration runner is this package's own (src/migration-runner.ts) so that a server never loads MikroORM's migrator:
 // it brings umzug, and umzug its command-line interface with @rushstack's libraries, about 4.4 MiB of V8 heap for
 // the life of the process (docs/benchmarks.md, "Session 16"). This migrates a fresh embedded database in a process of
 // its own and lists the CommonJS modules it loaded.
@@ -18,8 +18,13 @@ describe('migrating a database', () => {
     const script = `
       import 'reflect-metadata';
       import { createRequire } from 'node:module';
-      import { createPersistencePlugin, openDatabase } from './dist/index.js';
-      const db = await openDatabase({ dataDir: ${JSON.stringify(join(scratch, 'data'))}, plugins: [createPersistencePlugin()] });
+      import { defineMigration } from '@holdfast/orm-port';
+      import { defineEntity } from '@mikro-orm/core';
+      import { openDatabase } from './dist/index.js';
+      const Note = defineEntity({ name: 'TestNote', tableName: 'test_note', properties: (p) => ({ id: p.integer().primary() }) });
+      const createTable = defineMigration('20261120-notes-001-table', (knex) => knex.schema.createTable('test_note', (t) => t.increments('id')));
+      const notes = { name: 'notes', entities: [Note], migrations: [createTable] };
+      const db = await openDatabase({ dataDir: ${JSON.stringify(join(scratch, 'data'))}, plugins: [notes] });
       const applied = await db.migrate();
       await db.close();
       const loaded = Object.keys(createRequire(import.meta.url).cache);

@@ -6,12 +6,12 @@ import type { Knex } from '@mikro-orm/knex';
 import { LibSqlDriver } from '@mikro-orm/libsql';
 import { Migration, Migrator } from '@mikro-orm/migrations';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { collectMigrations, createPersistencePlugin, MIGRATIONS_TABLE, openDatabase, type HoldfastDatabase } from '../src/index.js';
+import { collectMigrations, MIGRATIONS_TABLE, openDatabase, type HoldfastDatabase } from '../src/index.js';
 import { resolveConnectionTarget } from '../src/connection.js';
 import { createSite, notesPlugin, type DatabaseSite } from './fixtures.js';
 
 /**
- * Databases migrated before the persistence plugin had its own runner were migrated by MikroORM's migrator (the
+ * Databases migrated before the persistence plugin (now this package) had its own runner were migrated by MikroORM's migrator (the
  * `@mikro-orm/migrations` package, now a test dependency only). This migrates one the old way, with the options the
  * plugin used then, and opens it with the current code.
  */
@@ -87,9 +87,9 @@ describe.each(['sqlite', 'postgresql'] as const)('migration history written by M
   const current = testSite(dialect);
 
   it('is recognised: nothing is applied twice, and a newer migration is applied and recorded', async () => {
-    const before = [createPersistencePlugin(), notesPlugin()];
+    const before = [notesPlugin()];
     const appliedBefore = await migrateTheOldWay(current.site, before);
-    expect(appliedBefore).toEqual(['20261120-notes-001-table', '20261120-notes-002-index', '20261120-persistence-001-instance']);
+    expect(appliedBefore).toEqual(['20261120-notes-001-table', '20261120-notes-002-index']);
 
     current.db = await openDatabase({ dataDir: current.site.dataDir, databaseUrl: current.site.databaseUrl, plugins: [...before, laterPlugin()] });
     expect(await current.db.pendingMigrations()).toEqual(['20261202-later-001-column']);
@@ -114,7 +114,7 @@ describe('migration history written by MikroORM migrator, on PostgreSQL with ano
     // search path. A runner that followed the search path too would not find the record and migrate again.
     const url = new URL(current.site.databaseUrl!);
     await onPostgres(url.toString(), ['CREATE SCHEMA holdfast_app', `ALTER DATABASE "${url.pathname.slice(1)}" SET search_path = holdfast_app, public`]);
-    const before = [createPersistencePlugin(), notesPlugin()];
+    const before = [notesPlugin()];
     await migrateTheOldWay(current.site, before);
 
     current.db = await openDatabase({ dataDir: current.site.dataDir, databaseUrl: current.site.databaseUrl, plugins: before });
