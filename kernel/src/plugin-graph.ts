@@ -1,4 +1,4 @@
-import type { InjectionToken } from 'tsyringe';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { HoldfastPlugin, PluginRequirement } from './plugin.js';
 
 /** Why a set of plugins cannot be composed: a missing token, a token provided twice, or a dependency cycle. */
@@ -80,4 +80,9 @@ export function orderPlugins(
 /** Marks a requirement optional: used when present, never ordering plugins (see {@link PluginRequirement}). */
 export function optionalToken<T>(token: InjectionToken<T>): { token: InjectionToken<unknown>; optional: true } {
   return { token: token as InjectionToken<unknown>, optional: true };
+}
+
+/** Resolves an {@link optionalToken} requirement at use time: the service when some plugin registered it, else undefined. */
+export function resolveOptional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
+  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
 }

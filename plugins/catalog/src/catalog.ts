@@ -1,5 +1,5 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
-import { silentLogger, TOKENS, type AdapterRegistry, type KernelLogger, type RouteDefinition } from '@holdfast/kernel';
+import { TOKENS, type AdapterRegistry, type KernelLogger, type RouteDefinition } from '@holdfast/kernel';
 import type { DependencyContainer } from 'tsyringe';
 import { AdapterConfigService } from './adapter-configs/adapter-config-service.js';
 import { browsableDestinationsRoute } from './adapter-configs/browsable-destinations-route.js';
@@ -46,7 +46,7 @@ export class Catalog {
   private secretBox: SecretBox | undefined;
 
   constructor(container: DependencyContainer, options: CatalogOptions = {}) {
-    const logger: KernelLogger = container.isRegistered(TOKENS.Logger, true) ? container.resolve(TOKENS.Logger) : silentLogger;
+    const logger: KernelLogger = container.resolve(TOKENS.Logger);
     const env = options.env ?? process.env;
     this.deps = {
       container,
@@ -56,10 +56,7 @@ export class Catalog {
       registry: () => container.resolve(TOKENS.AdapterRegistry) as AdapterRegistry,
       box: () => {
         if (!this.secretBox) {
-          const dataDir = container.isRegistered(TOKENS.RuntimeConfig, true)
-            ? container.resolve(TOKENS.RuntimeConfig).dataDir
-            : (env.HOLDFAST_DATA_DIR ?? './data');
-          const loaded = loadSystemKey(env, dataDir, logger);
+          const loaded = loadSystemKey(env, container.resolve(TOKENS.RuntimeConfig).dataDir, logger);
           this.secretBox = new SecretBox(loaded.key);
           logger.info({ source: loaded.source, path: loaded.path, fingerprint: this.secretBox.fingerprint }, 'system encryption key loaded');
         }

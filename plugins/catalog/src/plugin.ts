@@ -23,13 +23,13 @@ export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugi
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
+      TOKENS.RuntimeConfig,
+      TOKENS.Logger,
+      TOKENS.EventBus,
       // Local path fields are checked when the host registered its policy (the server always does).
       optionalToken(TOKENS.LocalPathPolicy),
       optionalToken(TOKENS.AccessPolicy),
       optionalToken(TOKENS.AuditWriter),
-      optionalToken(TOKENS.RuntimeConfig),
-      optionalToken(TOKENS.Logger),
-      optionalToken(TOKENS.EventBus),
       optionalToken(TOKENS.AdapterHealth),
       // The engine builds recovery kits and itself needs the job catalog: looked up when a kit is asked for.
       optionalToken(TOKENS.RecoveryKitBuilder),

@@ -1,7 +1,7 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { executionStatsPort } from './store/execution-stats.js';
 import { storageUsagePort } from './dashboard/storage-usage.js';
-import { optionalToken, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { optionalToken, resolveOptional, TOKENS, type AuditWriter, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { EngineBackupReader } from './backup-reader/backup-reader.js';
 import { buildRecoveryKit } from './codec/recovery-kit.js';
@@ -40,14 +40,10 @@ export interface EnginePluginOptions {
   reporting?: Partial<ReportingOptions>;
 }
 
-function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
-  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
-}
-
 /**
  * The engine plugin: execution rows, the FIFO queue, backup and restore runs, cancellation, and their routes.
- * Needs `TOKENS.Database`, `TOKENS.JobCatalog`, `TOKENS.Settings` and `TOKENS.AdapterRegistry`; uses
- * `TOKENS.EventBus` and `TOKENS.AuditWriter` when registered. Registers {@link ENGINE}.
+ * Needs `TOKENS.Database`, `TOKENS.JobCatalog`, `TOKENS.Settings` and the boot's core services; uses
+ * `TOKENS.AuditWriter` when registered. Registers {@link ENGINE}.
  */
 export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastPlugin {
   const env = options.env ?? process.env;
@@ -63,8 +59,8 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
   let store: ExecutionStore | undefined;
   const storeOf = (container: DependencyContainer) => (store ??= new ExecutionStore(container.resolve(ORM_DATABASE)));
   const loggerOf = (container: DependencyContainer): KernelLogger => {
-    const logger = optional(container, TOKENS.Logger);
-    return logger?.child?.({ plugin: 'engine' }) ?? logger ?? silentLogger;
+    const logger = container.resolve(TOKENS.Logger);
+    return logger.child?.({ plugin: 'engine' }) ?? logger;
   };
   const adaptersOf = (container: DependencyContainer) => new AdapterFactory(container, container.resolve(TOKENS.AdapterRegistry), loggerOf(container));
   const engineOf = (container: DependencyContainer): Engine => {
@@ -79,9 +75,9 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       },
       adapters: adaptersOf(container),
       keys: new KeyReservations((executionId, configIds, pick) => storeOf(container).reserveTarget(executionId, configIds, pick)),
-      events: optional(container, TOKENS.EventBus),
+      events: container.resolve(TOKENS.EventBus),
       logger,
-      version: optional(container, TOKENS.RuntimeConfig)?.version ?? '0.1.0',
+      version: container.resolve(TOKENS.RuntimeConfig).version,
     };
     engine = new Engine(storeOf(container), services, timings, logger);
     return engine;
@@ -89,7 +85,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
   let testRestores: TestRestoreScheduler | undefined;
   let reporting: Reporting | undefined;
   const reportingOf = (container: DependencyContainer) => (reporting ??= createReporting(container, () => engineOf(container), () => adaptersOf(container), loggerOf(container), reportingOptions));
-  const audit = (container: DependencyContainer) => (): AuditWriter | undefined => optional(container, TOKENS.AuditWriter);
+  const audit = (container: DependencyContainer) => (): AuditWriter | undefined => resolveOptional(container, TOKENS.AuditWriter);
 
   return {
     name: 'engine',
@@ -99,11 +95,11 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       TOKENS.AdapterRegistry,
       TOKENS.JobCatalog,
       TOKENS.Settings,
+      TOKENS.EventBus,
+      TOKENS.Logger,
+      TOKENS.RuntimeConfig,
       optionalToken(TOKENS.AccessPolicy),
       optionalToken(TOKENS.AuditWriter),
-      optionalToken(TOKENS.EventBus),
-      optionalToken(TOKENS.Logger),
-      optionalToken(TOKENS.RuntimeConfig),
     ],
     entities: [ExecutionEntity, ExecutionLogEntity],
     migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables],
@@ -142,7 +138,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
           enqueue: (jobId, trigger) => engineOf(container).enqueueTestRestore(jobId, trigger),
           isLeader: () => reportingOf(container).scheduler.isLeader,
           logger: loggerOf(container),
-          events: optional(container, TOKENS.EventBus),
+          events: container.resolve(TOKENS.EventBus),
         },
         options.reporting?.reloadIntervalMs,
       );

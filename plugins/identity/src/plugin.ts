@@ -1,6 +1,6 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { identitySealedSecrets } from './sealed-secrets.js';
-import { optionalToken, SEALED_SECRET_HOLDERS, silentLogger, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
+import { optionalToken, resolveOptional, SEALED_SECRET_HOLDERS, TOKENS, type AuditWriter, type HoldfastPlugin } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { identityConfigFromEnv, type IdentityConfig } from './config.js';
 import { identityEntities } from './entities/index.js';
@@ -21,10 +21,6 @@ export interface IdentityPluginOptions {
   config?: Partial<IdentityConfig>;
 }
 
-function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
-  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
-}
-
 /**
  * The identity plugin: users, groups, sessions, API keys, the permission catalog, scoped grants, rate limits and
  * the audit log. Registers `TOKENS.Authenticator`, `TOKENS.AccessPolicy`, `TOKENS.RateLimiter` and `TOKENS.AuditWriter`.
@@ -34,14 +30,15 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
   let services: IdentityServices | undefined;
   // Built on first use: `register` runs before the database exists, the factories below run after.
   const servicesOf = (container: DependencyContainer): IdentityServices => {
+    const logger = container.resolve(TOKENS.Logger);
     services ??= createIdentityServices(
       container.resolve(ORM_DATABASE),
       config,
-      optional(container, TOKENS.EventBus),
-      optional(container, TOKENS.Logger)?.child?.({ plugin: 'identity' }) ?? optional(container, TOKENS.Logger) ?? silentLogger,
-      () => optional(container, TOKENS.SecretSealer),
-      () => optional(container, TOKENS.Settings),
-      () => optional(container, TOKENS.ResourceNames),
+      container.resolve(TOKENS.EventBus),
+      logger.child?.({ plugin: 'identity' }) ?? logger,
+      () => resolveOptional(container, TOKENS.SecretSealer),
+      () => resolveOptional(container, TOKENS.Settings),
+      () => resolveOptional(container, TOKENS.ResourceNames),
     );
     return services;
   };
@@ -53,12 +50,12 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
     // writer: identity looks them up when used, so the two plugins do not form a start-order cycle.
     requires: [
       ORM_DATABASE,
+      TOKENS.EventBus,
+      TOKENS.Logger,
       optionalToken(TOKENS.Settings),
       optionalToken(TOKENS.SecretSealer),
       // The catalog's record names for audit entries, looked up when the log is read.
       optionalToken(TOKENS.ResourceNames),
-      optionalToken(TOKENS.EventBus),
-      optionalToken(TOKENS.Logger),
     ],
     entities: identityEntities,
     migrations: identityMigrations,

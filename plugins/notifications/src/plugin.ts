@@ -1,6 +1,6 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { deliveryStatsPort } from './log/delivery-stats.js';
-import { optionalToken, silentLogger, TOKENS, type BackupOutcomeEvent, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { optionalToken, resolveOptional, TOKENS, type BackupOutcomeEvent, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { ChannelSender } from './dispatch/channel-sender.js';
 import { NotificationDispatcher } from './dispatch/dispatcher.js';
@@ -44,9 +44,9 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
   const unsubscribe: Array<() => void> = [];
   const serviceOf = (container: DependencyContainer): NotificationsService => {
     if (service) return service;
-    const base = container.isRegistered(TOKENS.Logger, true) ? container.resolve(TOKENS.Logger) : undefined;
-    const logger: KernelLogger = base?.child?.({ plugin: 'notifications' }) ?? base ?? silentLogger;
-    const settings = () => (container.isRegistered(TOKENS.Settings, true) ? container.resolve(TOKENS.Settings) : undefined);
+    const base = container.resolve(TOKENS.Logger);
+    const logger: KernelLogger = base.child?.({ plugin: 'notifications' }) ?? base;
+    const settings = () => resolveOptional(container, TOKENS.Settings);
     const store = new NotificationLogStore(() => container.resolve(ORM_DATABASE));
     const registry = () => container.resolve(TOKENS.AdapterRegistry);
     const sender = new ChannelSender({ container, registry, log: options.logWriter ?? store, logger, sendTimeoutMs: options.sendTimeoutMs });
@@ -75,9 +75,9 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
       TOKENS.JobCatalog,
+      TOKENS.EventBus,
+      TOKENS.Logger,
       optionalToken(TOKENS.Settings),
-      optionalToken(TOKENS.EventBus),
-      optionalToken(TOKENS.Logger),
     ],
     entities: [NotificationLogEntity],
     migrations: [createNotificationLogTable],
@@ -91,14 +91,12 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
     },
     async start(container) {
       const { dispatcher, pruner } = serviceOf(container);
-      if (container.isRegistered(TOKENS.EventBus, true)) {
-        const events = container.resolve(TOKENS.EventBus);
-        for (const name of Object.keys(JOB_EVENTS) as JobEventType[]) {
-          unsubscribe.push(events.on(name, (event: BackupOutcomeEvent) => track(dispatcher.dispatchJobEvent(name, event))));
-        }
-        for (const name of SYSTEM_EVENT_TYPES) {
-          unsubscribe.push(events.on(name, (data) => track(dispatcher.dispatchSystemEvent(name as SystemEventType, data as never))));
-        }
+      const events = container.resolve(TOKENS.EventBus);
+      for (const name of Object.keys(JOB_EVENTS) as JobEventType[]) {
+        unsubscribe.push(events.on(name, (event: BackupOutcomeEvent) => track(dispatcher.dispatchJobEvent(name, event))));
+      }
+      for (const name of SYSTEM_EVENT_TYPES) {
+        unsubscribe.push(events.on(name, (data) => track(dispatcher.dispatchSystemEvent(name as SystemEventType, data as never))));
       }
       pruner.start();
     },

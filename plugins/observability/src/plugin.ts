@@ -1,5 +1,5 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
-import { optionalToken, silentLogger, TOKENS, type EventBus, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { optionalToken, resolveOptional, TOKENS, type EventBus, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { ConfigBackup } from './config-backup/config-backup.js';
 import { updateDbVersions } from './health/db-versions.js';
@@ -57,16 +57,12 @@ export interface ObservabilityPluginOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-function optional<T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined {
-  return container.isRegistered(token, true) ? container.resolve(token) : undefined;
-}
-
 /**
  * The observability plugin: runs the system tasks on their schedules (one process per task at a time), records
  * adapter health (its `adapter_health` table, served to the catalog as `TOKENS.AdapterHealth`), raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
  * runs scheduled integrity checks through the engine's `TOKENS.IntegrityChecks`, and serves Prometheus metrics.
- * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and `TOKENS.AdapterRegistry`; uses `TOKENS.Settings` (system time
- * zone), `TOKENS.EventBus`, `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks`, `TOKENS.ConfigExporter` (the catalog's export), `TOKENS.ExecutionStats`,
+ * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and the boot's core services; uses `TOKENS.Settings` (system time
+ * zone), `TOKENS.AccessPolicy`, `TOKENS.IntegrityChecks`, `TOKENS.ConfigExporter` (the catalog's export), `TOKENS.ExecutionStats`,
  * `TOKENS.StorageUsage` (the engine's snapshots) and `TOKENS.DeliveryStats` when present.
  */
 export function createObservabilityPlugin(options: ObservabilityPluginOptions = {}): HoldfastPlugin {
@@ -79,24 +75,24 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
 
   const serviceOf = (container: DependencyContainer): ObservabilityService => {
     if (service) return service;
-    const base = optional(container, TOKENS.Logger);
-    const logger: KernelLogger = base?.child?.({ plugin: 'observability' }) ?? base ?? silentLogger;
+    const base = container.resolve(TOKENS.Logger);
+    const logger: KernelLogger = base.child?.({ plugin: 'observability' }) ?? base;
     const database = () => container.resolve(ORM_DATABASE);
     const catalog = () => container.resolve(TOKENS.JobCatalog);
     const registry = () => container.resolve(TOKENS.AdapterRegistry);
-    const events = (): EventBus | undefined => optional(container, TOKENS.EventBus);
+    const events = (): EventBus => container.resolve(TOKENS.EventBus);
     const settings = new ObservabilitySettings(database);
     const runs = new TaskRunStore(database);
     const states = new AdapterHealthStore(database);
     const health = new HealthChecker({ container, database, states, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
-    const alerts = new StorageAlerts({ database, usage: () => optional(container, TOKENS.StorageUsage), settings: () => settings.get('storageAlerts'), events, logger });
-    const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => optional(container, TOKENS.ConfigExporter), events, settings: () => settings.get('configBackup'), logger });
+    const alerts = new StorageAlerts({ database, usage: () => resolveOptional(container, TOKENS.StorageUsage), settings: () => settings.get('storageAlerts'), events, logger });
+    const configBackup = new ConfigBackup({ container, catalog, registry, exporter: () => resolveOptional(container, TOKENS.ConfigExporter), events, settings: () => settings.get('configBackup'), logger });
     const metrics = new HoldfastMetrics({
       database,
-      catalog: () => optional(container, TOKENS.JobCatalog),
+      catalog: () => resolveOptional(container, TOKENS.JobCatalog),
       health: () => states,
-      executions: () => optional(container, TOKENS.ExecutionStats),
-      deliveries: () => optional(container, TOKENS.DeliveryStats),
+      executions: () => resolveOptional(container, TOKENS.ExecutionStats),
+      deliveries: () => resolveOptional(container, TOKENS.DeliveryStats),
       withProcessMetrics: options.processMetrics,
     });
 
@@ -139,7 +135,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       [
         INTEGRITY_CHECK_TASK,
         (signal, run) =>
-          runIntegrityTask({ port: () => optional(container, TOKENS.IntegrityChecks), settings: () => settings.get('integrityCheck'), pollMs: options.integrityPollMs ?? 2_000 }, signal, run.trigger),
+          runIntegrityTask({ port: () => resolveOptional(container, TOKENS.IntegrityChecks), settings: () => settings.get('integrityCheck'), pollMs: options.integrityPollMs ?? 2_000 }, signal, run.trigger),
       ],
     ]);
     const schedules = async (): Promise<TaskSchedule[]> => {
@@ -153,7 +149,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       ];
     };
     const runner = new SystemTaskRunner(
-      { database, settings: () => optional(container, TOKENS.Settings), schedules, handlers, runs, events, logger },
+      { database, settings: () => resolveOptional(container, TOKENS.Settings), schedules, handlers, runs, events, logger },
       { ...DEFAULT_TASK_RUNNER_OPTIONS, ...options.runner },
     );
     service = {
@@ -183,9 +179,9 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
       TOKENS.JobCatalog,
+      TOKENS.EventBus,
+      TOKENS.Logger,
       optionalToken(TOKENS.Settings),
-      optionalToken(TOKENS.EventBus),
-      optionalToken(TOKENS.Logger),
       optionalToken(TOKENS.AccessPolicy),
       optionalToken(TOKENS.ConfigExporter),
       optionalToken(TOKENS.IntegrityChecks),
@@ -217,12 +213,10 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     },
     async start(container) {
       const { runner, alerts, metrics } = serviceOf(container);
-      const events = optional(container, TOKENS.EventBus);
-      if (events) {
-        unsubscribe.push(...metrics.listen(events));
-        // Listeners return at once: evaluating alerts must not hold the storage statistics refresh.
-        unsubscribe.push(events.on('storage_snapshot', (snapshot) => track(alerts.evaluate(snapshot).catch(() => undefined))));
-      }
+      const events = container.resolve(TOKENS.EventBus);
+      unsubscribe.push(...metrics.listen(events));
+      // Listeners return at once: evaluating alerts must not hold the storage statistics refresh.
+      unsubscribe.push(events.on('storage_snapshot', (snapshot) => track(alerts.evaluate(snapshot).catch(() => undefined))));
       observer = new HttpLatencyObserver(metrics);
       observer.start();
       if (options.runsScheduledTasks !== false) await runner.start();

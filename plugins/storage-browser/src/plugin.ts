@@ -1,5 +1,5 @@
 import { ORM_DATABASE } from '@holdfast/orm-port';
-import { optionalToken, silentLogger, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { optionalToken, resolveOptional, TOKENS, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { DownloadTokenStore, type TokenStoreClock } from './download-tokens.js';
 import { addDownloadTokenArchivePath, createDownloadTokensTable, DatabaseDownloadTokens, MemoryDownloadTokens, type DownloadTokens } from './shared-download-tokens.js';
@@ -21,8 +21,8 @@ export interface StorageBrowserPluginOptions {
 
 /**
  * The storage browser plugin: cached file listings, single-use download URLs and the public download, lock and
- * delete. Needs `TOKENS.Database`, `TOKENS.JobCatalog`, `TOKENS.AdapterRegistry` and `TOKENS.BackupReader`; uses
- * `TOKENS.AuditWriter` and `TOKENS.EventBus` when registered.
+ * delete. Needs `TOKENS.Database`, `TOKENS.JobCatalog`, `TOKENS.BackupReader` and the boot's core services; uses
+ * `TOKENS.AuditWriter` when registered.
  */
 export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions = {}): HoldfastPlugin {
   let tokens: DownloadTokens | undefined;
@@ -36,20 +36,18 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
   let browser: StorageBrowser | undefined;
   let cache: StorageListCache | undefined;
   const unsubscribe: Array<() => void> = [];
-  const optional = <T>(container: DependencyContainer, token: InjectionToken<T>): T | undefined =>
-    container.isRegistered(token, true) ? container.resolve(token) : undefined;
   const cacheOf = (container: DependencyContainer) =>
     (cache ??= new StorageListCache(container.resolve(ORM_DATABASE), options.listCacheTtlMs ?? DEFAULT_LIST_CACHE_TTL_MS));
   const browserOf = (container: DependencyContainer): StorageBrowser => {
     if (browser) return browser;
-    const base = optional(container, TOKENS.Logger);
-    const logger: KernelLogger = base?.child?.({ plugin: 'storage-browser' }) ?? base ?? silentLogger;
+    const base = container.resolve(TOKENS.Logger);
+    const logger: KernelLogger = base.child?.({ plugin: 'storage-browser' }) ?? base;
     browser = new StorageBrowser({
       access: new StorageAccess(container, () => container.resolve(TOKENS.JobCatalog), () => container.resolve(TOKENS.AdapterRegistry), logger),
       cache: cacheOf(container),
       tokens: tokensOf(container),
       reader: () => container.resolve(TOKENS.BackupReader),
-      audit: () => optional(container, TOKENS.AuditWriter),
+      audit: () => resolveOptional(container, TOKENS.AuditWriter),
       logger,
     });
     return browser;
@@ -62,9 +60,10 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
       TOKENS.AdapterRegistry,
       TOKENS.JobCatalog,
       TOKENS.BackupReader,
+      TOKENS.EventBus,
+      TOKENS.Logger,
       optionalToken(TOKENS.AuditWriter),
       optionalToken(TOKENS.AccessPolicy),
-      optionalToken(TOKENS.Logger),
     ],
     entities: [StorageListCacheEntity],
     migrations: [createStorageListCacheTable, createDownloadTokensTable, addDownloadTokenArchivePath],
@@ -74,10 +73,10 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
     routes: (container) => storageRoutes(browserOf(container)),
     async start(container) {
       tokensOf(container).start();
-      const events = optional(container, TOKENS.EventBus);
+      const events = container.resolve(TOKENS.EventBus);
       // A backup that wrote anything (Success or Partial) may have uploaded to, and pruned, any destination.
       for (const name of ['backup_success', 'backup_partial'] as const) {
-        if (events) unsubscribe.push(events.on(name, () => cacheOf(container).invalidate()));
+        unsubscribe.push(events.on(name, () => cacheOf(container).invalidate()));
       }
     },
     async stop() {

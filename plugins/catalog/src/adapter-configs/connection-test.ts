@@ -84,7 +84,7 @@ export async function testConnection(
       instantiateAdapter(deps.container, definition, config, {
         instanceId: row?.id,
         instanceName: row?.name,
-        logger: deps.container.isRegistered(TOKENS.Logger, true) ? deps.container.resolve(TOKENS.Logger) : deps.logger,
+        logger: deps.container.resolve(TOKENS.Logger),
         credentials,
         updateCredentials: credentialUpdater(() => deps.em(), () => deps.box(), refs),
       }),

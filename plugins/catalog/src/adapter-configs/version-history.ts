@@ -85,9 +85,9 @@ export class VersionHistory {
     rememberOnSource(config, { version: detected.version, edition, versionDetectedAt: detectedAt.toISOString() });
     await em.flush();
     if (!latest) return 'first';
-    const events = this.deps.container.isRegistered(TOKENS.EventBus, true) ? this.deps.container.resolve(TOKENS.EventBus) : undefined;
+    const events = this.deps.container.resolve(TOKENS.EventBus);
     await events
-      ?.emit('db_version_changed', {
+      .emit('db_version_changed', {
         configId,
         configName: config.name,
         previousVersion: latest.newVersion,

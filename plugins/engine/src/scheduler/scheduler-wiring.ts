@@ -50,7 +50,7 @@ export function createReporting(
   const jobs = new CatalogDirectory(catalog);
   // History and dashboard read every job per request; they share a list at most 5 s old. The scheduler reads fresh.
   const readerJobs = new CachedJobDirectory(jobs);
-  const events = container.isRegistered(TOKENS.EventBus, true) ? container.resolve(TOKENS.EventBus) : undefined;
+  const events = container.resolve(TOKENS.EventBus);
   const access = (): AccessPolicy | undefined => (container.isRegistered(TOKENS.AccessPolicy, true) ? container.resolve(TOKENS.AccessPolicy) : undefined);
   const storage = new StorageStats(database, { jobs: () => jobs, catalog, adapters, logger });
   const lock = database.dialect === 'postgresql' ? new PostgresAdvisoryLock(database) : new SingleProcessLock();
