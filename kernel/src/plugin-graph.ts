@@ -23,7 +23,7 @@ function requirementOf(requirement: PluginRequirement): { token: InjectionToken<
  * Orders plugins so that every plugin comes after the providers of its required tokens, keeping the given order
  * wherever the graph leaves a choice. `isPreRegistered` answers for tokens the composition registered before any
  * plugin (logger, adapter registry, database...). Throws {@link PluginGraphError} naming the plugin and the token
- * that is missing or provided twice, or the plugins of a cycle.
+ * that is missing or provided twice (by two plugins, or by a plugin and the composition), or the plugins of a cycle.
  */
 export function orderPlugins(
   plugins: readonly HoldfastPlugin[],
@@ -37,6 +37,13 @@ export function orderPlugins(
     for (const token of plugin.provides ?? []) {
       const other = providerOf.get(token);
       if (other) throw new PluginGraphError(`Token ${tokenName(token)} is provided by both plugin "${other.name}" and plugin "${plugin.name}"`);
+      // The plugin's registration would silently replace the caller's (a stand-in or a second copy): refuse both.
+      if (isPreRegistered(token)) {
+        throw new PluginGraphError(
+          `Token ${tokenName(token)} is provided by plugin "${plugin.name}" and was also registered by the composition before any plugin; ` +
+            'leave the plugin out or stop registering the token',
+        );
+      }
       providerOf.set(token, plugin);
     }
   }

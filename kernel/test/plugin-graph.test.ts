@@ -19,6 +19,12 @@ describe('orderPlugins', () => {
     expect(names(orderPlugins([plugin('x', { requires: [PRE] })], (token) => token === PRE))).toEqual(['x']);
   });
 
+  it('refuses a token a plugin provides that the composition also registered beforehand', () => {
+    const attempt = () => orderPlugins([plugin('engine', { provides: [PRE] })], (token) => token === PRE);
+    expect(attempt).toThrow(PluginGraphError);
+    expect(attempt).toThrow(/Token test:pre is provided by plugin "engine" and was also registered by the composition/);
+  });
+
   it('refuses a missing required token, naming the plugin and the token', () => {
     const attempt = () => orderPlugins([plugin('engine', { requires: [A] })], () => false);
     expect(attempt).toThrow(PluginGraphError);

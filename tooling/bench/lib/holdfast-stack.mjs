@@ -3,8 +3,8 @@
 // administrator (the bench measures backups and queries, not sign-in).
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
-import { createCatalogPlugin, RECOVERY_KIT_BUILDER } from '@holdfast/catalog';
-import { buildRecoveryKit, createEnginePlugin } from '@holdfast/engine';
+import { createCatalogPlugin } from '@holdfast/catalog';
+import { createEnginePlugin } from '@holdfast/engine';
 import { composeHoldfast } from '@holdfast/boot';
 import { createHttpPlugin } from '@holdfast/http';
 import { TOKENS } from '@holdfast/kernel';
@@ -30,7 +30,6 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
     },
   });
   container.register(TOKENS.AuditWriter, { useValue: { write: async () => undefined } });
-  container.register(RECOVERY_KIT_BUILDER, { useValue: buildRecoveryKit });
   // A second process on the same data directory (a restore after a backup) must bring the same system key.
   const env = { HOLDFAST_ENCRYPTION_KEY: systemKey ?? randomBytes(32).toString('hex') };
   const plugins = [createPersistencePlugin(), createCatalogPlugin({ env }), createEnginePlugin({ reporting: { isSchedulerEnabled: false } }), createHttpPlugin()];
