@@ -33,6 +33,7 @@ export * from './sidecar.js';
 export * from './local-paths.js';
 export * from './text-rules.js';
 export * from './secret-masking.js';
+export * from './config-markers.js';
 export * from './http-redirects.js';
 export * from './compression.js';
 export { isKnownTimeZone } from './time-zones.js';

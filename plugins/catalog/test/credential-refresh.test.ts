@@ -1,8 +1,9 @@
 // Write-back of renewed OAuth tokens (AdapterContext.updateCredentials): a cloud-drive adapter that refreshed its
 // access token hands the new token to the host, which must store it encrypted in the assigned credential profile.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defineStorageAdapter, inject, injectable, TOKENS, z, type AdapterContext, type HealthResult } from '@holdfast/sdk';
-import type { AdapterRegistry } from '@holdfast/kernel';
+import { defineStorageAdapter, inject, injectable, z, type AdapterContext, type HealthResult } from '@holdfast/sdk';
+// The host's tokens (the registry): the SDK's TOKENS holds only what an adapter injects.
+import { TOKENS, type AdapterRegistry } from '@holdfast/kernel';
 import { createSite, startCatalog, type CatalogServer, type Site } from './harness.js';
 
 const RENEWED = 'renewed-access-token-5c1e9a';

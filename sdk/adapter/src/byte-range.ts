@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterErrorOrigin, type ByteRange } from '@holdfast/kernel';
+import { AdapterError, type AdapterErrorOrigin, type ByteRange } from '@holdfast/kernel/adapter';
 
 /**
  * Validates an optional inclusive byte range against an object's size and returns inclusive `start`/`end` for a read

@@ -1,4 +1,4 @@
-import { fetchKeepingCredentialsHome } from '@holdfast/kernel';
+import { fetchKeepingCredentialsHome } from '@holdfast/kernel/adapter';
 
 /** Outcome of one channel request; `reason` names the host and status only: URL paths, headers and bodies may carry secrets. */
 export type ServiceDelivery = { ok: true; status: number } | { ok: false; status?: number; reason: string };

@@ -15,7 +15,7 @@ import {
   type SourceCapabilities,
   type StorageAdapter,
   type StorageCapabilities,
-} from '@holdfast/kernel';
+} from '@holdfast/kernel/adapter';
 import { z } from 'zod';
 
 /** What an author writes; brand, version and kind are stamped by the helper. */

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { AdapterError, type AdapterErrorOrigin, type DumpHandle, type DumpStats } from '@holdfast/kernel';
+import { AdapterError, type AdapterErrorOrigin, type DumpHandle, type DumpStats } from '@holdfast/kernel/adapter';
 
 /** What {@link toDumpHandle} needs besides the byte source. */
 export interface DumpHandleOptions {

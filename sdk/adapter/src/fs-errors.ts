@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterErrorCode, type AdapterErrorOrigin } from '@holdfast/kernel';
+import { AdapterError, type AdapterErrorCode, type AdapterErrorOrigin } from '@holdfast/kernel/adapter';
 
 const CODE_BY_ERRNO: Record<string, AdapterErrorCode> = {
   ENOENT: 'NOT_FOUND',

@@ -1,6 +1,9 @@
-export * from '@holdfast/kernel';
+// `@holdfast/sdk`: everything an adapter imports, and nothing the host keeps for itself. The kernel part is the
+// kernel's adapter surface (`@holdfast/kernel/adapter`); the archive names are the ones a source adapter uses to
+// write and restore seekable archives. api-report.md lists every name; `npm run api-report -w @holdfast/sdk`
+// rewrites it, and tooling/test/sdk-surface.test.ts fails when the two differ.
+export * from '@holdfast/kernel/adapter';
 export * from './define.js';
-export * from './secrets.js';
 export { injectable, inject } from 'tsyringe';
 export { z } from 'zod';
 export * from './byte-range.js';
@@ -10,4 +13,38 @@ export * from './dump-handle.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
 export * from './staged-restore.js';
-export * from '@holdfast/archive';
+export {
+  ArchiveError,
+  containedPath,
+  createArchiveWriter,
+  IncrementalPlan,
+  openMember,
+  readIndex,
+  ReplaceRefusedError,
+  resolveSnapshot,
+  RestoreContainment,
+  restoreSnapshot,
+  RestoreStaging,
+} from '@holdfast/archive';
+export type {
+  ArchiveIndex,
+  ArchiveResult,
+  ArchiveWriter,
+  ArchiveWriterOptions,
+  Compression,
+  ContainedKind,
+  ContainmentOptions,
+  DatabaseDumpOptions,
+  EntryMeta,
+  ExtractSummary,
+  FileIdentity,
+  FileMeta,
+  IndexEntry,
+  RangeReader,
+  ReadIndexOptions,
+  ResolvedEntry,
+  RestoreSnapshotOptions,
+  Snapshot,
+  StagingCommitOptions,
+  UnchangedFile,
+} from '@holdfast/archive';

@@ -1,4 +1,4 @@
-import { AdapterError, fetchKeepingCredentialsHome, maskSecrets, type AdapterContext, type AdapterErrorOrigin } from '@holdfast/kernel';
+import { AdapterError, fetchKeepingCredentialsHome, maskSecrets, type AdapterContext, type AdapterErrorOrigin } from '@holdfast/kernel/adapter';
 
 /** The OAUTH credential profile payload (plugins/catalog credential type `OAUTH`). */
 export interface OAuthProfile {

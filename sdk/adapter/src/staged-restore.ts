@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AdapterError, type AdapterErrorOrigin } from '@holdfast/kernel';
+import { AdapterError, type AdapterErrorOrigin } from '@holdfast/kernel/adapter';
 
 /** One target of a {@link StagedDatabaseRestore}: restored into `staging`, swapped into `target` on success. */
 export interface StagedTarget {

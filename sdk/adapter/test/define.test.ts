@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ADAPTER_API_VERSION,
   ADAPTER_BRAND,
-  AdapterRegistry,
   TOKENS,
   defineNamingStrategy,
   defineNotificationAdapter,
@@ -12,12 +11,13 @@ import {
   defineStorageAdapter,
   inject,
   injectable,
-  isSecretSchema,
   secret,
   secretFieldsOf,
   z,
   type StorageAdapter,
 } from '../src/index.js';
+// The registry and the marker reader are the host's side of a definition, from the kernel's main entry.
+import { AdapterRegistry, isSecretSchema } from '@holdfast/kernel';
 
 const schema = z.object({
   path: z.string().describe('Root directory'),

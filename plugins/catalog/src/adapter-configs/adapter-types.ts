@@ -1,5 +1,5 @@
 import { ValidationError, type AdapterKind, type AdapterRegistry, type AnyAdapterDefinition } from '@holdfast/kernel';
-import { secretFieldsOf } from '@holdfast/sdk';
+import { secretFieldsOf } from '@holdfast/kernel';
 
 /** AdapterConfig `type` values (SPEC). */
 export const ADAPTER_CONFIG_TYPES = ['database', 'storage', 'notification'] as const;

@@ -1,5 +1,5 @@
 import { LocalPathRefusedError, TOKENS, ValidationError, type AnyAdapterDefinition } from '@holdfast/kernel';
-import { localPathFieldsOf } from '@holdfast/sdk';
+import { localPathFieldsOf } from '@holdfast/kernel';
 import type { DependencyContainer } from 'tsyringe';
 
 /**

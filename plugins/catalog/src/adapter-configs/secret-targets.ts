@@ -1,5 +1,5 @@
 import { ValidationError, type AnyAdapterDefinition } from '@holdfast/kernel';
-import { secretTargetFieldsOf } from '@holdfast/sdk';
+import { secretTargetFieldsOf } from '@holdfast/kernel';
 
 /** What the API shows in place of the credentials of a URL (`https://user:***@host/?token=***`). */
 export const REDACTED = '***';

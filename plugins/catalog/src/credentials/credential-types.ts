@@ -1,4 +1,4 @@
-import { secret, secretFieldsOf } from '@holdfast/sdk';
+import { secret, secretFieldsOf } from '@holdfast/kernel';
 import { z } from 'zod';
 
 /** Credential profile types (SPEC "CredentialProfile"). */

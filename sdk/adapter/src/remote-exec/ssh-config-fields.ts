@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { secret } from '../secrets.js';
+import { secret } from '@holdfast/kernel/adapter';
 
 /**
  * `port`, `username` and the pinned `hostKeySha256` of a source adapter's `ssh` block, to spread after its own

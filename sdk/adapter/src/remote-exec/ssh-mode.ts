@@ -1,4 +1,4 @@
-import { AdapterError, type AdapterContext, type AdapterErrorOrigin } from '@holdfast/kernel';
+import { AdapterError, type AdapterContext, type AdapterErrorOrigin } from '@holdfast/kernel/adapter';
 import { SshConnectError, type SshTarget } from './ssh-connection.js';
 
 /**

@@ -1,6 +1,7 @@
 // The config markers behind issues 10.1 and 10.2: which fields say where secrets go, and which are local paths.
 import { describe, expect, it } from 'vitest';
-import { localPath, localPathFieldsOf, secret, secretTarget, secretTargetFieldsOf, z } from '../src/index.js';
+import { z } from 'zod';
+import { localPath, localPathFieldsOf, secret, secretTarget, secretTargetFieldsOf } from '../src/config-markers.js';
 
 describe('secretTargetFieldsOf', () => {
   it('answers the fields marked secretTarget, through optional and default wrappers', () => {

@@ -1,4 +1,8 @@
+// Config-schema markers: an adapter writes them (`secret()`, `secretTarget()`, `localPath()`), the host reads them
+// (`secretFieldsOf()`...) to seal secrets, guard where they are sent and check local paths. One module, so the
+// writer and the reader agree on the marker keys.
 import { z } from 'zod';
+import type { LocalPathUse } from './local-paths.js';
 
 /** Marks a config field as secret: stored encrypted, answered as `secretStatus`, hidden from logs. */
 export function secret<T extends z.ZodType>(schema: T): T {
@@ -70,8 +74,8 @@ export function secretTargetFieldsOf(schema: z.ZodType): string[] {
   return Object.keys(shape).filter((name) => DEFAULT_SECRET_TARGET_FIELDS.includes(name) || TARGET_SUFFIX.test(name));
 }
 
-/** What a local path field is used for (see the kernel's `LocalPathPolicy`). */
-export type LocalPathFieldUse = 'storage' | 'restore-target' | 'source';
+/** What a local path field is used for (see {@link LocalPathUse} and the `LocalPathPolicy`). */
+export type LocalPathFieldUse = LocalPathUse;
 
 /**
  * Marks a config field (a string or an array of strings) as a path on the Holdfast host. The catalog checks it
