@@ -1,25 +1,14 @@
 // Regression guard of issue 40 item 1: no plugin queries a table another plugin's migrations create; it reads
 // through a kernel port that plugin provides. The review of 2026-12 counted 12 such queries, all in observability.
-// The queries not yet moved are listed by name below: the test fails when a new one appears and when a listed one
-// is gone (so the list only shrinks, and reaches [] when the last move lands).
+// The last of the 12 moved with the system task schedules (observability's own `system_task_schedules`); before it,
+// `storage_snapshots` (the engine's `TOKENS.StorageUsage`) and the health columns of `adapter_configs` (observability's
+// `adapter_health`, served as `TOKENS.AdapterHealth`). The migrations that copied the old values over did so once, in
+// raw SQL this rule does not see: a one-time handover, not a runtime query. None is allowed now.
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeForeignQuery, foreignTableQueries, tableOwners, type PluginSource } from './table-rules.js';
 import { readWorkspace, REPO_ROOT } from './workspace.js';
-
-/**
- * Foreign-table queries still to move (plugin, file, table), 2 of the 12 the review counted: `system_tasks` moves
- * into an observability-owned table (review of 2026-12, section 3.1). Moved: `storage_snapshots` (read through the
- * engine's `TOKENS.StorageUsage` port) and the health columns of `adapter_configs` (observability's own
- * `adapter_health`, served to the catalog as `TOKENS.AdapterHealth`; its migration copies the old values once, in
- * raw SQL this rule does not see: a one-time handover, not a runtime query).
- */
-const NOT_YET_MOVED: readonly string[] = [
-  // system_tasks is still the catalog's table (schedules read, last/next run written).
-  '@holdfast/observability src/plugin.ts system_tasks',
-  '@holdfast/observability src/tasks/runner.ts system_tasks',
-];
 
 let sources: PluginSource[];
 
@@ -46,14 +35,11 @@ describe('one owner per table, in the queries', () => {
     expect(owners.get('notification_log')).toBe('@holdfast/notifications');
     expect(owners.get('download_tokens')).toBe('@holdfast/storage-browser');
     expect(owners.get('task_leases')).toBe('@holdfast/observability');
+    expect(owners.get('system_task_schedules')).toBe('@holdfast/observability');
   });
 
-  it('no plugin queries another plugin\'s table beyond the listed ones still to move', () => {
-    const found = foreignTableQueries(sources);
-    const keys = found.map((query) => `${query.plugin} ${query.file} ${query.table}`).sort();
-    const unexpected = found.filter((query) => !NOT_YET_MOVED.includes(`${query.plugin} ${query.file} ${query.table}`));
-    expect(unexpected.map(describeForeignQuery), 'new foreign-table queries').toEqual([]);
-    expect(keys, 'the list NOT_YET_MOVED is out of date: remove what moved').toEqual([...NOT_YET_MOVED].sort());
+  it('no plugin queries another plugin\'s table', () => {
+    expect(foreignTableQueries(sources).map(describeForeignQuery), 'foreign-table queries').toEqual([]);
   });
 
   it('flags a query on another plugin\'s table and leaves a plugin\'s own tables alone (the rule can fail)', () => {

@@ -15,7 +15,6 @@ import { JobService } from './jobs/job-service.js';
 import { CatalogJobResolver } from './jobs/run-plan.js';
 import { settingsRoutes } from './settings/settings-routes.js';
 import { SettingsService } from './settings/settings-service.js';
-import { SystemTaskService } from './settings/system-tasks.js';
 import { AuditTrail } from './shared/audit.js';
 import type { CatalogDeps } from './shared/deps.js';
 import { seedSystemRecords } from './templates/seed.js';
@@ -40,7 +39,6 @@ export class Catalog {
   readonly templates: TemplateStores;
   readonly jobs: JobService;
   readonly settings: SettingsService;
-  readonly systemTasks: SystemTaskService;
   readonly transfer: TransferService;
   readonly jobCatalog: CatalogJobResolver;
   private secretBox: SecretBox | undefined;
@@ -69,17 +67,15 @@ export class Catalog {
     this.templates = new TemplateStores(this.deps);
     this.jobs = new JobService(this.deps);
     this.settings = new SettingsService(this.deps);
-    this.systemTasks = new SystemTaskService(this.deps, this.settings);
     this.transfer = new TransferService(this);
     this.jobCatalog = new CatalogJobResolver(this.deps, this.adapters);
   }
 
-  /** Checks the system key against the canary, then seeds system records and task rows (idempotent). */
+  /** Checks the system key against the canary, then seeds system records (idempotent). */
   async start(): Promise<void> {
     await verifyKeyCanary(this.deps.em(), this.deps.box());
     const created = await seedSystemRecords(this.deps.em());
     if (created > 0) this.deps.logger.info({ created }, 'catalog system records seeded');
-    await this.systemTasks.seed();
   }
 
   routes(): RouteDefinition[] {
@@ -91,7 +87,7 @@ export class Catalog {
       ...vaultRoutes(this.deps, this.vault),
       ...this.templates.routes(),
       ...jobRoutes(this.deps, this.jobs),
-      ...settingsRoutes(this.settings, this.systemTasks),
+      ...settingsRoutes(this.settings),
       ...transferRoutes(this.transfer),
     ];
   }

@@ -31,6 +31,8 @@ export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugi
       optionalToken(TOKENS.AccessPolicy),
       optionalToken(TOKENS.AuditWriter),
       optionalToken(TOKENS.AdapterHealth),
+      // Observability keeps the system task schedules; the configuration export and import carry them through it.
+      optionalToken(TOKENS.SystemTaskSchedules),
       // The engine builds recovery kits and itself needs the job catalog: looked up when a kit is asked for.
       optionalToken(TOKENS.RecoveryKitBuilder),
     ],

@@ -86,7 +86,7 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) 
     expect(jobs.json).toEqual({ error: 'Forbidden' });
   });
 
-  it('validates and stores settings and system tasks', async () => {
+  it('validates and stores settings', async () => {
     const defaults = (await server.call('GET', '/api/settings')).json;
     expect(defaults).toMatchObject({ maxConcurrentJobs: 1, maxConcurrentFiles: 4, stuckJobTimeoutMinutes: 360, apiPoints: 100, 'audit.retentionDays': 90 });
     for (const patch of [{ maxConcurrentJobs: 0 }, { maxConcurrentJobs: 257 }, { maxConcurrentFiles: 17 }, { systemTimezone: 'Mars/Base' }, { unknownKey: 1 }, { authPoints: 1.5 }]) {
@@ -99,11 +99,6 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog API on %s', (dialect) 
     expect(await server.catalog.settings.get('maxConcurrentJobs')).toBe(3);
     const raw = await server.db.em().getKnex()('system_settings').where({ key: 'maxConcurrentJobs' }).first();
     expect(raw.value).toBe('3');
-    const tasks = (await server.call('GET', '/api/settings/system-tasks')).json;
-    expect(tasks.map((t: { task: string }) => t.task)).toEqual(['CLEAN_OLD_LOGS', 'HEALTH_CHECK', 'REFRESH_STORAGE_STATS', 'UPDATE_DB_VERSIONS']);
-    expect((await server.call('POST', '/api/settings/system-tasks', { task: 'HEALTH_CHECK', schedule: 'every minute' })).status).toBe(400);
-    const updated = await server.call('PUT', '/api/settings/system-tasks', { tasks: [{ task: 'HEALTH_CHECK', schedule: '*/5 * * * *', enabled: false }] });
-    expect(updated.json.find((t: { task: string }) => t.task === 'HEALTH_CHECK')).toMatchObject({ enabled: false, schedule: '*/5 * * * *', nextRunAt: null });
   });
 
   it('serves an audited recovery kit as a tar that holds the profile key', async () => {

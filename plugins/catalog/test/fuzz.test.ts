@@ -88,8 +88,6 @@ describe.each(['sqlite', 'postgresql'] as const)('input fuzzing on %s', (dialect
       { method: 'PUT', path: `/api/jobs/${ids.job.id}`, valid: { name: 'Nightly main', enabled: true, sourceId: ids.source.id }, refs: ['sourceId', 'encryptionProfileId', 'namingTemplateId'] },
       { method: 'POST', path: `/api/jobs/${ids.job.id}/clone`, valid: { name: 'Copy' } },
       { method: 'PUT', path: '/api/settings', valid: { maxConcurrentJobs: 2, systemTimezone: 'UTC', 'privacy.recordTriggerActor': true } },
-      { method: 'POST', path: '/api/settings/system-tasks', valid: { task: 'HEALTH_CHECK', enabled: true, schedule: '0 * * * *' }, required: ['task'] },
-      { method: 'PUT', path: '/api/settings/system-tasks', valid: { tasks: [{ task: 'HEALTH_CHECK' }] }, required: ['tasks'] },
       { method: 'POST', path: '/api/config/import', valid: { document: { format: 'x' }, mode: 'merge', dryRun: false }, required: ['document'] },
     ];
   });

@@ -11,6 +11,8 @@ import {
   type AuditEntry,
   type AuthContext,
   type HoldfastPlugin,
+  type SystemTaskScheduleRecord,
+  type SystemTaskSchedules,
 } from '@holdfast/kernel';
 import namingTemplate from '@holdfast/naming-template';
 import type { HoldfastDatabase } from '@holdfast/database';
@@ -47,6 +49,8 @@ export interface CatalogServer {
   db: HoldfastDatabase;
   logs: string[];
   audits: AuditEntry[];
+  /** The stand-in of observability's task schedules the export and import go through. */
+  systemTasks: SystemTaskSchedules;
   /** Calls the API; the body is sent as JSON. Answers status, headers, raw text and parsed JSON. */
   call(method: string, path: string, body?: unknown, token?: string): Promise<Reply>;
   close(): Promise<void>;
@@ -104,6 +108,24 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
       },
     } satisfies AdapterHealth,
   });
+  // Observability keeps the system task schedules too (tested there and on the assembled server); the export and
+  // import carry them through this port, whose stand-in holds the four default schedules.
+  const schedules = new Map<string, SystemTaskScheduleRecord>(
+    Object.entries({ CLEAN_OLD_LOGS: '30 3 * * *', HEALTH_CHECK: '*/15 * * * *', REFRESH_STORAGE_STATS: '0 * * * *', UPDATE_DB_VERSIONS: '0 4 * * *' }).map(
+      ([task, schedule]) => [task, { task, enabled: true, schedule, lastRunAt: null }],
+    ),
+  );
+  const systemTasks: SystemTaskSchedules = {
+    list: async () => [...schedules.values()].map((task) => ({ ...task })),
+    restore: async (tasks) =>
+      tasks.flatMap((task) => {
+        const known = schedules.get(task.task);
+        if (!known) return [];
+        schedules.set(task.task, { ...known, enabled: task.enabled, schedule: task.schedule });
+        return [task.task];
+      }),
+  };
+  container.register(TOKENS.SystemTaskSchedules, { useValue: systemTasks });
 
   const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ env }), createHttpPlugin()];
   const stack = await composeHoldfast({
@@ -123,6 +145,7 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
     db,
     logs,
     audits,
+    systemTasks,
     async call(method, path, body, token = 'admin') {
       const response = await fetch(`${url}${path}`, {
         method,
@@ -160,7 +183,6 @@ export async function snapshotTables(db: HoldfastDatabase): Promise<Record<strin
     'notification_templates',
     'jobs',
     'job_destinations',
-    'system_tasks',
     'system_settings',
     'system_key_canary',
   ];

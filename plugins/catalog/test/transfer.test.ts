@@ -42,7 +42,7 @@ async function comparable(server: CatalogServer) {
       destinations: j.destinations.map(({ id: _id, ...d }: JsonValue) => ({ ...d, configId: nameOf(adapters, d.configId), retentionPolicyId: nameOf(policies, d.retentionPolicyId) })),
     })),
     settings: (await server.call('GET', '/api/settings')).json,
-    tasks: (await get('/api/settings/system-tasks')).map(({ nextRunAt: _n, ...t }) => t),
+    tasks: await server.systemTasks.list(),
   };
 }
 
@@ -70,7 +70,7 @@ describe.each(['sqlite', 'postgresql'] as const)('export and import on %s', (dia
       maxConcurrentJobs: 2,
       'notifications.config': { globalChannels: [ids.hook.id], events: { system_error: { enabled: true, channels: null, notifyUser: 'none' } } },
     });
-    await source.call('PUT', '/api/settings/system-tasks', { tasks: [{ task: 'CLEAN_OLD_LOGS', schedule: '15 2 * * *', enabled: false }] });
+    await source.systemTasks.restore([{ task: 'CLEAN_OLD_LOGS', schedule: '15 2 * * *', enabled: false }]);
     const exported = await source.call('GET', `/api/config/export?encryptionProfileId=${ids.vault.id}`);
     expect(exported.status).toBe(200);
     expect(exported.json.secrets).toBe('encrypted');

@@ -1,6 +1,7 @@
 export { createObservabilityPlugin, OBSERVABILITY, SYSTEM_TASK_NAMES, type ObservabilityPluginOptions, type ObservabilityService } from './plugin.js';
 export { SystemTaskRunner, isValidCron, DEFAULT_TASK_RUNNER_OPTIONS, type TaskHandler, type TaskRunnerOptions, type TaskSchedule } from './tasks/runner.js';
 export { TaskLease } from './tasks/lease.js';
+export { SystemTaskDefinitions, SYSTEM_TASK_DEFAULTS, SYSTEM_TASKS, nextRunOf, type SystemTaskView } from './tasks/task-definitions.js';
 export { TaskRunStore, type TaskRunView } from './tasks/run-store.js';
 export { HealthChecker, statusAfter, HEALTH_CHECK_TIMEOUT_MS, type HealthOutcome, type HealthStatus } from './health/health-check.js';
 export { AdapterHealthStore, ADAPTER_HEALTH_TABLE } from './health/adapter-health.js';
@@ -11,4 +12,5 @@ export { ConfigBackup, configBackupFileName } from './config-backup/config-backu
 export { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
 export { ObservabilitySettings, OBSERVABILITY_SETTINGS, tokenHash, type ObservabilitySettingsValues } from './settings.js';
 export { createAdapterHealthTable, createObservabilityTables } from './store/migration.js';
-export { SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity } from './store/entities.js';
+export { createSystemTaskSchedulesTable, SYSTEM_TASK_SCHEDULES_TABLE } from './store/system-task-schedules-migration.js';
+export { SystemTaskRunEntity, SystemTaskScheduleEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity } from './store/entities.js';

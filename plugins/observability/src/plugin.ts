@@ -9,15 +9,18 @@ import { INTEGRITY_CHECK_TASK, runIntegrityTask } from './integrity/integrity-ta
 import { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
 import { metricsAccessFromEnv } from './metrics/metrics-access.js';
 import { observabilityRoutes } from './routes/observability-routes.js';
+import { systemTaskRoutes } from './routes/system-task-routes.js';
 import { ObservabilitySettings } from './settings.js';
 import { StorageAlerts } from './storage/storage-alerts.js';
-import { HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity, SystemTaskRunEntity } from './store/entities.js';
+import { HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity, SystemTaskRunEntity, SystemTaskScheduleEntity } from './store/entities.js';
 import { createAdapterHealthTable, createObservabilityTables } from './store/migration.js';
+import { createSystemTaskSchedulesTable } from './store/system-task-schedules-migration.js';
 import { TaskRunStore } from './tasks/run-store.js';
 import { DEFAULT_TASK_RUNNER_OPTIONS, SystemTaskRunner, type TaskHandler, type TaskRunnerOptions, type TaskSchedule } from './tasks/runner.js';
+import { SystemTaskDefinitions } from './tasks/task-definitions.js';
 
 /**
- * The system tasks of SPEC (schedules stored by the catalog) plus this plugin's own configuration backup and
+ * The system tasks of SPEC (schedules in this plugin's `system_task_schedules`) plus this plugin's own configuration backup and
  * scheduled integrity check (schedules in the observability settings).
  */
 export const SYSTEM_TASK_NAMES = ['HEALTH_CHECK', 'CLEAN_OLD_LOGS', 'UPDATE_DB_VERSIONS', 'REFRESH_STORAGE_STATS', 'CONFIG_BACKUP', 'INTEGRITY_CHECK'] as const;
@@ -26,6 +29,8 @@ export const SYSTEM_TASK_NAMES = ['HEALTH_CHECK', 'CLEAN_OLD_LOGS', 'UPDATE_DB_V
 export interface ObservabilityService {
   runner: SystemTaskRunner;
   runs: TaskRunStore;
+  /** The schedules of the SPEC system tasks, served as `TOKENS.SystemTaskSchedules`. */
+  tasks: SystemTaskDefinitions;
   health: HealthChecker;
   /** The current health of each adapter configuration, served as `TOKENS.AdapterHealth`. */
   states: AdapterHealthStore;
@@ -58,7 +63,8 @@ export interface ObservabilityPluginOptions {
 }
 
 /**
- * The observability plugin: runs the system tasks on their schedules (one process per task at a time), records
+ * The observability plugin: runs the system tasks on their schedules (one process per task at a time; the schedules
+ * in its `system_task_schedules` table, served to the catalog's export and import as `TOKENS.SystemTaskSchedules`), records
  * adapter health (its `adapter_health` table, served to the catalog as `TOKENS.AdapterHealth`), raises storage alerts from the engine's snapshots, backs the configuration up to a destination,
  * runs scheduled integrity checks through the engine's `TOKENS.IntegrityChecks`, and serves Prometheus metrics.
  * Needs `TOKENS.Database`, `TOKENS.JobCatalog` and the boot's core services; uses `TOKENS.Settings` (system time
@@ -83,6 +89,12 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     const events = (): EventBus => container.resolve(TOKENS.EventBus);
     const settings = new ObservabilitySettings(database);
     const runs = new TaskRunStore(database);
+    const tasks = new SystemTaskDefinitions({
+      database,
+      settings: () => resolveOptional(container, TOKENS.Settings),
+      audit: () => resolveOptional(container, TOKENS.AuditWriter),
+      logger,
+    });
     const states = new AdapterHealthStore(database);
     const health = new HealthChecker({ container, database, states, catalog, registry, events, thresholds: () => settings.get('health'), logger, timeoutMs: options.healthCheckTimeoutMs });
     const alerts = new StorageAlerts({ database, usage: () => resolveOptional(container, TOKENS.StorageUsage), settings: () => settings.get('storageAlerts'), events, logger });
@@ -139,11 +151,11 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       ],
     ]);
     const schedules = async (): Promise<TaskSchedule[]> => {
-      const rows: Array<{ task: string; enabled: boolean | number; schedule: string }> = await database().em().getKnex()('system_tasks').select('task', 'enabled', 'schedule');
+      const rows = await tasks.schedules();
       const backup = await settings.get('configBackup');
       const integrity = await settings.get('integrityCheck');
       return [
-        ...rows.map((row) => ({ task: row.task, enabled: Boolean(row.enabled), schedule: row.schedule })),
+        ...rows,
         { task: 'CONFIG_BACKUP', enabled: backup.enabled && backup.storageId !== null, schedule: backup.schedule },
         { task: INTEGRITY_CHECK_TASK, enabled: integrity.enabled, schedule: integrity.schedule },
       ];
@@ -155,6 +167,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     service = {
       runner,
       runs,
+      tasks,
       health,
       states,
       alerts,
@@ -174,7 +187,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
 
   return {
     name: 'observability',
-    provides: [OBSERVABILITY, TOKENS.AdapterHealth],
+    provides: [OBSERVABILITY, TOKENS.AdapterHealth, TOKENS.SystemTaskSchedules],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -183,23 +196,27 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       TOKENS.Logger,
       optionalToken(TOKENS.Settings),
       optionalToken(TOKENS.AccessPolicy),
+      // Changes of the task schedules are audited (identity); without it they go to the log.
+      optionalToken(TOKENS.AuditWriter),
       optionalToken(TOKENS.ConfigExporter),
       optionalToken(TOKENS.IntegrityChecks),
       optionalToken(TOKENS.ExecutionStats),
       optionalToken(TOKENS.StorageUsage),
       optionalToken(TOKENS.DeliveryStats),
     ],
-    entities: [SystemTaskRunEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
-    migrations: [createObservabilityTables, createAdapterHealthTable],
+    entities: [SystemTaskRunEntity, SystemTaskScheduleEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
+    migrations: [createObservabilityTables, createAdapterHealthTable, createSystemTaskSchedulesTable],
     register(container) {
       container.register(OBSERVABILITY, { useFactory: serviceOf });
       // The catalog shows the health state in its adapter answers and records connection tests through this port.
       container.register(TOKENS.AdapterHealth, { useFactory: (c) => serviceOf(c).states });
+      // The catalog's configuration export and import carry the task schedules through this port.
+      container.register(TOKENS.SystemTaskSchedules, { useFactory: (c) => serviceOf(c).tasks });
     },
     routes(container) {
       const of = () => serviceOf(container);
       const built = serviceOf(container);
-      return observabilityRoutes({
+      return [...systemTaskRoutes(() => of().tasks), ...observabilityRoutes({
         container,
         database: () => container.resolve(ORM_DATABASE),
         runner: () => of().runner,
@@ -209,10 +226,12 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
         settings: built.settings,
         metrics: () => of().metrics,
         metricsAccess,
-      });
+      })];
     },
     async start(container) {
-      const { runner, alerts, metrics } = serviceOf(container);
+      const { runner, alerts, metrics, tasks } = serviceOf(container);
+      // Every process seeds (an api process too): the schedule routes list the rows.
+      await tasks.seed();
       const events = container.resolve(TOKENS.EventBus);
       unsubscribe.push(...metrics.listen(events));
       // Listeners return at once: evaluating alerts must not hold the storage statistics refresh.

@@ -58,7 +58,7 @@ describe.each(['sqlite', 'postgresql'] as const)('task leases and the runner on 
   it('two runners (two processes) firing the same slot run the task once; run-now elsewhere gets 409; failures raise system_error', async () => {
     site = await observabilityDatabase(dialect);
     const other = await site.open();
-    await site.db.em().getKnex()('system_tasks').insert({ task: 'HEALTH_CHECK', enabled: true, schedule: '*/15 * * * *', updated_at: null });
+    await site.db.em().getKnex()('system_task_schedules').insert({ task: 'HEALTH_CHECK', enabled: true, schedule: '*/15 * * * *', updated_at: site.db.em().getPlatform().processDateProperty(new Date()) });
     let calls = 0;
     let shouldFail = false;
     const handler: TaskHandler = async () => {
@@ -88,7 +88,7 @@ describe.each(['sqlite', 'postgresql'] as const)('task leases and the runner on 
     expect(runs.total).toBe(1);
     expect(runs.runs[0]).toMatchObject({ task: 'HEALTH_CHECK', trigger: 'Scheduler', status: 'Success', message: 'checked' });
     expect(runs.runs[0]!.durationMs).toBeGreaterThanOrEqual(250);
-    const marked = await site.db.em().getKnex()('system_tasks').select('last_run_at').first();
+    const marked = await site.db.em().getKnex()('system_task_schedules').select('last_run_at').first();
     expect(marked.last_run_at).not.toBeNull();
 
     shouldFail = true;

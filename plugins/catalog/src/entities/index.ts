@@ -1,6 +1,6 @@
 import { AdapterConfigEntity } from './adapter-config.js';
 import { DbVersionHistoryEntity } from './version-history.js';
-import { JobDestinationEntity, JobEntity, SystemTaskEntity } from './jobs.js';
+import { JobDestinationEntity, JobEntity } from './jobs.js';
 import { CredentialProfileEntity, EncryptionProfileEntity, KeyCanaryEntity } from './profiles.js';
 import {
   NamingTemplateEntity,
@@ -27,6 +27,5 @@ export const catalogEntities = [
   NotificationTemplateEntity,
   JobEntity,
   JobDestinationEntity,
-  SystemTaskEntity,
   DbVersionHistoryEntity,
 ] as const;

@@ -50,20 +50,5 @@ export const JobDestinationEntity = defineEntity({
   },
 });
 
-/** A system task's stored schedule (runner comes later). */
-export const SystemTaskEntity = defineEntity({
-  name: 'SystemTask',
-  tableName: 'system_tasks',
-  properties: {
-    task: p.string().primary(),
-    enabled: p.boolean().default(true),
-    schedule: p.string(),
-    lastRunAt: p.datetime().nullable(),
-    nextRunAt: p.datetime().nullable(),
-    updatedAt: p.datetime(),
-  },
-});
-
 export type JobRow = InferEntity<typeof JobEntity>;
 export type JobDestinationRow = InferEntity<typeof JobDestinationEntity>;
-export type SystemTaskRow = InferEntity<typeof SystemTaskEntity>;

@@ -114,14 +114,9 @@ async function createJobTables(knex: Knex): Promise<void> {
     t.string('retention_policy_id', 36).nullable();
     t.unique(['job_id', 'config_id'], { indexName: 'job_destinations_job_config_unique' });
   });
-  await knex.schema.createTable('system_tasks', (t) => {
-    t.string('task', 64).primary();
-    t.boolean('enabled').notNullable().defaultTo(true);
-    t.string('schedule', 255).notNullable();
-    t.datetime('last_run_at', { useTz: true }).nullable();
-    t.datetime('next_run_at', { useTz: true }).nullable();
-    t.datetime('updated_at', { useTz: true }).notNullable();
-  });
+  // `system_tasks` (the system task schedules) was created here until the schedules moved to observability's own
+  // `system_task_schedules` (its migration 20261205-observability-003 copies an existing table's rows). A database
+  // made before keeps the old table, unused, for a later catalog migration to drop; a fresh one never gets it.
 }
 
 /**

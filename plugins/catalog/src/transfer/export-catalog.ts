@@ -1,5 +1,5 @@
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
-import { JobDestinationEntity, JobEntity, SystemTaskEntity } from '../entities/jobs.js';
+import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
 import { CredentialProfileEntity, EncryptionProfileEntity } from '../entities/profiles.js';
 import {
   NamingTemplateEntity,
@@ -10,7 +10,8 @@ import {
 import type { Catalog } from '../catalog.js';
 import { openCredentialPayload } from '../credentials/credential-store.js';
 import { credentialSecretFields, type CredentialType } from '../credentials/credential-types.js';
-import { iso, parseJsonColumn } from '../shared/deps.js';
+import { parseJsonColumn } from '../shared/deps.js';
+import { systemTaskSchedules } from './system-task-schedules.js';
 import { profileKeyFingerprint } from '../vault/vault-service.js';
 import { EXPORT_FORMAT, EXPORT_VERSION, sealExportSecrets, type ExportDocument, type ExportSecrets } from './export-format.js';
 
@@ -117,12 +118,8 @@ export async function exportCatalog(catalog: Catalog, profileId?: string): Promi
       })),
     });
   }
-  const systemTasks = (await em.find(SystemTaskEntity, {}, { orderBy: { task: 'asc' } })).map((row) => ({
-    task: row.task,
-    enabled: row.enabled,
-    schedule: row.schedule,
-    lastRunAt: iso(row.lastRunAt),
-  }));
+  // Observability keeps the task schedules; a composition without it exports none.
+  const systemTasks = ((await systemTaskSchedules(catalog)?.list()) ?? []).map((task) => ({ ...task }));
 
   let encryption: ExportDocument['encryption'] = null;
   let sealedSecrets: string | null = null;

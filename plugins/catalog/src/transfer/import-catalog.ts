@@ -2,7 +2,7 @@ import { ConflictError, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
 import type { Catalog } from '../catalog.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
-import { JobEntity, SystemTaskEntity } from '../entities/jobs.js';
+import { JobEntity } from '../entities/jobs.js';
 import { CredentialProfileEntity, EncryptionProfileEntity } from '../entities/profiles.js';
 import {
   NamingTemplateEntity,
@@ -12,10 +12,10 @@ import {
 } from '../entities/templates.js';
 import { newId, type Actor } from '../shared/deps.js';
 import { settingsPatchBody, type SettingsValues } from '../settings/setting-definitions.js';
-import { nextRunOf } from '../settings/system-tasks.js';
 import { exportDocumentSchema, openExportSecrets, parseImportKey, type ExportSecrets } from './export-format.js';
 import { IMPORT_ORDER, importRecordSchemas, type ImportInput, type ImportKind, type ImportRecords, type ImportResult } from './import-records.js';
 import { writeRecord, type IdMaps } from './import-writers.js';
+import { systemTaskSchedules } from './system-task-schedules.js';
 
 const ENTITIES = {
   credentials: CredentialProfileEntity,
@@ -151,13 +151,12 @@ async function applySettings(
     }
     await catalog.settings.update(values, actor);
   }
-  const em = catalog.deps.em();
-  const zone = await catalog.settings.get<string>('systemTimezone');
-  for (const raw of tasks) {
+  const parsed = tasks.flatMap((raw) => {
     const task = importRecordSchemas.systemTasks.safeParse(raw);
-    if (!task.success) continue;
-    const row = await em.findOne(SystemTaskEntity, { task: task.data.task });
-    if (row) em.assign(row, { enabled: task.data.enabled, schedule: task.data.schedule, nextRunAt: nextRunOf(task.data.schedule, zone), updatedAt: new Date() });
-  }
-  await em.flush();
+    return task.success ? [task.data] : [];
+  });
+  if (parsed.length === 0) return;
+  const schedules = systemTaskSchedules(catalog);
+  if (schedules) await schedules.restore(parsed);
+  else result.warnings.push('System task schedules skipped: this installation runs no system tasks (observability plugin)');
 }

@@ -58,3 +58,20 @@ export const StorageAlertStateEntity = defineEntity({
     raisedAt: p.datetime(),
   },
 });
+
+/** A system task's stored schedule (SPEC "SystemTask"); the table is created by `system-task-schedules-migration.ts`. */
+export const SystemTaskScheduleEntity = defineEntity({
+  name: 'SystemTaskSchedule',
+  tableName: 'system_task_schedules',
+  properties: {
+    task: p.string().primary().length(64),
+    enabled: p.boolean().default(true),
+    schedule: p.string().length(255),
+    lastRunAt: p.datetime().nullable(),
+    nextRunAt: p.datetime().nullable(),
+    updatedAt: p.datetime(),
+  },
+});
+
+/** A stored task schedule. */
+export type SystemTaskScheduleRow = InferEntity<typeof SystemTaskScheduleEntity>;

@@ -1,8 +1,8 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError, type EventBus, type KernelLogger, type SettingsReader } from '@holdfast/kernel';
-import type { Knex } from '@mikro-orm/knex';
 import { CronJob, CronTime } from 'cron';
+import { SystemTaskScheduleEntity } from '../store/entities.js';
 import { TaskLease } from './lease.js';
 import type { TaskRunStore, TaskRunView } from './run-store.js';
 
@@ -54,7 +54,7 @@ export class SystemTaskRunner {
     private readonly deps: {
       database: () => OrmDatabase;
       settings: () => SettingsReader | undefined;
-      /** Every task with its schedule (the catalog's system tasks plus the runner's own, such as CONFIG_BACKUP). */
+      /** Every task with its schedule (`system_task_schedules` plus the runner's own, such as CONFIG_BACKUP). */
       schedules: () => Promise<TaskSchedule[]>;
       handlers: ReadonlyMap<string, TaskHandler>;
       runs: TaskRunStore;
@@ -64,10 +64,6 @@ export class SystemTaskRunner {
     private readonly options: TaskRunnerOptions = DEFAULT_TASK_RUNNER_OPTIONS,
   ) {
     this.lease = new TaskLease(deps.database, `${process.pid}-${randomUUID().slice(0, 8)}`);
-  }
-
-  private knex(): Knex {
-    return this.deps.database().em().getKnex();
   }
 
   /** Known task names. */
@@ -201,15 +197,13 @@ export class SystemTaskRunner {
     }
   }
 
-  /** `lastRunAt`/`nextRunAt` of the catalog's task row (absent for the runner's own tasks). */
+  /** `lastRunAt`/`nextRunAt` of the task's schedule row (absent for the runner's own tasks). */
   private async markRun(task: string): Promise<void> {
-    const em = this.deps.database().em();
-    const planned = this.planned.get(task);
-    const platform = em.getPlatform();
-    const next = planned?.cron.nextDate()?.toJSDate() ?? null;
-    await this.knex()('system_tasks')
-      .where({ task })
-      .update({ last_run_at: platform.processDateProperty(new Date()), ...(next ? { next_run_at: platform.processDateProperty(next) } : {}) });
+    const next = this.planned.get(task)?.cron.nextDate()?.toJSDate() ?? null;
+    await this.deps
+      .database()
+      .em()
+      .nativeUpdate(SystemTaskScheduleEntity, { task }, { lastRunAt: new Date(), ...(next ? { nextRunAt: next } : {}) });
   }
 
   private async raise(task: string, error: unknown): Promise<void> {
