@@ -20,7 +20,8 @@ export function buildImage(log = (line) => process.stdout.write(`${line}\n`)) {
   const given = process.env.HOLDFAST_TEST_IMAGE;
   if (given) {
     if (podman(['image', 'exists', given], { allowFailure: true }).status !== 0) throw new Error(`HOLDFAST_TEST_IMAGE ${given} does not exist`);
-    log(`testing the given image ${given} (HOLDFAST_TEST_IMAGE), not one built from HEAD`);
+    const from = process.env.HOLDFAST_TEST_IMAGE_FROM;
+    log(from ? `testing ${given}, built from ${from} by run-tests.mjs` : `testing the given image ${given} (HOLDFAST_TEST_IMAGE), not one built from HEAD`);
     return { image: given, buildSeconds: null, commit: undefined, base };
   }
   const commit = run('git', ['-C', repository, 'rev-parse', '--short=12', 'HEAD'], { env: process.env }).stdout.trim();

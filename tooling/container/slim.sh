@@ -33,3 +33,14 @@ find "$gconv" -name '*.so' ! -name 'IBM850.so' ! -name 'IBM437.so' ! -name 'ISO8
 rm -rf /usr/local/lib/node_modules/npm /usr/local/bin/npm /usr/local/bin/npx /usr/local/include /opt/yarn* \
        /usr/local/bin/yarn /usr/local/bin/yarnpkg /usr/local/share/doc /usr/local/share/man
 strip /usr/local/bin/node
+# Programs no adapter runs from packages that stay: tini's static twin (tini is PID 1), zstd's parallel front end,
+# MariaDB's Perl monitor.
+rm -f /usr/bin/tini-static /usr/bin/pzstd /usr/bin/innotop
+# Samba's private libraries that smbclient does not load (the other Samba programs are removed above); the image
+# test runs smbclient against the test Samba server, so a library it needs cannot go unnoticed.
+needed=$(ldd /usr/bin/smbclient | awk '$3 ~ /\/samba\// {print $3}' | xargs -r readlink -f)
+for lib in /usr/lib/*-linux-gnu/samba/*.so*; do
+  case " $(echo $needed) " in *" $(readlink -f "$lib") "*) ;; *) rm -f "$lib" ;; esac
+done
+ldd /usr/bin/smbclient | grep -q 'not found' && { echo 'slim.sh: smbclient lost a library' >&2; exit 1; }
+true

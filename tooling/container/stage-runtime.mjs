@@ -46,9 +46,12 @@ const THIS_PLATFORM = `${process.platform}-${process.arch}`;
 const isOtherPlatformPrebuild = (path) => {
   const at = path.lastIndexOf(PREBUILDS);
   if (at < 0) return false;
-  const folder = path.slice(at + PREBUILDS.length).split(sep)[0];
-  return folder !== '' && folder !== THIS_PLATFORM;
+  const [folder, file] = path.slice(at + PREBUILDS.length).split(sep);
+  // One folder may hold both C libraries' builds (@cloudpss/zstd: `...musl,true.node` next to `...glibc,true.node`).
+  return (folder !== '' && folder !== THIS_PLATFORM) || (!isLibcMusl && file !== undefined && /musl/.test(file));
 };
+// node-gyp's intermediate files: the addon itself is build/Release/<name>.node, next to obj.target/ and .deps/.
+const BUILD_INTERMEDIATES = new Set(['obj.target', '.deps']);
 
 function matchesPlatform(manifest) {
   // Packages that mark their libc only by name (libsql's @libsql/linux-x64-musl has no `libc` field).
@@ -108,7 +111,7 @@ function copyFiltered(from, to, isThirdParty, manifest) {
       if (NEVER.test(source) || isOtherPlatformPrebuild(source)) return false;
       if (!isThirdParty) return true;
       const isDirectory = lstatSync(source).isDirectory();
-      if (isDirectory) return !(ROOT_FOLDERS_NEVER.has(inside) || (entries && isOtherBuild(inside, entries)));
+      if (isDirectory) return !(ROOT_FOLDERS_NEVER.has(inside) || BUILD_INTERMEDIATES.has(basename(inside)) || (entries && isOtherBuild(inside, entries)));
       return !NEVER_THIRD_PARTY.test(source);
     },
   });
@@ -122,6 +125,10 @@ function copyWorkspace(dir, manifest) {
     if (existsSync(join(dir, entry))) copyFiltered(join(dir, entry), join(target, entry), false, manifest);
   }
 }
+
+const hasNoDependencies = (manifest) => ['dependencies', 'peerDependencies', 'optionalDependencies'].every((field) => Object.keys(manifest[field] ?? {}).length === 0);
+/** name@version -> staged folder of the first copy of each package without dependencies. */
+const leaves = new Map();
 
 const visited = new Set();
 function visit(packageDir, { isOptional = false } = {}) {
@@ -142,7 +149,18 @@ function visit(packageDir, { isOptional = false } = {}) {
   if (isWorkspace) copyWorkspace(real, manifest);
   else if (!copiedDirs.has(real)) {
     copiedDirs.add(real);
-    copyFiltered(real, join(out, relative(root, real)), true, manifest);
+    const target = join(out, relative(root, real));
+    const identity = `${manifest.name}@${manifest.version}`;
+    const twin = hasNoDependencies(manifest) ? leaves.get(identity) : undefined;
+    if (twin) {
+      // npm installs a copy of the same package under each dependent that needs it nested (tslib 57 times): a
+      // package with no dependencies of its own resolves nothing, so one copy serves them all through a link.
+      mkdirSync(dirname(target), { recursive: true });
+      symlinkSync(relative(dirname(target), twin), target);
+    } else {
+      copyFiltered(real, target, true, manifest);
+      if (hasNoDependencies(manifest)) leaves.set(identity, target);
+    }
   }
   if (FILES_ONLY.has(manifest.name)) return;
   const groups = [
