@@ -12,6 +12,7 @@ import {
   escapingImportViolations,
   kernelViolations,
   packageHygieneViolations,
+  platformViolations,
   pluginViolations,
 } from './rules.js';
 import { readWorkspace, REPO_ROOT, type WorkspacePackage } from './workspace.js';
@@ -57,6 +58,13 @@ describe('dependency rules of the workspace', () => {
   it('plugins never depend on or import another plugin package', () => {
     const plugins = under('plugins/');
     const problems = plugins.flatMap((plugin) => pluginViolations(plugin, plugins));
+    expect(problems, report(problems)).toEqual([]);
+  });
+
+  it('platform packages never depend on or import a plugin', () => {
+    const plugins = under('plugins/');
+    expect(under('platform/').length).toBeGreaterThan(0);
+    const problems = under('platform/').flatMap((pkg) => platformViolations(pkg, plugins));
     expect(problems, report(problems)).toEqual([]);
   });
 

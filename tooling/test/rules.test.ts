@@ -11,6 +11,7 @@ import {
   escapingImportViolations,
   kernelViolations,
   packageHygieneViolations,
+  platformViolations,
   pluginViolations,
 } from './rules.js';
 import { expandWorkspacePatterns, importsOf, type Manifest, type SourceImport, type WorkspacePackage } from './workspace.js';
@@ -264,5 +265,32 @@ describe('database handle cast rule', () => {
       },
     ];
     expect(databaseHandleCastViolations(identity, files)).toEqual([]);
+  });
+});
+
+describe('platform rule', () => {
+  const plugins = [pkg('plugins/http', { name: '@holdfast/http' }), pkg('plugins/persistence', { name: '@holdfast/persistence' })];
+
+  it('names a plugin among any dependency field of a platform package, and an import of one', () => {
+    const boot = pkg(
+      'platform/boot',
+      { name: '@holdfast/boot', dependencies: { '@holdfast/http': '^0.1.0', '@holdfast/kernel': '^0.1.0' }, devDependencies: { '@holdfast/persistence': '^0.1.0' } },
+      [
+        { file: 'src/compose.ts', specifier: '@holdfast/persistence' },
+        { file: 'src/compose.ts', specifier: '@holdfast/database' },
+      ],
+    );
+    expect(platformViolations(boot, plugins)).toEqual([
+      '@holdfast/boot must not depend on plugin @holdfast/http (found in dependencies); platform packages stand below the plugins',
+      '@holdfast/boot must not depend on plugin @holdfast/persistence (found in devDependencies); platform packages stand below the plugins',
+      '@holdfast/boot src/compose.ts imports plugin @holdfast/persistence; platform packages stand below the plugins',
+    ]);
+  });
+
+  it('accepts the kernel and other platform packages', () => {
+    const boot = pkg('platform/boot', { name: '@holdfast/boot', dependencies: { '@holdfast/kernel': '^0.1.0', '@holdfast/http-server': '^0.1.0' } }, [
+      { file: 'src/compose.ts', specifier: '@holdfast/http-server' },
+    ]);
+    expect(platformViolations(boot, plugins)).toEqual([]);
   });
 });

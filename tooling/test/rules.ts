@@ -184,3 +184,21 @@ export function databaseHandleCastViolations(pkg: WorkspacePackage, files: reado
   }
   return problems;
 }
+
+/**
+ * `platform/*` is the infrastructure the plugins stand on (database, HTTP, boot): it never depends on a plugin, in
+ * any dependency field, nor imports one. Otherwise a plugin could not be left out of a composition, and a library
+ * change would have to wait for a feature.
+ */
+export function platformViolations(pkg: WorkspacePackage, plugins: readonly WorkspacePackage[]): string[] {
+  const pluginNames = new Set(plugins.map((plugin) => plugin.name));
+  const problems: string[] = [];
+  for (const [field, dep] of entries(pkg.manifest, ALL_FIELDS)) {
+    if (pluginNames.has(dep)) problems.push(`${pkg.name} must not depend on plugin ${dep} (found in ${field}); platform packages stand below the plugins`);
+  }
+  for (const { file, specifier } of pkg.imports) {
+    const target = packageOfSpecifier(specifier);
+    if (target && pluginNames.has(target)) problems.push(`${pkg.name} ${file} imports plugin ${specifier}; platform packages stand below the plugins`);
+  }
+  return problems;
+}

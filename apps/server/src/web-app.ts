@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { HTTP_FALLTHROUGH_HANDLER } from '@holdfast/http';
+import { HTTP_FALLTHROUGH_HANDLER } from '@holdfast/http-server';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { DependencyContainer } from 'tsyringe';

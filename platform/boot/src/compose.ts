@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createHttpApp } from '@holdfast/http';
+import { createHttpApp } from '@holdfast/http-server';
 import { orderPlugins, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { openDatabase, type HoldfastDatabase } from '@holdfast/database';

@@ -2,8 +2,7 @@ import { defineRoute, optionalToken, TOKENS, type HoldfastPlugin, type RouteDefi
 import type { DependencyContainer } from 'tsyringe';
 import { z } from 'zod';
 import { healthRoute } from './health.js';
-import { mountedRoutesOf } from './internal/mounted-routes.js';
-import { buildOpenApiDocument } from './openapi.js';
+import { buildOpenApiDocument, mountedRoutesOf } from '@holdfast/http-server';
 
 /** Serves the document of the routes it was mounted with; built once per route list, since routes never change. */
 function openApiRoute(container: DependencyContainer): RouteDefinition {

@@ -2,7 +2,8 @@ import { TOKENS, type DatabasePort, type RuntimeConfig } from '@holdfast/kernel'
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument, createHttpPlugin } from '../src/index.js';
+import { buildOpenApiDocument } from '@holdfast/http-server';
+import { createHttpPlugin } from '../src/index.js';
 import { ALL_TEST_ROUTES, createThing, readJob } from './routes.js';
 import { at, call, FakeAuthenticator, registerFakes, startApp, type RunningApp } from './support.js';
 

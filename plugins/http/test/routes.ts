@@ -2,7 +2,7 @@
 import { AdapterError, ConflictError, defineRoute, routeResult, type AdapterErrorCode, type RouteDefinition } from '@holdfast/kernel';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { createSseStream, SSE_HEADERS } from '../src/index.js';
+import { createSseStream, SSE_HEADERS } from '@holdfast/http-server';
 
 const thingSchema = z.object({
   name: z.string().min(1),

@@ -17,7 +17,7 @@ import type { Server } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { container, type DependencyContainer } from 'tsyringe';
-import { createHttpApp } from '../src/index.js';
+import { createHttpApp } from '@holdfast/http-server';
 
 export interface RunningApp {
   url: string;

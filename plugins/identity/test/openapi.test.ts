@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildOpenApiDocument } from '@holdfast/http';
+import { buildOpenApiDocument } from '@holdfast/http-server';
 import { identityRoutes } from '../src/routes/index.js';
 import { openDatabase, type TestDatabase } from './support/database.js';
 import { startIdentityApp, type RunningIdentityApp } from './support/http.js';
