@@ -18,7 +18,7 @@ const RULE_FILES = new Set(['tooling/test/wiring-rules.ts', 'tooling/test/wiring
 
 /**
  * Nobody but the boot registers the core services: a server, CLI, bench or test harness hands them to
- * `composeHoldfast({ core })` instead of writing its own prelude (`container.register(TOKENS.Logger, ...)`).
+ * `composeHoldfast({ core })` instead of writing its own prelude (registering `TOKENS.Logger` and the rest itself).
  */
 export function corePreludeViolations(files: readonly WiringFile[]): string[] {
   const prelude = new RegExp(`\\.register\\(\\s*TOKENS\\.(${CORE_SERVICE_TOKENS.join('|')})\\b`);
