@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { SourceAdapter } from '@holdfast/sdk';
-import { createAdapterInstance, sshdState } from '@holdfast/testkit';
+import { createAdapterInstance } from '@holdfast/testkit';
+import { sshdState } from '@holdfast/tooling/harness/sshd';
 import definition from '../src/index.js';
 import type { FakeDatabase, FakeMssqlServer } from './fake-tds/fake-mssql.js';
 

@@ -5,7 +5,8 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type AdapterContext, type SourceAdapter } from '@holdfast/sdk';
-import { allCommandLines, listChildProcesses, remoteToolProcesses, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
+import { allCommandLines, listChildProcesses, waitFor, waitForNoNewChildren } from '@holdfast/testkit';
+import { remoteToolProcesses, sshdState, type SshdState } from '@holdfast/tooling/harness/sshd';
 import definition from '../src/index.js';
 import { createDatabase, definitions, dropDatabases, seed, server, sql, tableRows } from './helpers.js';
 

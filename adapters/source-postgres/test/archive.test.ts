@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, openMember, readIndex, resolveSnapshot, type Compression, type Snapshot, type SourceAdapter } from '@holdfast/sdk';
-import { sshdState } from '@holdfast/testkit';
+import { sshdState } from '@holdfast/tooling/harness/sshd';
 import definition from '../src/index.js';
 import { archiveCompressionArgs } from '../src/internal/archive-dump.js';
 import { checksums, createDatabase, dropDatabase, seed, server, sql } from './helpers.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { container } from 'tsyringe';
 import { afterAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, type SourceAdapter } from '@holdfast/sdk';
-import { sshdState } from '@holdfast/testkit';
+import { sshdState } from '@holdfast/tooling/harness/sshd';
 import definition from '../src/index.js';
 import { createDatabase, dropDatabase, seed, server, sql } from './helpers.js';
 

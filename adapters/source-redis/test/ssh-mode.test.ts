@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type SourceAdapter } from '@holdfast/sdk';
-import { allCommandLines, listChildProcesses, ownConnectionsTo, remoteToolProcesses, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
+import { allCommandLines, listChildProcesses, ownConnectionsTo, waitFor, waitForNoNewChildren } from '@holdfast/testkit';
+import { remoteToolProcesses, sshdState, type SshdState } from '@holdfast/tooling/harness/sshd';
 import definition from '../src/index.js';
 import { compareSnapshots, flush, seed, server, snapshot, snapshotServedFromRdb, withDb } from './helpers.js';
 

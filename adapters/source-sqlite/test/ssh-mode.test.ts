@@ -8,7 +8,8 @@ import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type SourceAdapter } from '@holdfast/sdk';
-import { listChildProcesses, sshdState, waitFor, waitForNoNewChildren, type SshdState } from '@holdfast/testkit';
+import { listChildProcesses, waitFor, waitForNoNewChildren } from '@holdfast/testkit';
+import { sshdState, type SshdState } from '@holdfast/tooling/harness/sshd';
 import definition from '../src/index.js';
 import { contents, createDatabase, query } from './helpers.js';
 

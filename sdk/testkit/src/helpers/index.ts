@@ -6,7 +6,6 @@ export * from './rss.js';
 export * from './processes.js';
 export * from './http-endpoints.js';
 export * from './instantiate.js';
-export * from './sshd.js';
 export * from './wait.js';
 export * from './redirect-pair.js';
 export * from './oauth-redirects.js';
