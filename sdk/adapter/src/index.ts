@@ -13,6 +13,7 @@ export * from './dump-handle.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
 export * from './staged-restore.js';
+export { chunksOf } from './streams/chunks.js';
 export {
   ArchiveError,
   containedPath,

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
+import { chunksOf } from '@holdfast/sdk';
 import type { DropboxApi } from './api.js';
-import { chunksOf } from './chunks.js';
 
 /** The file metadata Dropbox answers for a committed upload (and `files/get_metadata`). */
 export interface DropboxFileMetadata {

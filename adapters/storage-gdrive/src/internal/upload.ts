@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
+import { chunksOf } from '@holdfast/sdk';
 import type { DriveApi } from './api.js';
-import { chunksOf } from './chunks.js';
 import type { DriveFile } from './files.js';
 
 /** Receives the session URI as soon as it exists (tests and logs follow unfinished sessions with it). */

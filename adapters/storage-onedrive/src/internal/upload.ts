@@ -3,9 +3,8 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, chunksOf } from '@holdfast/sdk';
 import type { GraphApi } from './api.js';
-import { chunksOf } from './chunks.js';
 import { ONEDRIVE_ORIGIN } from './errors.js';
 
 /** The fields of a driveItem the adapter reads. */

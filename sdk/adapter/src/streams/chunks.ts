@@ -1,3 +1,4 @@
+// Shared by the cloud-drive destinations (Dropbox, Google Drive, OneDrive), whose upload sessions take fixed-size parts.
 import type { Readable } from 'node:stream';
 
 /**
