@@ -4,13 +4,13 @@ import {
   TOKENS,
   inject,
   injectable,
+  resolveWebhookUrl,
   type AdapterContext,
   type ChannelTestResult,
   type NotificationChannel,
   type NotificationContext,
 } from '@holdfast/sdk';
 import type { SlackConfig } from './config.js';
-import { resolveWebhookUrl } from './internal/credentials.js';
 import { deliver, type Delivery } from './internal/http.js';
 import { renderSlackPayload, type SlackPayload } from './internal/render.js';
 

@@ -4,13 +4,13 @@ import {
   TOKENS,
   inject,
   injectable,
+  resolveWebhookUrl,
   type AdapterContext,
   type ChannelTestResult,
   type NotificationChannel,
   type NotificationContext,
 } from '@holdfast/sdk';
 import type { TeamsConfig } from './config.js';
-import { resolveWebhookUrl } from './internal/credentials.js';
 import { deliver, type Delivery } from './internal/http.js';
 import { renderTeamsPayload, type TeamsPayload } from './internal/render.js';
 

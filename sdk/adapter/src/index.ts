@@ -14,6 +14,7 @@ export * from './channel-http.js';
 export * from './oauth-tokens.js';
 export * from './staged-restore.js';
 export { chunksOf } from './streams/chunks.js';
+export { resolveWebhookUrl, type SecretLookup } from './webhook-url.js';
 export {
   ArchiveError,
   containedPath,

@@ -1,4 +1,5 @@
-import type { AdapterContext } from '@holdfast/sdk';
+// The webhook URL of a chat channel (Discord, Slack, Teams): one rule for where it comes from, shared by the channels.
+import type { AdapterContext } from '@holdfast/kernel/adapter';
 
 /** A secret found for the request, or why there is none (the reason never holds a secret). */
 export type SecretLookup = { ok: true; value: string } | { ok: false; reason: string };
