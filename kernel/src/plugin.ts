@@ -29,7 +29,12 @@ export interface HoldfastPlugin {
   register?(container: DependencyContainer): void;
   /** Routes to mount; called after every plugin registered. */
   routes?(container: DependencyContainer): RouteDefinition[];
-  /** Start background work (after migrations). */
+  /**
+   * Subscribe to events (after migrations): the composition calls it on every plugin before it starts any, so no
+   * event a starting plugin raises goes unheard, whatever the plugins' order. Unsubscribe in `stop`.
+   */
+  listen?(container: DependencyContainer): void;
+  /** Start background work (after migrations and every plugin's `listen`). */
   start?(container: DependencyContainer): Promise<void>;
   /** Stop background work; called in reverse start order on shutdown. */
   stop?(container: DependencyContainer): Promise<void>;

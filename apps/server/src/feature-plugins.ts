@@ -9,8 +9,9 @@ import { createPersistencePlugin } from '@holdfast/persistence';
 import { createStorageBrowserPlugin } from '@holdfast/storage-browser';
 
 /**
- * The feature plugins, in start order (stopped in reverse). Static on purpose: features are part of the product,
- * unlike adapters, which are discovered. Identity comes before the catalog: the catalog reads its settings table.
+ * The feature plugins. Static on purpose: features are part of the product, unlike adapters, which are discovered.
+ * Their order is the boot's: providers before the plugins that require their tokens, and every plugin's `listen`
+ * before any starts.
  */
 export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPlugin[] {
   // HOLDFAST_ROLE=api: serve HTTP and queue runs, but leave runs, the scheduler and system tasks to the workers.
@@ -21,8 +22,7 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createHttpPlugin(),
     createIdentityPlugin({ env }),
     createCatalogPlugin({ env }),
-    // Before the engine: a run reaped at the engine's start, or a first scheduler or statistics pass that fails, raises
-    // its event while the engine starts, and the engine's last outcome events come while it stops.
+    // Before the engine, so it stops after it: the engine's last outcome events (runs cut short) are still sent.
     createNotificationsPlugin(),
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),

@@ -95,7 +95,11 @@ export async function composeHoldfast(options: ComposeOptions): Promise<Composed
     if (options.migrate !== false) {
       logger.info({ applied: appliedMigrations.length }, appliedMigrations.length ? 'migrations applied' : 'database schema up to date');
     }
-    if (options.startPlugins !== false) await startInOrder(plugins, started, container, logger);
+    if (options.startPlugins !== false) {
+      // Every listener first: an event a plugin raises while it starts (a run reaped at the engine's start) is heard.
+      for (const plugin of plugins) plugin.listen?.(container);
+      await startInOrder(plugins, started, container, logger);
+    }
     let port: number | undefined;
     if (options.http) {
       const routes = plugins.flatMap((plugin) => plugin.routes?.(container) ?? []);

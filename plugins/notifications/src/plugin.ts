@@ -89,8 +89,8 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
     routes(container) {
       return notificationRoutes({ store: () => serviceOf(container).store, dispatcher: () => serviceOf(container).dispatcher, sender: () => serviceOf(container).sender });
     },
-    async start(container) {
-      const { dispatcher, pruner } = serviceOf(container);
+    listen(container) {
+      const { dispatcher } = serviceOf(container);
       const events = container.resolve(TOKENS.EventBus);
       for (const name of Object.keys(JOB_EVENTS) as JobEventType[]) {
         unsubscribe.push(events.on(name, (event: BackupOutcomeEvent) => track(dispatcher.dispatchJobEvent(name, event))));
@@ -98,7 +98,9 @@ export function createNotificationsPlugin(options: NotificationsPluginOptions = 
       for (const name of SYSTEM_EVENT_TYPES) {
         unsubscribe.push(events.on(name, (data) => track(dispatcher.dispatchSystemEvent(name as SystemEventType, data as never))));
       }
-      pruner.start();
+    },
+    async start(container) {
+      serviceOf(container).pruner.start();
     },
     async stop() {
       for (const off of unsubscribe.splice(0)) off();

@@ -228,14 +228,17 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
         metricsAccess,
       })];
     },
-    async start(container) {
-      const { runner, alerts, metrics, tasks } = serviceOf(container);
-      // Every process seeds (an api process too): the schedule routes list the rows.
-      await tasks.seed();
+    listen(container) {
+      const { alerts, metrics } = serviceOf(container);
       const events = container.resolve(TOKENS.EventBus);
       unsubscribe.push(...metrics.listen(events));
       // Listeners return at once: evaluating alerts must not hold the storage statistics refresh.
       unsubscribe.push(events.on('storage_snapshot', (snapshot) => track(alerts.evaluate(snapshot).catch(() => undefined))));
+    },
+    async start(container) {
+      const { runner, metrics, tasks } = serviceOf(container);
+      // Every process seeds (an api process too): the schedule routes list the rows.
+      await tasks.seed();
       observer = new HttpLatencyObserver(metrics);
       observer.start();
       if (options.runsScheduledTasks !== false) await runner.start();
