@@ -4,7 +4,8 @@
 import 'reflect-metadata';
 import { Readable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { TOKENS, defineSourceAdapter, inject, injectable, z } from '@holdfast/sdk';
+import { TOKENS } from '@holdfast/kernel';
+import { defineSourceAdapter, inject, injectable, z } from '@holdfast/sdk';
 import { createHttpPlugin } from '@holdfast/http';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import storageLocal from '@holdfast/storage-local';
