@@ -64,6 +64,8 @@ suite(`guided job editor in Chromium (issue 47, item 6)${'reason' in chromiumFou
   const leftForJobsList = async () => {
     try {
       await page.waitForURL(`${server.url}/jobs`, { timeout: 60_000 });
+      // The URL changes before the router has rendered the list (it renders in a transition): wait for the editor to go.
+      await field('job-name').waitFor({ state: 'detached', timeout: 60_000 });
     } catch (error) {
       const shown = await page.locator('[role="alert"], .mantine-InputWrapper-error').allTextContents();
       throw new Error(`the editor stayed on ${page.url()} after Save; it shows: ${JSON.stringify(shown)}`, { cause: error });

@@ -24,6 +24,9 @@ export function useUnsavedChangesGuard(isDirty: boolean): () => void {
   useEffect(() => {
     if (!isDirty) return;
     const warn = (event: BeforeUnloadEvent) => {
+      // Released by a save or delete: the page may still be mounted (the router renders the next page in a
+      // transition) when the browser unloads, and a saved form has nothing to lose.
+      if (released.current) return;
       event.preventDefault();
       // Older browsers show the question only when returnValue is set.
       event.returnValue = '';
