@@ -1,11 +1,9 @@
-import { TOKENS, type DatabasePort, type RuntimeConfig } from '@holdfast/kernel';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import type { DependencyContainer } from 'tsyringe';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from '@holdfast/http-server';
 import { createHttpPlugin } from '../src/index.js';
 import { ALL_TEST_ROUTES, createThing, readJob } from './routes.js';
-import { at, call, FakeAuthenticator, registerFakes, startApp, type RunningApp } from './support.js';
+import { at, call, FakeAuthenticator, startWithPlugin, type RunningApp } from './support.js';
 
 let running: RunningApp | undefined;
 afterEach(async () => {
@@ -13,25 +11,9 @@ afterEach(async () => {
   running = undefined;
 });
 
-const runtimeConfig: RuntimeConfig = { version: '1.2.3', dataDir: '/nonexistent', port: 0, includeAdapters: [], excludeAdapters: [] };
-
-/** A DatabasePort stub: the health route only reads `dialect` and calls `isReachable()`. */
-function databaseStub(isReachable: () => Promise<boolean>): DatabasePort {
-  return { dialect: 'postgresql', em: () => ({}), isReachable };
-}
-
-/** Mounts the plugin's own routes next to the test routes, the way apps/server will. */
-function startWithPlugin(register: (c: DependencyContainer) => void): Promise<RunningApp> {
-  const plugin = createHttpPlugin();
-  return startApp({ register, routes: (c) => [...(plugin.routes?.(c) ?? []), ...ALL_TEST_ROUTES] });
-}
-
 describe('GET /api/health', () => {
   it('answers 200 ok with version, database dialect and uptime when the database answers', async () => {
-    running = await startWithPlugin((c) => {
-      c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig });
-      c.register(TOKENS.Database, { useValue: databaseStub(async () => true) });
-    });
+    running = await startWithPlugin({ version: '1.2.3', isReachable: async () => true });
     const response = await call(`${running.url}/api/health`);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
@@ -47,10 +29,7 @@ describe('GET /api/health', () => {
     ['resolves false', async () => false],
     ['rejects', async () => Promise.reject(new Error('ECONNREFUSED 127.0.0.1:5432'))],
   ])('answers 503 degraded when isReachable %s', async (_label, isReachable) => {
-    running = await startWithPlugin((c) => {
-      c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig });
-      c.register(TOKENS.Database, { useValue: databaseStub(isReachable) });
-    });
+    running = await startWithPlugin({ version: '1.2.3', isReachable });
     const response = await call(`${running.url}/api/health`);
     expect(response.status).toBe(503);
     expect(response.body).toMatchObject({ status: 'degraded', version: '1.2.3', database: { reachable: false, dialect: 'postgresql' } });
@@ -60,17 +39,14 @@ describe('GET /api/health', () => {
 
 describe('GET /api/openapi.json', () => {
   it('serves a valid OpenAPI 3.1 document covering every mounted route', async () => {
-    running = await startWithPlugin((c) => {
-      c.register(TOKENS.RuntimeConfig, { useValue: runtimeConfig });
-      registerFakes(c, { authenticator: new FakeAuthenticator() });
-    });
+    running = await startWithPlugin({ version: '1.2.3', authenticator: new FakeAuthenticator() });
     expect((await call(`${running.url}/api/openapi.json`)).status).toBe(401);
     const response = await call(`${running.url}/api/openapi.json`, { token: 'nobody' });
     expect(response.status).toBe(200);
     const document = response.body;
 
     const validator = new Validator();
-    const result = await validator.validate(document as Parameters<Validator["validate"]>[0]);
+    const result = await validator.validate(document as Parameters<Validator['validate']>[0]);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
     expect(validator.version).toBe('3.1');
