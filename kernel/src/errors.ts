@@ -1,5 +1,6 @@
 /** Stable error codes an adapter may raise; callers branch on the code, never on the message. */
-export const ADAPTER_ERROR_CODES = ['NOT_FOUND', 'AUTH', 'CONFIG', 'TRANSIENT', 'ABORTED', 'UNSUPPORTED'] as const;
+/** LOCKED: the object is under an object lock (retention date or legal hold) and the store refuses to delete it. */
+export const ADAPTER_ERROR_CODES = ['NOT_FOUND', 'AUTH', 'CONFIG', 'TRANSIENT', 'ABORTED', 'UNSUPPORTED', 'LOCKED'] as const;
 
 /** One of {@link ADAPTER_ERROR_CODES}. */
 export type AdapterErrorCode = (typeof ADAPTER_ERROR_CODES)[number];

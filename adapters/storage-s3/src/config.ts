@@ -6,6 +6,11 @@ export const MIN_PART_MiB = 5;
 export const MAX_PART_MiB = 64;
 export const MAX_PARALLEL_PARTS = 32;
 
+/** S3 Object Lock retention modes (S3 spells them in capitals). */
+export const OBJECT_LOCK_MODES = ['GOVERNANCE', 'COMPLIANCE'] as const;
+/** Longest lock Holdfast sets: 100 years (S3 itself has no lower cap that matters here). */
+export const MAX_LOCK_DAYS = 36_500;
+
 const prefixField = z
   .string()
   .trim()
@@ -59,6 +64,26 @@ export const s3StorageConfig = z
     accessKeyId: z.string().trim().min(1).optional().describe('Access key id; falls back to the assigned ACCESS_KEY credential profile'),
     secretAccessKey: secret(z.string().min(1).optional().describe('Secret access key; falls back to the assigned ACCESS_KEY credential profile')),
     sessionToken: secret(z.string().min(1).optional().describe('Session token of temporary credentials (optional)')),
+    objectLockMode: z
+      .enum(OBJECT_LOCK_MODES, { error: 'objectLockMode must be GOVERNANCE or COMPLIANCE' })
+      .optional()
+      .describe(
+        'S3 Object Lock: write every backup with a retention in this mode (GOVERNANCE: users with s3:BypassGovernanceRetention may still delete; COMPLIANCE: nobody can until the date). Unset = no object lock. The bucket must have been created with Object Lock enabled',
+      ),
+    objectLockDays: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_LOCK_DAYS)
+      .default(30)
+      .describe('Object lock only: days a backup stays locked when its job\'s retention policy has no computable end (keep-last, keep-all, or no policy)'),
+    objectLockMarginDays: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_LOCK_DAYS)
+      .default(1)
+      .describe('Object lock only: days added to the date the retention policy may first delete a backup, so retention never meets a lock it set itself'),
     connectTimeoutSeconds: z.coerce.number().int().min(1).max(300).default(10).describe('TCP connect timeout in seconds'),
     requestTimeoutSeconds: z.coerce.number().int().min(5).max(3600).default(300).describe('Idle socket timeout of one request in seconds'),
   })

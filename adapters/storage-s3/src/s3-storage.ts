@@ -18,6 +18,7 @@ import { openObject } from './internal/download.js';
 import { aborted, notFound, s3ErrorName, toAdapterError } from './internal/errors.js';
 import { probeBucket } from './internal/health.js';
 import { listPrefixOf, objectKeyOf, rootPrefixOf } from './internal/keys.js';
+import { bucketLockState, deleteAllVersions, describeLock, putLegalHold, retentionFor, type LockRetention } from './internal/object-lock.js';
 import { abortIncompleteUploads, listObjects } from './internal/list.js';
 import { loadS3Sdk } from './internal/sdk.js';
 import { uploadObject } from './internal/upload.js';
@@ -50,8 +51,15 @@ export class S3Storage implements StorageAdapter {
     const place = `bucket ${this.config.bucket}${this.rootPrefix ? ` prefix ${this.rootPrefix}` : ''}`;
     try {
       const connection = await this.s3();
-      await probeBucket(connection, this.rootPrefix, AbortSignal.timeout(CHECK_TIMEOUT_MS));
-      return { ok: true, message: `${connection.where}: reachable, listing and writing allowed (probe upload created and aborted)`, latencyMs: Date.now() - started };
+      const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
+      await probeBucket(connection, this.rootPrefix, signal);
+      const lock = await bucketLockState(connection, signal);
+      const base = `${connection.where}: reachable, listing and writing allowed (probe upload created and aborted). ${describeLock(lock)}`;
+      if (this.config.objectLockMode && lock.enabled !== true) {
+        const fix = lock.enabled === false ? 'Object Lock can only be enabled when a bucket is created: use a bucket created with Object Lock, or unset objectLockMode' : 'grant s3:GetBucketObjectLockConfiguration, or unset objectLockMode';
+        return { ok: false, message: `${base}; objectLockMode ${this.config.objectLockMode} needs a bucket with Object Lock enabled (${fix})`, latencyMs: Date.now() - started };
+      }
+      return { ok: true, message: base, latencyMs: Date.now() - started };
     } catch (error) {
       const where = this.connection?.where ?? place;
       return { ok: false, message: toAdapterError(error, `check of ${where} failed`, this.connection?.secrets).message, latencyMs: Date.now() - started };
@@ -61,8 +69,10 @@ export class S3Storage implements StorageAdapter {
   async put(key: string, body: Readable, options: PutOptions = {}): Promise<PutResult> {
     let objectKey: string;
     let connection: S3Connection;
+    let lock: LockRetention | undefined;
     try {
       objectKey = objectKeyOf(this.rootPrefix, key);
+      lock = retentionFor(this.config, options.retainUntil);
       connection = await this.s3();
     } catch (error) {
       body.destroy();
@@ -77,9 +87,11 @@ export class S3Storage implements StorageAdapter {
         parallelParts: this.config.parallelParts,
         knownSize: options.size,
         storageClass: this.config.storageClass,
+        lock,
         signal: options.signal,
         logger: this.context.logger,
       });
+      if (lock && report.parts > 1) await this.confirmRetention(connection, objectKey, report.versionId, lock);
       return { key, size: report.bytes };
     } catch (error) {
       body.destroy();
@@ -118,12 +130,54 @@ export class S3Storage implements StorageAdapter {
   async delete(key: string): Promise<void> {
     const objectKey = objectKeyOf(this.rootPrefix, key);
     const connection = await this.s3();
+    if (this.config.objectLockMode) {
+      // The bucket is versioned: a plain delete would only hide the backup behind a delete marker.
+      try {
+        await deleteAllVersions(connection, key, objectKey);
+        return;
+      } catch (error) {
+        throw toAdapterError(error, `cannot delete "${key}" from ${connection.where}`, connection.secrets);
+      }
+    }
     try {
       // S3 answers 204 for a missing key too, so delete is idempotent without a HEAD first.
       await connection.client.send(new connection.sdk.DeleteObjectCommand({ Bucket: connection.bucket, Key: objectKey }));
     } catch (error) {
       if (s3ErrorName(error) === 'NoSuchKey') return;
       throw toAdapterError(error, `cannot delete "${key}" from ${connection.where}`, connection.secrets);
+    }
+  }
+
+  /**
+   * Sets or removes the legal hold of `key` (SPEC `locked`). Resolves false without a request when this destination
+   * is not configured for object lock, so buckets without it keep working unchanged.
+   */
+  async setLegalHold(key: string, isOn: boolean, options: { signal?: AbortSignal } = {}): Promise<boolean> {
+    if (!this.config.objectLockMode) return false;
+    const objectKey = objectKeyOf(this.rootPrefix, key);
+    const connection = await this.s3();
+    try {
+      await putLegalHold(connection, objectKey, isOn, options.signal);
+      return true;
+    } catch (error) {
+      if (s3ErrorName(error) === 'NoSuchKey' || s3ErrorName(error) === 'NotFound') throw notFound(key);
+      throw toAdapterError(error, `cannot ${isOn ? 'set' : 'remove'} the legal hold of "${key}" in ${connection.where}`, connection.secrets);
+    }
+  }
+
+  /**
+   * Makes sure a multipart object carries its retention: Ceph RGW ignores the lock headers of CreateMultipartUpload,
+   * so the retention is set on the completed version. If that fails the version is removed again (a put either
+   * stores a locked backup or nothing) and the put fails.
+   */
+  private async confirmRetention(connection: S3Connection, objectKey: string, versionId: string | undefined, lock: LockRetention): Promise<void> {
+    try {
+      await connection.client.send(
+        new connection.sdk.PutObjectRetentionCommand({ Bucket: connection.bucket, Key: objectKey, VersionId: versionId, Retention: { Mode: lock.mode, RetainUntilDate: lock.retainUntil } }),
+      );
+    } catch (error) {
+      await connection.client.send(new connection.sdk.DeleteObjectCommand({ Bucket: connection.bucket, Key: objectKey, VersionId: versionId })).catch(() => undefined);
+      throw error;
     }
   }
 

@@ -4,9 +4,12 @@ import {
   AbortMultipartUploadCommand,
   CreateBucketCommand,
   DeleteBucketCommand,
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   ListMultipartUploadsCommand,
   ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  PutObjectLegalHoldCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
 
@@ -42,12 +45,12 @@ export function adminClient(state: RgwState): S3Client {
   });
 }
 
-/** Creates a bucket with a unique name and returns it. */
-export async function freshBucket(state: RgwState): Promise<string> {
+/** Creates a bucket with a unique name and returns it; `objectLock` creates it with S3 Object Lock enabled. */
+export async function freshBucket(state: RgwState, options: { objectLock?: boolean } = {}): Promise<string> {
   const bucket = `holdfast-s3-${randomBytes(6).toString('hex')}`;
   const client = adminClient(state);
   try {
-    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+    await client.send(new CreateBucketCommand({ Bucket: bucket, ...(options.objectLock ? { ObjectLockEnabledForBucket: true } : {}) }));
   } finally {
     client.destroy();
   }
@@ -87,4 +90,25 @@ export function rgwConfig(state: RgwState, bucket: string, extra: Record<string,
     parallelParts: 4,
     ...extra,
   };
+}
+
+/**
+ * Empties and deletes an Object Lock test bucket: every version and delete marker, with legal holds removed and
+ * GOVERNANCE retention bypassed (the test user owns the bucket). COMPLIANCE versions must have passed their date.
+ */
+export async function removeLockedBucket(state: RgwState, bucket: string): Promise<void> {
+  const client = adminClient(state);
+  try {
+    const page = await client.send(new ListObjectVersionsCommand({ Bucket: bucket }));
+    for (const version of page.Versions ?? []) {
+      await client.send(new PutObjectLegalHoldCommand({ Bucket: bucket, Key: version.Key, VersionId: version.VersionId, LegalHold: { Status: 'OFF' } })).catch(() => undefined);
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: version.Key, VersionId: version.VersionId, BypassGovernanceRetention: true }));
+    }
+    for (const marker of page.DeleteMarkers ?? []) {
+      await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: marker.Key, VersionId: marker.VersionId }));
+    }
+    await client.send(new DeleteBucketCommand({ Bucket: bucket }));
+  } finally {
+    client.destroy();
+  }
 }

@@ -25,4 +25,9 @@ export type RetentionCapabilities = Record<string, never>;
  */
 export interface RetentionStrategy {
   select(backups: readonly RetentionCandidate[], now: Date, timezone: string): RetentionDecision[];
+  /**
+   * Optional: the earliest moment this policy may delete a backup created at `createdAt`, or `null` when the policy
+   * has no end computable from the date alone (count-based or keep-all). Object lock uses it as the retain-until date.
+   */
+  earliestPruneAt?(createdAt: Date): Date | null;
 }

@@ -27,6 +27,12 @@ export interface PutOptions {
   signal?: AbortSignal;
   /** Known size in bytes, when the caller has it (helps multipart sizing). */
   size?: number;
+  /**
+   * Write the object under an object lock that lasts until this date (the store refuses to delete it before).
+   * Only adapters implementing {@link StorageAdapter.setLegalHold} honour it, and only when their destination is
+   * configured for object lock; every other adapter ignores it. The engine passes it for backups, never for sidecars.
+   */
+  retainUntil?: Date;
 }
 
 /** Result of a completed put. */
@@ -71,6 +77,12 @@ export interface StorageAdapter {
    * verification uses it instead of reading the object back.
    */
   checksum?(key: string, algorithm: 'sha256' | 'md5', options?: { signal?: AbortSignal }): Promise<string | null>;
+  /**
+   * Object lock (immutable storage), optional: sets or removes a legal hold on `key`, which blocks its deletion
+   * until removed. Resolves `false` (and changes nothing) when this destination is not configured for object lock.
+   * A `delete` refused by a lock throws `AdapterError` code `LOCKED` whose message names the date or the hold.
+   */
+  setLegalHold?(key: string, isOn: boolean, options?: { signal?: AbortSignal }): Promise<boolean>;
   /** Release connections; called on shutdown or when the config changes. */
   dispose?(): Promise<void>;
 }

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { addAbortSignal, type Readable } from 'node:stream';
-import type { CompletedPart, StorageClass } from '@aws-sdk/client-s3';
+import type { CompletedPart, ObjectLockMode, StorageClass } from '@aws-sdk/client-s3';
 import { AdapterError, type KernelLogger } from '@holdfast/sdk';
 import type { S3Connection } from './client.js';
 import { S3_ORIGIN } from './errors.js';
+import type { LockRetention } from './object-lock.js';
 import { MAX_PARTS, maxBytes, partSizeFor, type PartSizing } from './part-size.js';
 
 /** Where an upload goes and how it is cut into parts. */
@@ -13,6 +14,8 @@ export interface UploadPlan extends PartSizing {
   objectKey: string;
   parallelParts: number;
   storageClass?: string;
+  /** Object lock retention to write the object with (object-locked destinations only). */
+  lock?: LockRetention;
   signal?: AbortSignal;
   logger: KernelLogger;
 }
@@ -23,6 +26,8 @@ export interface UploadReport {
   parts: number;
   largestPartBytes: number;
   maxPartsInFlight: number;
+  /** The version the upload created, on a versioned bucket. */
+  versionId?: string;
 }
 
 const md5 = (data: Buffer): string => createHash('md5').update(data).digest('base64');
@@ -46,7 +51,12 @@ export async function uploadObject(connection: S3Connection, body: Readable, pla
   setMaxListeners(4 * plan.parallelParts + 8, stop.signal);
   const onAbort = () => stop.abort(plan.signal?.reason);
   plan.signal?.addEventListener('abort', onAbort, { once: true });
-  const target = { Bucket: plan.bucket, Key: plan.objectKey, StorageClass: plan.storageClass as StorageClass | undefined };
+  const target = {
+    Bucket: plan.bucket,
+    Key: plan.objectKey,
+    StorageClass: plan.storageClass as StorageClass | undefined,
+    ...(plan.lock ? { ObjectLockMode: plan.lock.mode as ObjectLockMode, ObjectLockRetainUntilDate: plan.lock.retainUntil } : {}),
+  };
   const state = { uploadId: undefined as string | undefined, failure: undefined as unknown };
   const inFlight = new Set<Promise<void>>();
   const completed: CompletedPart[] = [];
@@ -111,8 +121,8 @@ export async function uploadObject(connection: S3Connection, body: Readable, pla
     if (state.uploadId === undefined) {
       // Everything fitted into the first part: one PutObject is atomic by itself.
       const data = buffer.subarray(0, filled);
-      await client.send(new sdk.PutObjectCommand({ ...target, Body: data, ContentLength: filled, ContentMD5: md5(data) }), { abortSignal: stop.signal });
-      return { ...report, parts: 1, largestPartBytes: filled, maxPartsInFlight: 1 };
+      const put = await client.send(new sdk.PutObjectCommand({ ...target, Body: data, ContentLength: filled, ContentMD5: md5(data) }), { abortSignal: stop.signal });
+      return { ...report, parts: 1, largestPartBytes: filled, maxPartsInFlight: 1, versionId: put.VersionId };
     }
     if (filled > 0) {
       sendPart(partNumber, buffer, filled);
@@ -122,11 +132,12 @@ export async function uploadObject(connection: S3Connection, body: Readable, pla
     if (state.failure !== undefined) throw state.failure;
     stop.signal.throwIfAborted();
     completed.sort((a, b) => (a.PartNumber ?? 0) - (b.PartNumber ?? 0));
-    await client.send(
+    const completion = await client.send(
       new sdk.CompleteMultipartUploadCommand({ Bucket: plan.bucket, Key: plan.objectKey, UploadId: state.uploadId, MultipartUpload: { Parts: completed } }),
       { abortSignal: stop.signal },
     );
     report.parts = partNumber;
+    report.versionId = completion.VersionId;
     plan.logger.info({ key: plan.objectKey, ...report, partSize: plan.partSize, parallelParts: plan.parallelParts }, 's3 multipart upload completed');
     return report;
   } catch (error) {
@@ -144,7 +155,11 @@ export async function uploadObject(connection: S3Connection, body: Readable, pla
   }
 }
 
-async function createUpload({ client, sdk }: S3Connection, target: { Bucket: string; Key: string; StorageClass?: StorageClass }, signal: AbortSignal): Promise<string> {
+async function createUpload(
+  { client, sdk }: S3Connection,
+  target: { Bucket: string; Key: string; StorageClass?: StorageClass; ObjectLockMode?: ObjectLockMode; ObjectLockRetainUntilDate?: Date },
+  signal: AbortSignal,
+): Promise<string> {
   const created = await client.send(new sdk.CreateMultipartUploadCommand({ ...target, ContentType: 'application/octet-stream' }), { abortSignal: signal });
   if (!created.UploadId) throw new AdapterError(S3_ORIGIN, 'TRANSIENT', 'the server started a multipart upload without an UploadId');
   return created.UploadId;

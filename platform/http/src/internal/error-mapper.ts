@@ -29,6 +29,8 @@ const ADAPTER_STATUS: Record<AdapterErrorCode, number> = {
   AUTH: 502,
   TRANSIENT: 503,
   ABORTED: 409,
+  // The store refuses: the object is under an object lock; the message names until when.
+  LOCKED: 409,
 };
 
 const KERNEL_HTTP_ERROR_NAMES = new Set([
