@@ -8,6 +8,7 @@ import {
 } from '@holdfast/sdk';
 import type { RetentionPolicy } from './config.js';
 import { unlockedNewestFirst } from './internal/candidates.js';
+import { earliestPruneAt } from './internal/earliest-prune.js';
 import { keepWholeChains } from './internal/chains.js';
 import { assertTimeZone } from './internal/periods.js';
 import { selectByTiers } from './internal/select-tiers.js';
@@ -33,6 +34,16 @@ export class GfsRetention implements RetentionStrategy {
         ? { key: backup.key, action: 'prune', reason: this.pruneReason() }
         : { key: backup.key, action: 'keep', reason };
     });
+  }
+
+  /**
+   * The earliest moment this policy may prune a backup created at `createdAt` that is the newest of its period in the
+   * shortest tier: the start of its period plus that tier's count (counted in UTC; the object lock margin covers the
+   * zone offset). A later backup of the same period may replace it sooner; an object lock then keeps it to this date.
+   * keep-last and keep-all depend on counts, not dates: `null`.
+   */
+  earliestPruneAt(createdAt: Date): Date | null {
+    return earliestPruneAt(this.policy, createdAt);
   }
 
   /** Keys the policy itself keeps (before chains are completed), with reasons. */
