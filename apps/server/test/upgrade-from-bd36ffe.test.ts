@@ -2,8 +2,10 @@
 // this server and keeps what that change moved: the adapter health state (then four columns of the catalog's
 // `adapter_configs`, now observability's `adapter_health`) and the system task schedules (then the catalog's
 // `system_tasks`, now observability's `system_task_schedules`), next to the job, its history, a credential sealed with
-// the data directory's system key and an API key. The fixture and what the old server answered about it come from
-// fixtures/data-dir-bd36ffe/generate.mjs (its header says how to regenerate them).
+// the data directory's system key and an API key; on the embedded database (the data directory's holdfast.db) and on
+// PostgreSQL (a pg_dump of the old release's database, restored into a throwaway one). The fixtures and what the old
+// server answered about them come from fixtures/data-dir-bd36ffe/generate.mjs (its header says how to regenerate them).
+import { spawn } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { createGunzip } from 'node:zlib';
 import { TOKENS } from '@holdfast/kernel';
+import { createThrowawayPostgres, type TestDialect, type ThrowawayDatabase } from '@holdfast/tooling/harness/test-site';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type ServerHandle } from '../src/start-server.js';
@@ -42,9 +45,21 @@ interface Expected {
   apiKey: { id: string; name: string; key: string };
 }
 
-describe('a data directory made by the release before the house change (bd36ffe)', () => {
+/** Restores the old release's plain pg_dump into `url` through psql (stops at the first error). */
+async function restoreDump(url: string): Promise<void> {
+  const psql = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', url], { stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  psql.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolve) => psql.once('exit', resolve));
+  await pipeline(createReadStream(join(FIXTURE, 'holdfast-postgresql.sql.gz')), createGunzip(), psql.stdin);
+  const code = await exited;
+  if (code !== 0) throw new Error(`psql restore of the bd36ffe dump failed (${String(code)}): ${stderr}`);
+}
+
+describe.each(['sqlite', 'postgresql'] as const)('an installation made by the release before the house change (bd36ffe) on %s', (dialect: TestDialect) => {
   let expected: Expected;
   let work: string;
+  let postgres: ThrowawayDatabase | undefined;
   let server: ServerHandle;
   const logs: Array<{ msg?: string; migration?: string }> = [];
   let session: { cookie: string; csrf: string };
@@ -62,11 +77,16 @@ describe('a data directory made by the release before the house change (bd36ffe)
   };
 
   beforeAll(async () => {
-    expected = JSON.parse(await readFile(join(FIXTURE, 'expected.json'), 'utf8')) as Expected;
+    expected = JSON.parse(await readFile(join(FIXTURE, `expected.${dialect}.json`), 'utf8')) as Expected;
     work = await mkdtemp(join(tmpdir(), 'holdfast-upgrade-'));
     const dataDir = join(work, 'data');
     await mkdir(dataDir, { mode: 0o700 });
-    await pipeline(createReadStream(join(FIXTURE, 'holdfast.db.gz')), createGunzip(), createWriteStream(join(dataDir, 'holdfast.db')));
+    if (dialect === 'postgresql') {
+      postgres = await createThrowawayPostgres();
+      await restoreDump(postgres.url);
+    } else {
+      await pipeline(createReadStream(join(FIXTURE, 'holdfast.db.gz')), createGunzip(), createWriteStream(join(dataDir, 'holdfast.db')));
+    }
     await copyFile(join(FIXTURE, 'system.key'), join(dataDir, 'system.key'));
     const sink = new Writable({
       write(chunk: Buffer, _encoding, done) {
@@ -75,7 +95,7 @@ describe('a data directory made by the release before the house change (bd36ffe)
       },
     });
     server = await startServer({
-      env: { PORT: '0', HOLDFAST_DATA_DIR: dataDir, DATABASE_URL: '', HOLDFAST_LOCAL_ROOTS: work },
+      env: { PORT: '0', HOLDFAST_DATA_DIR: dataDir, DATABASE_URL: postgres?.url ?? '', HOLDFAST_LOCAL_ROOTS: work },
       logger: pino({ level: 'info' }, sink),
       host: '127.0.0.1',
     });
@@ -90,6 +110,7 @@ describe('a data directory made by the release before the house change (bd36ffe)
 
   afterAll(async () => {
     await server?.close();
+    await postgres?.drop();
     if (work) await rm(work, { recursive: true, force: true });
   });
 
