@@ -25,6 +25,24 @@ export interface HoldfastEvents {
   storage_snapshot: { configId: string; configName: string; adapterId: string; size: number; count: number; newestBackupAt: string | null };
   /** Asks the storage statistics to refresh now; listeners resolve when the refresh is done. */
   storage_stats_refresh: { reason: string };
+  /** An action that can lose backups was taken (issue 45.4: backup deleted or unlocked, destination or profile deleted, retention changed). */
+  protected_action: ProtectedActionEvent;
+}
+
+/** Payload of `protected_action` (identity plugin's guard, after the action succeeded). */
+export interface ProtectedActionEvent {
+  /** A {@link import('./ports/identity.js').ProtectedActionKind}. */
+  action: string;
+  resource: string;
+  resourceId: string | null;
+  /** Who: the user name, or the API key name. */
+  actorName: string;
+  userId: string;
+  via: 'session' | 'apikey';
+  /** How it was allowed: `totp`, `backup-code`, `passkey`, `none` (user without a second factor), `api-key`. */
+  proof: string;
+  details: Record<string, unknown>;
+  timestamp: string;
 }
 
 /** Payload of `connection_offline` / `connection_online` (observability plugin's health checks). */

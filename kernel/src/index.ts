@@ -26,6 +26,7 @@ export * from './storage-keys.js';
 export * from './ports/catalog.js';
 export * from './ports/engine.js';
 export * from './ports/identity.js';
+export * from './protected-action.js';
 export * from './ports/notifications.js';
 export * from './ports/observability.js';
 export * from './naming-suffix.js';

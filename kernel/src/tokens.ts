@@ -11,7 +11,7 @@ import type { ConfigExporter, JobCatalog, ResourceNames, SecretSealer, SettingsR
 import type { BackupReader, ExecutionStats, RecoveryKitBuilder, StorageUsage } from './ports/engine.js';
 import type { DeliveryStats } from './ports/notifications.js';
 import type { AdapterHealth, SystemTaskSchedules } from './ports/observability.js';
-import type { AuditWriter } from './ports/identity.js';
+import type { AuditWriter, ProtectedActionGuard } from './ports/identity.js';
 
 /** DI tokens. `Symbol.for` so two copies of the kernel agree on the same token. */
 export const TOKENS = {
@@ -34,6 +34,8 @@ export const TOKENS = {
   Settings: Symbol.for('holdfast:settings') as InjectionToken<SettingsReader>,
   /** Audit log writer (identity plugin). */
   AuditWriter: Symbol.for('holdfast:audit-writer') as InjectionToken<AuditWriter>,
+  /** The fresh-second-factor check of actions that can lose backups (identity plugin; see {@link runProtectedAction}). */
+  ProtectedActions: Symbol.for('holdfast:protected-actions') as InjectionToken<ProtectedActionGuard>,
   /** Seals/opens secrets with the system encryption key (catalog plugin). */
   SecretSealer: Symbol.for('holdfast:secret-sealer') as InjectionToken<SecretSealer>,
   /** Resolved job configuration for runs (catalog plugin). */

@@ -35,6 +35,8 @@ export function createCatalogPlugin(options: CatalogOptions = {}): HoldfastPlugi
       optionalToken(TOKENS.SystemTaskSchedules),
       // The engine builds recovery kits and itself needs the job catalog: looked up when a kit is asked for.
       optionalToken(TOKENS.RecoveryKitBuilder),
+      // Identity's guard of actions that can lose backups (deleting destinations and profiles, changing retention).
+      optionalToken(TOKENS.ProtectedActions),
     ],
     entities: catalogEntities,
     migrations: catalogMigrations,

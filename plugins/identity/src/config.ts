@@ -11,10 +11,18 @@ export interface IdentityConfig {
   housekeepingIntervalMs: number;
   /** `HOLDFAST_PUBLIC_URL`: the origin browsers use; passkeys are bound to it (default: the request's own origin). */
   publicUrl?: string;
+  /** `HOLDFAST_STEP_UP_WINDOW_SECONDS`: how long a proven second factor allows protected actions (default 300 s). */
+  stepUpWindowMs: number;
 }
 
 function isTrue(value: string | undefined): boolean {
   return ['true', '1', 'yes', 'on'].includes((value ?? '').trim().toLowerCase());
+}
+
+/** A positive whole number of seconds from the environment, else the default (a bad value never widens the window to 0 or NaN). */
+function secondsOr(value: string | undefined, fallback: number): number {
+  const parsed = Number((value ?? '').trim());
+  return Number.isInteger(parsed) && parsed > 0 && parsed <= 3600 ? parsed : fallback;
 }
 
 /** Reads {@link IdentityConfig} from environment variables; `overrides` win. */
@@ -26,6 +34,7 @@ export function identityConfigFromEnv(env: NodeJS.ProcessEnv = process.env, over
     adminPassword: env.HOLDFAST_ADMIN_PASSWORD || undefined,
     publicUrl: env.HOLDFAST_PUBLIC_URL?.trim() || undefined,
     housekeepingIntervalMs: 60 * 60 * 1000,
+    stepUpWindowMs: secondsOr(env.HOLDFAST_STEP_UP_WINDOW_SECONDS, 300) * 1000,
     ...overrides,
   };
 }

@@ -6,6 +6,7 @@ import { identityConfigFromEnv, type IdentityConfig } from './config.js';
 import { identityEntities } from './entities/index.js';
 import { identityMigrations } from './migrations/index.js';
 import { identityRoutes } from './routes/index.js';
+import { IdentityProtectedActionGuard } from './protected-actions/protected-action-guard.js';
 import { createSsoServices, sealerFrom } from './sso/index.js';
 import { createIdentityServices, type IdentityServices } from './services.js';
 import { createFirstAdmin } from './users/first-admin.js';
@@ -23,7 +24,8 @@ export interface IdentityPluginOptions {
 
 /**
  * The identity plugin: users, groups, sessions, API keys, the permission catalog, scoped grants, rate limits and
- * the audit log. Registers `TOKENS.Authenticator`, `TOKENS.AccessPolicy`, `TOKENS.RateLimiter` and `TOKENS.AuditWriter`.
+ * the audit log. Registers `TOKENS.Authenticator`, `TOKENS.AccessPolicy`, `TOKENS.RateLimiter`, `TOKENS.AuditWriter` and
+ * `TOKENS.ProtectedActions` (the fresh-second-factor guard of actions that can lose backups).
  */
 export function createIdentityPlugin(options: IdentityPluginOptions = {}): HoldfastPlugin {
   const config = identityConfigFromEnv(options.env ?? process.env, options.config);
@@ -45,7 +47,7 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
 
   return {
     name: 'identity',
-    provides: [IDENTITY_SERVICES, TOKENS.Authenticator, TOKENS.AccessPolicy, TOKENS.RateLimiter, TOKENS.AuditWriter, SEALED_SECRET_HOLDERS],
+    provides: [IDENTITY_SERVICES, TOKENS.Authenticator, TOKENS.AccessPolicy, TOKENS.RateLimiter, TOKENS.AuditWriter, TOKENS.ProtectedActions, SEALED_SECRET_HOLDERS],
     // Settings and the secret sealer belong to the catalog, which itself needs identity's access policy and audit
     // writer: identity looks them up when used, so the two plugins do not form a start-order cycle.
     requires: [
@@ -65,6 +67,7 @@ export function createIdentityPlugin(options: IdentityPluginOptions = {}): Holdf
       container.register(TOKENS.AccessPolicy, { useFactory: (c) => servicesOf(c).accessPolicy });
       container.register(TOKENS.RateLimiter, { useFactory: (c) => servicesOf(c).rateLimiter });
       container.register(TOKENS.AuditWriter, { useFactory: (c) => auditWriterOver(servicesOf(c)) });
+      container.register(TOKENS.ProtectedActions, { useFactory: (c) => new IdentityProtectedActionGuard(servicesOf(c)) });
       container.register(SEALED_SECRET_HOLDERS, { useValue: identitySealedSecrets });
     },
     // Single sign-on (src/sso) mounts its own routes beside the core ones.

@@ -64,13 +64,14 @@ export function createStorageBrowserPlugin(options: StorageBrowserPluginOptions 
       TOKENS.Logger,
       optionalToken(TOKENS.AuditWriter),
       optionalToken(TOKENS.AccessPolicy),
+      optionalToken(TOKENS.ProtectedActions),
     ],
     entities: [StorageListCacheEntity],
     migrations: [createStorageListCacheTable, createDownloadTokensTable, addDownloadTokenArchivePath],
     register(container) {
       container.register(STORAGE_BROWSER, { useFactory: browserOf });
     },
-    routes: (container) => storageRoutes(browserOf(container)),
+    routes: (container) => storageRoutes(browserOf(container), () => resolveOptional(container, TOKENS.ProtectedActions)),
     async start(container) {
       tokensOf(container).start();
       const events = container.resolve(TOKENS.EventBus);

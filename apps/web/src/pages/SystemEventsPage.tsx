@@ -26,6 +26,7 @@ const SYSTEM_EVENTS: Array<{ name: string; label: string; enabledByDefault: bool
   { name: 'connection_offline', label: 'Connection went offline', enabledByDefault: true },
   { name: 'connection_online', label: 'Connection back online', enabledByDefault: true },
   { name: 'storage_alert', label: 'Storage alert', enabledByDefault: true },
+  { name: 'protected_action', label: 'Protected action (backup, destination or key deleted, unlock, retention changed)', enabledByDefault: true },
 ];
 
 /** System notification events: on/off per event, and the channels each goes to (else the global list). */

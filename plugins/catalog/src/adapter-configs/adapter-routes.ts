@@ -1,4 +1,5 @@
-import { ForbiddenError, defineRoute, type RouteDefinition } from '@holdfast/kernel';
+import { ForbiddenError, defineRoute, runProtectedAction, type RouteDefinition } from '@holdfast/kernel';
+import { protectedActionGuard } from '../shared/protected-actions.js';
 import { z } from 'zod';
 import { actorOf, authOf, requirePermission, visibleIds } from '../shared/access.js';
 import type { CatalogDeps } from '../shared/deps.js';
@@ -166,14 +167,19 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
     defineRoute({
       method: 'DELETE',
       path: '/api/adapters/:id',
-      summary: 'Delete an adapter configuration (409 while jobs or notification templates use it)',
+      summary: 'Delete an adapter configuration (409 while jobs or notification templates use it; a storage destination needs a fresh second factor)',
       tags: TAGS,
       access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { params: idParams },
       responses: { 200: { description: 'Deleted', schema: deletedSchema }, ...errorResponses(401, 403, 404, 409) },
       handler: async (request) => {
-        await permitted(authOf(request), await typeOf(request.params.id), 'write', request.params.id);
-        await service.delete(request.params.id, actorOf(request));
+        const type = await typeOf(request.params.id);
+        await permitted(authOf(request), type, 'write', request.params.id);
+        const remove = () => service.delete(request.params.id, actorOf(request));
+        // Decision (issue 45.4): every storage destination counts as one that holds backups; only listing it could
+        // tell, and a listing may fail or be stale.
+        if (type === 'storage') await runProtectedAction(protectedActionGuard(deps), request, { kind: 'destination.delete', resource: 'adapter', resourceId: request.params.id }, remove);
+        else await remove();
         return { success: true };
       },
     }),

@@ -1,4 +1,5 @@
-import { defineRoute, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, runProtectedAction, type RouteDefinition } from '@holdfast/kernel';
+import { protectedActionGuard, retentionChanges } from '../shared/protected-actions.js';
 import { z } from 'zod';
 import { actorOf, authOf, visibleIds } from '../shared/access.js';
 import type { CatalogDeps } from '../shared/deps.js';
@@ -59,8 +60,13 @@ export function jobRoutes(deps: CatalogDeps, service: JobService): RouteDefiniti
       tags: TAGS,
       access: { permission: 'jobs:write', scope },
       request: { params: idParams, body: updateJobBody },
-      responses: { 200: { description: 'Updated', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409) },
-      handler: (request) => service.update(request.params.id, request.body, actorOf(request)),
+      responses: { 200: { description: 'Updated; a change of a destination\'s retention needs a fresh second factor (403 otherwise)', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409) },
+      handler: async (request) => {
+        const update = () => service.update(request.params.id, request.body, actorOf(request));
+        const changes = retentionChanges((await service.get(request.params.id)).destinations, request.body.destinations);
+        if (changes.length === 0) return update();
+        return runProtectedAction(protectedActionGuard(deps), request, { kind: 'retention.change', resource: 'job', resourceId: request.params.id, details: { retention: changes } }, update);
+      },
     }),
     defineRoute({
       method: 'DELETE',

@@ -1,4 +1,5 @@
-import { defineRoute, routeResult, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, routeResult, runProtectedAction, type RouteDefinition } from '@holdfast/kernel';
+import { protectedActionGuard } from '../shared/protected-actions.js';
 import { z } from 'zod';
 import { actorOf, authOf, visibleIds } from '../shared/access.js';
 import type { CatalogDeps } from '../shared/deps.js';
@@ -83,13 +84,16 @@ export function vaultRoutes(deps: CatalogDeps, service: VaultService): RouteDefi
     defineRoute({
       method: 'DELETE',
       path: '/api/vault/:id',
-      summary: 'Delete an encryption profile (409 listing the jobs that still use it)',
+      summary: 'Delete an encryption profile (409 listing the jobs that still use it; needs a fresh second factor)',
       tags: TAGS,
       access: { permission: 'vault:write', scope },
       request: { params: idParams },
       responses: { 200: { description: 'Deleted', schema: deletedSchema }, ...errorResponses(401, 403, 404, 409) },
       handler: async (request) => {
-        await service.delete(request.params.id, actorOf(request));
+        // Backups made with the profile cannot be read without its key: a protected action (issue 45.4).
+        await runProtectedAction(protectedActionGuard(deps), request, { kind: 'encryption-profile.delete', resource: 'encryption-profile', resourceId: request.params.id }, () =>
+          service.delete(request.params.id, actorOf(request)),
+        );
         return { success: true };
       },
     }),

@@ -35,6 +35,7 @@ export async function createApiKey(em: EntityManager, userId: string, input: New
     expiresAt: input.expiresAt ?? null,
     lastUsedAt: null,
     enabled: true,
+    allowBackupDeletion: input.allowBackupDeletion ?? false,
     createdAt: new Date(),
   });
   await em.flush();

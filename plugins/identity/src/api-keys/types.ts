@@ -11,6 +11,8 @@ export interface ApiKeyView {
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   enabled: boolean;
+  /** May delete backups and take the other protected actions (set at creation only; default false). */
+  allowBackupDeletion: boolean;
   createdAt: Date;
 }
 
@@ -19,6 +21,7 @@ export interface NewApiKey {
   name: string;
   permissions: string[];
   expiresAt?: Date | null;
+  allowBackupDeletion?: boolean;
 }
 
 /** A key record with its raw key, returned once by `create` and `rotate`. */
@@ -46,6 +49,7 @@ export function toApiKeyView(row: ApiKey): ApiKeyView {
     expiresAt: row.expiresAt ?? null,
     lastUsedAt: row.lastUsedAt ?? null,
     enabled: row.enabled,
+    allowBackupDeletion: row.allowBackupDeletion,
     createdAt: row.createdAt,
   };
 }

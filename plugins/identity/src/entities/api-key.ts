@@ -17,6 +17,8 @@ export const ApiKeyEntity = defineEntity({
     expiresAt: p.datetime().nullable(),
     lastUsedAt: p.datetime().nullable(),
     enabled: p.boolean().default(true),
+    /** The key may delete backups and take the other protected actions (issue 45.4); false unless asked for at creation. */
+    allowBackupDeletion: p.boolean().default(false),
     createdAt: p.datetime(),
   },
 });

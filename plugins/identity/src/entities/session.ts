@@ -11,6 +11,10 @@ export const SessionEntity = defineEntity({
     expiresAt: p.datetime(),
     ipAddress: p.string().nullable(),
     userAgent: p.text().nullable(),
+    /** When the user last proved a second factor in this session (sign-in or step-up); protected actions need it fresh. */
+    secondFactorAt: p.datetime().nullable(),
+    /** Which second factor that was: `totp`, `backup-code` or `passkey`. */
+    secondFactorMethod: p.string().length(20).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -3,6 +3,7 @@ import { identitySchemaMigration } from './001-identity-schema.js';
 import { identityTwoFactorMigration } from './002-identity-2fa.js';
 import { identitySsoMigration } from './003-identity-sso.js';
 import { identityAdministrationMigration } from './004-identity-administration.js';
+import { identityProtectedActionsMigration } from './005-identity-protected-actions.js';
 
 export { identitySchemaMigration, identityTwoFactorMigration };
 
@@ -12,4 +13,5 @@ export const identityMigrations: readonly PluginMigration[] = [
   identityTwoFactorMigration,
   identitySsoMigration,
   identityAdministrationMigration,
+  identityProtectedActionsMigration,
 ];

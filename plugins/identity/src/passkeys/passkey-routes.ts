@@ -45,7 +45,7 @@ const registrationResponse = z.looseObject({
   clientExtensionResults: z.record(z.string(), z.unknown()).default({}),
   authenticatorAttachment: z.string().max(50).optional(),
 });
-const authenticationResponse = z.looseObject({
+export const authenticationResponse = z.looseObject({
   id: b64url,
   rawId: b64url,
   type: z.literal('public-key'),

@@ -1,4 +1,5 @@
-import { defineRoute, HttpError, lineText, NotFoundError, routeResult, type AuthContext, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, HttpError, lineText, NotFoundError, routeResult, runProtectedAction, type AuthContext, type RouteDefinition } from '@holdfast/kernel';
+import { IdentityProtectedActionGuard } from '../protected-actions/protected-action-guard.js';
 import { z } from 'zod';
 import type { ApiKeyView } from '../api-keys/types.js';
 import { AUDIT_ACTIONS } from '../audit/audit-trail.js';
@@ -27,6 +28,7 @@ async function ownedKey(services: IdentityServices, auth: AuthContext, id: strin
 /** `/api/api-keys`. */
 export function apiKeyRoutes(services: IdentityServices): RouteDefinition[] {
   const { apiKeys, audit } = services;
+  const protectedActions = new IdentityProtectedActionGuard(services);
   const record = (request: Parameters<typeof actorOf>[0], action: string, key: ApiKeyView, details: Record<string, unknown> = {}) =>
     audit.record(actorOf(request), { action, resource: 'api-key', resourceId: key.id, details: { name: key.name, ...via(request.auth), ...details } });
   return [
@@ -64,15 +66,28 @@ export function apiKeyRoutes(services: IdentityServices): RouteDefinition[] {
       tags: ['api-keys'],
       access: { permission: 'api-keys:write' },
       request: {
-        body: z.strictObject({ name: lineText({ min: 1, max: 200 }).trim(), permissions: permissionsField, expiresAt: z.iso.datetime({ offset: true }).nullable().optional() }),
+        body: z.strictObject({
+          name: lineText({ min: 1, max: 200 }).trim(),
+          permissions: permissionsField,
+          expiresAt: z.iso.datetime({ offset: true }).nullable().optional(),
+          allowBackupDeletion: z
+            .boolean()
+            .default(false)
+            .describe('Let the key delete backups and take the other protected actions (delete destinations and encryption profiles, unlock, change retention); needs a fresh second factor; default false'),
+        }),
       },
       responses: { 201: { description: 'Created.', schema: issuedSchema }, ...errors(400, 401, 403) },
       handler: async (request) => {
         const auth = authOf(request);
         assertMayGrant(auth, request.body.permissions);
         const expiresAt = request.body.expiresAt ? new Date(request.body.expiresAt) : null;
-        const issued = await apiKeys.create(auth.userId, { name: request.body.name, permissions: request.body.permissions, expiresAt });
-        await record(request, AUDIT_ACTIONS.apiKeyCreate, issued.apiKey, { permissions: issued.apiKey.permissions });
+        const { allowBackupDeletion } = request.body;
+        const create = () => apiKeys.create(auth.userId, { name: request.body.name, permissions: request.body.permissions, expiresAt, allowBackupDeletion });
+        // A key that may delete backups is as strong as a fresh second factor, so creating one needs that factor.
+        const issued = allowBackupDeletion
+          ? await runProtectedAction(protectedActions, request, { kind: 'api-key.allow-backup-deletion', resource: 'api-key', resourceId: null, details: { name: request.body.name } }, create)
+          : await create();
+        await record(request, AUDIT_ACTIONS.apiKeyCreate, issued.apiKey, { permissions: issued.apiKey.permissions, allowBackupDeletion });
         return routeResult({ status: 201, headers: { 'Cache-Control': 'no-store' }, body: { apiKey: apiKeyJson(issued.apiKey), key: issued.rawKey } });
       },
     }),

@@ -34,7 +34,9 @@ export function assertEnabled(user: User): void {
 /** Opens a session for `user`, audits LOGIN with how they signed in, emits `user_login`, and answers with the cookie. */
 export async function signIn(services: IdentityServices, request: RouteRequest, user: User, status: number, details: Record<string, unknown> = { authMethod: 'password' }) {
   assertEnabled(user);
-  const { session, token } = await services.sessions.create(user.id, request.ip, request.userAgent ?? null);
+  // A sign-in with a second factor (or a passkey alone) counts as a fresh proof for protected actions (issue 45.4).
+  const secondFactor = typeof details.secondFactor === 'string' ? details.secondFactor : details.authMethod === 'passkey' ? 'passkey' : null;
+  const { session, token } = await services.sessions.create(user.id, request.ip, request.userAgent ?? null, secondFactor);
   await services.audit.record(actorOf(request, user.id), { action: AUDIT_ACTIONS.login, resource: 'session', resourceId: session.id, details });
   void services.events?.emit('user_login', { userName: user.name, email: user.email, timestamp: new Date().toISOString() });
   const secure = isSecureRequest(request as RouteRequest & { secure?: boolean }, services.config.trustProxy);

@@ -78,6 +78,7 @@ export const apiKeySchema = z
     expiresAt: z.string().nullable(),
     lastUsedAt: z.string().nullable(),
     enabled: z.boolean(),
+    allowBackupDeletion: z.boolean().describe('The key may delete backups and take the other protected actions; set at creation, default false'),
     createdAt: z.string(),
   })
   .meta({ id: 'ApiKey' });

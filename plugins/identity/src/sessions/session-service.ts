@@ -27,7 +27,8 @@ export class SessionService {
     return this.database.em();
   }
 
-  async create(userId: string, ipAddress: string | null, userAgent: string | null): Promise<NewSession> {
+  /** `secondFactor`: the sign-in proved a second factor (`totp`, `backup-code`, `passkey`) at this moment. */
+  async create(userId: string, ipAddress: string | null, userAgent: string | null, secondFactor: string | null = null): Promise<NewSession> {
     const em = this.em();
     const token = newSessionToken();
     const now = new Date();
@@ -38,6 +39,8 @@ export class SessionService {
       expiresAt: new Date(now.getTime() + this.ttlMs),
       ipAddress,
       userAgent,
+      secondFactorAt: secondFactor ? now : null,
+      secondFactorMethod: secondFactor,
       createdAt: now,
       updatedAt: now,
     });
@@ -57,6 +60,11 @@ export class SessionService {
     const user = await em.findOne(UserEntity, { id: session.userId });
     // A disabled user's sessions are deleted when they are disabled; this also covers one opened concurrently.
     return user && !user.disabled ? { session, user } : null;
+  }
+
+  /** Records that the session's user just proved a second factor again (step-up). */
+  async markSecondFactor(sessionId: string, method: string, at = new Date()): Promise<void> {
+    await this.em().nativeUpdate(SessionEntity, { id: sessionId }, { secondFactorAt: at, secondFactorMethod: method, updatedAt: at });
   }
 
   /** Ends every session of `userId` except the one with id `exceptSessionId`; resolves how many ended. */

@@ -76,6 +76,8 @@ export const SYSTEM_EVENT_DEFAULTS = {
   connection_offline: true,
   connection_online: true,
   storage_alert: true,
+  // Decision (issue 45.4): every action that can lose backups notifies by default, category security.
+  protected_action: true,
 } as const;
 
 /** One of the system events. */
@@ -197,6 +199,24 @@ export function systemPayload<K extends SystemEventType>(eventType: K, data: Hol
         ],
         color: COLORS.partial,
         success: false,
+      };
+    }
+    case 'protected_action': {
+      const taken = data as HoldfastEvents['protected_action'];
+      const what = taken.action.replaceAll('.', ' ').replaceAll('-', ' ');
+      const subject = typeof taken.details.file === 'string' ? taken.details.file : typeof taken.details.name === 'string' ? taken.details.name : taken.resourceId ?? '';
+      return {
+        title: `Protected action: ${what}${subject ? ` (${subject})` : ''}`,
+        message: `${taken.actorName} took a protected action (${what}) on ${taken.resource} ${taken.resourceId ?? ''}, allowed by ${taken.proof === 'none' ? 'no second factor (the user has none)' : taken.proof}.`,
+        fields: [
+          { name: 'Action', value: taken.action, inline: true },
+          { name: 'By', value: `${taken.actorName} (${taken.via})`, inline: true },
+          { name: 'Proof', value: taken.proof, inline: true },
+          { name: 'Resource', value: `${taken.resource} ${taken.resourceId ?? ''}`.trim() },
+          { name: 'Time', value: taken.timestamp },
+        ],
+        color: COLORS.partial,
+        success: true,
       };
     }
     default: {

@@ -1,4 +1,4 @@
-import { defineRoute, lineText, routeResult, type RouteDefinition, type RouteRequest, ValidationError } from '@holdfast/kernel';
+import { defineRoute, lineText, routeResult, runProtectedAction, type ProtectedActionGuard, type RouteDefinition, type RouteRequest, ValidationError } from '@holdfast/kernel';
 import { create as contentDisposition } from 'content-disposition';
 import { z } from 'zod';
 import type { AuditActor, StorageBrowser } from '../storage-browser.js';
@@ -34,8 +34,11 @@ export function attachmentHeader(fileName: string): string {
   return contentDisposition(fileName, { type: 'attachment' });
 }
 
-/** The storage browser's routes (docs/api/storage.md). */
-export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
+/**
+ * The storage browser's routes (docs/api/storage.md). Deleting and unlocking a backup are protected actions (issue
+ * 45.4): they go through `guard` (the identity plugin's, when loaded).
+ */
+export function storageRoutes(browser: StorageBrowser, guard: () => ProtectedActionGuard | undefined = () => undefined): RouteDefinition[] {
   return [
     defineRoute({
       method: 'GET',
@@ -126,11 +129,15 @@ export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
       responses: {
         200: { description: 'The new state.', schema: z.object({ success: z.literal(true), file: z.string(), locked: z.boolean() }) },
         404: { description: 'Storage or file not found.', schema: errorBody },
+        403: { description: 'Unlocking needs a fresh second factor (details.code SECOND_FACTOR_REQUIRED) or a key with allowBackupDeletion (API_KEY_NOT_ALLOWED).', schema: errorBody },
         409: { description: 'The backup has no sidecar to record the lock in.', schema: errorBody },
       },
       handler: async (request) => {
         const { params, body, signal } = request;
-        await browser.setLocked(params.id, body.file, body.locked, actorOf(request), signal);
+        const setLocked = () => browser.setLocked(params.id, body.file, body.locked, actorOf(request), signal);
+        // Unlocking lowers the protection (retention may then delete it): a protected action; locking is not.
+        if (body.locked) await setLocked();
+        else await runProtectedAction(guard(), request, { kind: 'backup.unlock', resource: 'storage', resourceId: params.id, details: { file: body.file } }, setLocked);
         return { success: true as const, file: body.file, locked: body.locked };
       },
     }),
@@ -144,6 +151,7 @@ export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
       responses: {
         200: { description: 'Deleted.', schema: z.object({ success: z.literal(true), file: z.string() }) },
         400: { description: 'No file named.', schema: errorBody },
+        403: { description: 'Needs a fresh second factor (details.code SECOND_FACTOR_REQUIRED) or a key with allowBackupDeletion (API_KEY_NOT_ALLOWED).', schema: errorBody },
         404: { description: 'Storage or file not found.', schema: errorBody },
         409: { description: 'The backup is locked.', schema: errorBody },
       },
@@ -151,7 +159,9 @@ export function storageRoutes(browser: StorageBrowser): RouteDefinition[] {
         const { params, query, body, signal } = request;
         const file = body?.file ?? query.file;
         if (!file) throw new ValidationError('file: name the backup to delete (body or ?file=)');
-        await browser.delete(params.id, file, actorOf(request), signal);
+        await runProtectedAction(guard(), request, { kind: 'backup.delete', resource: 'storage', resourceId: params.id, details: { file } }, () =>
+          browser.delete(params.id, file, actorOf(request), signal),
+        );
         return { success: true as const, file };
       },
     }),
