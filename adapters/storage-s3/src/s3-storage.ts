@@ -72,7 +72,8 @@ export class S3Storage implements StorageAdapter {
     let lock: LockRetention | undefined;
     try {
       objectKey = objectKeyOf(this.rootPrefix, key);
-      lock = retentionFor(this.config, options.retainUntil);
+      // Only backups are locked (the caller says so); sidecars are rewritten later and must stay deletable.
+      lock = options.objectLock ? retentionFor(this.config, options.objectLock.retainUntil) : undefined;
       connection = await this.s3();
     } catch (error) {
       body.destroy();

@@ -62,7 +62,7 @@ describe('storage-s3 Object Lock against Ceph RGW', () => {
   it('writes a backup with its retain-until date; the destination credentials cannot delete that version until then, afterwards the adapter removes every version', async () => {
     const adapter = locked();
     const retainUntil = new Date(Date.now() + 6_000);
-    await adapter.put('lock/one.bin', Readable.from([randomBytes(1000)]), { retainUntil });
+    await adapter.put('lock/one.bin', Readable.from([randomBytes(1000)]), { objectLock: { retainUntil } });
     const head = await admin.send(new HeadObjectCommand({ Bucket: lockBucket, Key: 'lock/one.bin' }));
     expect(head.ObjectLockMode).toBe('GOVERNANCE');
     expect(head.ObjectLockRetainUntilDate?.getTime()).toBe(retainUntil.getTime());
@@ -89,7 +89,7 @@ describe('storage-s3 Object Lock against Ceph RGW', () => {
   it('locks a multipart backup too (RGW ignores the lock headers of CreateMultipartUpload: the adapter sets the retention after completing)', async () => {
     const adapter = locked({ partSizeMiB: 5 });
     const retainUntil = new Date(Date.now() + 60_000);
-    await adapter.put('lock/multi.bin', Readable.from([randomBytes(6 * MiB)]), { retainUntil });
+    await adapter.put('lock/multi.bin', Readable.from([randomBytes(6 * MiB)]), { objectLock: { retainUntil } });
     const head = await admin.send(new HeadObjectCommand({ Bucket: lockBucket, Key: 'lock/multi.bin' }));
     expect(head.ContentLength).toBe(6 * MiB);
     expect(head.ObjectLockMode).toBe('GOVERNANCE');
@@ -99,20 +99,31 @@ describe('storage-s3 Object Lock against Ceph RGW', () => {
 
   it('without a date from the retention policy, locks for objectLockDays; the margin is added to a policy date', async () => {
     const before = Date.now();
-    await locked({ objectLockDays: 2 }).put('lock/default.bin', Readable.from([Buffer.from('x')]));
+    await locked({ objectLockDays: 2 }).put('lock/default.bin', Readable.from([Buffer.from('x')]), { objectLock: {} });
     const head = await admin.send(new HeadObjectCommand({ Bucket: lockBucket, Key: 'lock/default.bin' }));
     const until = head.ObjectLockRetainUntilDate?.getTime() ?? 0;
     expect(until).toBeGreaterThanOrEqual(before + 2 * DAY_MS);
     expect(until).toBeLessThanOrEqual(Date.now() + 2 * DAY_MS);
 
     const policyEnd = new Date(Date.now() + 60_000);
-    await locked({ objectLockMarginDays: 3 }).put('lock/margin.bin', Readable.from([Buffer.from('y')]), { retainUntil: policyEnd });
+    await locked({ objectLockMarginDays: 3 }).put('lock/margin.bin', Readable.from([Buffer.from('y')]), { objectLock: { retainUntil: policyEnd } });
     const margin = await admin.send(new HeadObjectCommand({ Bucket: lockBucket, Key: 'lock/margin.bin' }));
     expect(margin.ObjectLockRetainUntilDate?.getTime()).toBe(policyEnd.getTime() + 3 * DAY_MS);
   });
 
+  it('writes an object that does not ask for the lock (a sidecar) without retention, so Holdfast can rewrite and delete it', async () => {
+    const adapter = locked();
+    await adapter.put('lock/x.dump.meta.json', Readable.from([Buffer.from('{}')]));
+    const head = await admin.send(new HeadObjectCommand({ Bucket: lockBucket, Key: 'lock/x.dump.meta.json' }));
+    expect(head.ObjectLockMode).toBeUndefined();
+    expect(head.ObjectLockRetainUntilDate).toBeUndefined();
+    await adapter.put('lock/x.dump.meta.json', Readable.from([Buffer.from('{"locked":true}')]));
+    await adapter.delete('lock/x.dump.meta.json');
+    expect(await versionsOf(lockBucket, 'lock/x.dump.meta.json')).toEqual([]);
+  });
+
   it('refuses a retain-until date in the past with CONFIG, before anything is stored', async () => {
-    const error = await locked().put('lock/past.bin', Readable.from([Buffer.from('z')]), { retainUntil: new Date(Date.now() - 1000) }).catch((thrown: unknown) => thrown);
+    const error = await locked().put('lock/past.bin', Readable.from([Buffer.from('z')]), { objectLock: { retainUntil: new Date(Date.now() - 1000) } }).catch((thrown: unknown) => thrown);
     expect(isAdapterError(error) && error.code).toBe('CONFIG');
     expect((error as Error).message).toContain('is not in the future');
     expect(await versionsOf(lockBucket, 'lock/past.bin')).toEqual([]);
@@ -121,7 +132,7 @@ describe('storage-s3 Object Lock against Ceph RGW', () => {
   it('a legal hold (SPEC locked) blocks deletion after the retain-until date until it is removed', async () => {
     const adapter = locked();
     const retainUntil = new Date(Date.now() + 2_000);
-    await adapter.put('lock/held.bin', Readable.from([Buffer.from('held')]), { retainUntil });
+    await adapter.put('lock/held.bin', Readable.from([Buffer.from('held')]), { objectLock: { retainUntil } });
     expect(await adapter.setLegalHold('lock/held.bin', true)).toBe(true);
     await sleepUntil(retainUntil);
 
@@ -157,14 +168,14 @@ describe('storage-s3 Object Lock against Ceph RGW', () => {
 
   it('a bucket without Object Lock: a put asking for lock fails with CONFIG and stores nothing; without the option nothing changes', async () => {
     const error = await storage(plainBucket, { objectLockMode: 'GOVERNANCE' })
-      .put('plain/a.bin', Readable.from([Buffer.from('a')]), { retainUntil: new Date(Date.now() + 60_000) })
+      .put('plain/a.bin', Readable.from([Buffer.from('a')]), { objectLock: { retainUntil: new Date(Date.now() + 60_000) } })
       .catch((thrown: unknown) => thrown);
     expect(isAdapterError(error) && error.code).toBe('CONFIG');
     expect(await versionsOf(plainBucket, 'plain/a.bin')).toEqual([]);
 
     const plain = storage(plainBucket);
-    // retainUntil is ignored by a destination without objectLockMode, and a legal hold is a no-op that says so.
-    await plain.put('plain/b.bin', Readable.from([Buffer.from('b')]), { retainUntil: new Date(Date.now() + 60_000) });
+    // objectLock is ignored by a destination without objectLockMode, and a legal hold is a no-op that says so.
+    await plain.put('plain/b.bin', Readable.from([Buffer.from('b')]), { objectLock: { retainUntil: new Date(Date.now() + 60_000) } });
     expect(await plain.setLegalHold('plain/b.bin', true)).toBe(false);
     await plain.delete('plain/b.bin');
     expect(await versionsOf(plainBucket, 'plain/b.bin')).toEqual([]);

@@ -28,11 +28,13 @@ export interface PutOptions {
   /** Known size in bytes, when the caller has it (helps multipart sizing). */
   size?: number;
   /**
-   * Write the object under an object lock that lasts until this date (the store refuses to delete it before).
-   * Only adapters implementing {@link StorageAdapter.setLegalHold} honour it, and only when their destination is
-   * configured for object lock; every other adapter ignores it. The engine passes it for backups, never for sidecars.
+   * This object is a backup: write it under the destination's object lock, if it has one (the store then refuses
+   * to delete it before the date). `retainUntil` is the first moment the job's retention policy may prune it;
+   * absent, the destination's own default period applies. Only adapters implementing
+   * {@link StorageAdapter.setLegalHold} honour it, and only when configured for object lock; every other adapter
+   * ignores it. The engine passes it for backups, never for sidecars, which Holdfast rewrites.
    */
-  retainUntil?: Date;
+  objectLock?: { retainUntil?: Date };
 }
 
 /** Result of a completed put. */

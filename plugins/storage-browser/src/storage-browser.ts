@@ -111,13 +111,18 @@ export class StorageBrowser {
     }
   }
 
-  /** Sets the sidecar's `locked` flag; a backup without a sidecar cannot be locked (retention never sees it anyway). */
+  /**
+   * Sets the sidecar's `locked` flag; a backup without a sidecar cannot be locked (retention never sees it anyway).
+   * On an object-locked destination the backup object also gets (or loses) the store's legal hold, set before the
+   * flag and removed before it, so a failure in between always leaves the backup protected (docs/immutability.md).
+   */
   async setLocked(configId: string, fileName: string, isLocked: boolean, actor: AuditActor, signal?: AbortSignal): Promise<void> {
     const file = backupKey(fileName);
     await this.deps.access.with(configId, async (storage) => {
       await this.requireFile(storage, file);
       const raw = await readSidecarObject(storage.adapter, file, signal);
       if (!raw) throw new ConflictError(`"${file}" has no ${SIDECAR_EXTENSION} sidecar to record the lock in`);
+      await storage.adapter.setLegalHold?.(file, isLocked, { signal });
       await writeLockedFlag(storage.adapter, file, raw, isLocked, signal);
     });
     await this.deps.cache.invalidate(configId);
@@ -132,7 +137,13 @@ export class StorageBrowser {
       const raw = await readSidecarObject(storage.adapter, file, signal);
       if (raw?.['locked'] === true) throw new ConflictError(`"${file}" is locked; unlock it before deleting`);
       // The backup first: a crash in between leaves an orphan sidecar (harmless) rather than an unlisted backup.
-      await storage.adapter.delete(file);
+      try {
+        await storage.adapter.delete(file);
+      } catch (error) {
+        // The store refuses while an object lock holds (retain-until date or legal hold): the message names it.
+        if (isAdapterError(error) && error.code === 'LOCKED') throw new ConflictError(`Cannot delete yet: ${error.message.replace(/^\[[^\]]+\] /, '')}`);
+        throw error;
+      }
       await storage.adapter.delete(`${file}${SIDECAR_EXTENSION}`);
       await storage.adapter.delete(`${file}.index.json`);
     });

@@ -29,6 +29,8 @@ export interface StreamBackupOptions {
   /** In ascending priority: puts are started in this order. */
   storages: StorageInstance[];
   key: string;
+  /** Per storage (same order): the object lock date to write the backup with, for destinations that lock. */
+  retainUntil?: ReadonlyArray<Date | undefined>;
   signal: AbortSignal;
   /** Plaintext bytes read from the source so far. */
   onBytes(bytes: number): void;
@@ -70,7 +72,10 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
   options.signal.addEventListener('abort', abortAll, { once: true });
   try {
     options.storages.forEach((storage, index) => {
-      branches.push(startBranch(storage.name, (body) => storage.adapter.put(options.key, body, { signal: controllers[index]!.signal })));
+      const retainUntil = options.retainUntil?.[index];
+      // The backup (never a sidecar) asks for the destination's object lock; destinations without one ignore it.
+      const objectLock = retainUntil ? { retainUntil } : {};
+      branches.push(startBranch(storage.name, (body) => storage.adapter.put(options.key, body, { signal: controllers[index]!.signal, objectLock })));
     });
     const counter = createByteCounter((bytes) => options.onBytes(bytes), undefined, 250);
     const compress = createCompressStream(options.codec, options.compression);

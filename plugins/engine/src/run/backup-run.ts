@@ -8,6 +8,7 @@ import { disposeAll, type StorageInstance } from './adapters.js';
 import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
 import { backupExtension, pickBackupKey, renderStem } from './file-name.js';
 import { cancellationOf, messageOf, streamingProgress, type RunOutcome } from './outcome.js';
+import { retainUntilOf } from './object-lock.js';
 import { applyRetention, planRetention } from './retention.js';
 import type { RunContext } from './run-context.js';
 import { settingOr, type RunServices } from './services.js';
@@ -137,6 +138,8 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
         encryptionKey: plan.encryption?.key ?? null,
         storages,
         key,
+        // Object-locked destinations keep each backup at least until its retention policy may prune it.
+        retainUntil: plan.destinations.map((destination) => retainUntilOf(services.adapters, destination, prepared.createdAt)),
         signal: ctx.signal,
         onBytes: (bytes) => ctx.progress(streamingProgress(bytes, 10, 85), { bytesProcessed: bytes }),
       });
@@ -189,6 +192,11 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
         outcome.ok = false;
         outcome.error = `sidecar could not be written: ${messageOf(error)}`;
         await outcome.storage.adapter.delete(key).catch(() => undefined);
+        continue;
+      }
+      // A backup locked at run time also gets the store's legal hold where the destination uses object lock.
+      if (ctx.execution.lockBackup && outcome.storage.adapter.setLegalHold) {
+        await outcome.storage.adapter.setLegalHold(key, true, { signal: ctx.signal }).catch((error: unknown) => ctx.log.warn(`destination ${outcome.storage.name}: legal hold not set: ${messageOf(error)}`));
       }
     }
     logDestinations(ctx, streamed.outcomes);
@@ -247,9 +255,10 @@ async function retention(ctx: RunContext, services: RunServices, prepared: Prepa
       const strategy = services.adapters.retention(destination.retention.strategyId, destination.retention.config);
       const verdicts = await planRetention(storage, strategy, { jobId: prepared.plan.job.id, timezone: prepared.timezone, signal: ctx.signal });
       const result = await applyRetention(storage, verdicts, ctx.log);
-      const kept = verdicts.filter((v) => v.action === 'keep').length;
-      ctx.log.info(`retention on ${storage.name}: kept ${kept}, deleted ${result.deleted.length}`);
-      ctx.metadata.retention.push({ configId: storage.configId, deleted: result.deleted, kept, errors: result.errors });
+      // A backup the store still holds under an object lock is kept, not a failure (issue 45).
+      const kept = verdicts.filter((v) => v.action === 'keep').length + result.locked.length;
+      ctx.log.info(`retention on ${storage.name}: kept ${kept}${result.locked.length > 0 ? ` (${result.locked.length} under an object lock)` : ''}, deleted ${result.deleted.length}`);
+      ctx.metadata.retention.push({ configId: storage.configId, deleted: result.deleted, kept, errors: result.errors, ...(result.locked.length > 0 ? { locked: result.locked } : {}) });
       if (result.errors.length > 0) hasFailure = true;
     } catch (error) {
       if (cancellationOf(ctx.signal)) throw error;

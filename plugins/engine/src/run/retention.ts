@@ -1,6 +1,6 @@
 import type { RetentionCandidate, RetentionStrategy, StorageObjectInfo } from '@holdfast/kernel';
 import type { StorageInstance } from './adapters.js';
-import { INDEX_SIDECAR_EXTENSION } from '@holdfast/kernel';
+import { INDEX_SIDECAR_EXTENSION, isAdapterError } from '@holdfast/kernel';
 import { isSidecarKey, readSidecar, SIDECAR_EXTENSION, type ReadSidecar } from './sidecar.js';
 
 function chainIdOf(sidecar: ReadSidecar): string | undefined {
@@ -81,13 +81,17 @@ export async function planRetention(
   });
 }
 
-/** Deletes the pruned backups and their sidecars; returns what was deleted and what failed (never throws). */
+/**
+ * Deletes the pruned backups and their sidecars; returns what was deleted, what the store kept because it is still
+ * under an object lock (adapter error LOCKED: kept, with the sidecars, and not a failure) and what failed. Never throws.
+ */
 export async function applyRetention(
   storage: StorageInstance,
   verdicts: readonly RetentionVerdict[],
   log: { info(message: string): void; error(message: string): void },
-): Promise<{ deleted: string[]; errors: string[] }> {
+): Promise<{ deleted: string[]; locked: string[]; errors: string[] }> {
   const deleted: string[] = [];
+  const locked: string[] = [];
   const errors: string[] = [];
   for (const verdict of verdicts) {
     if (verdict.action !== 'prune') continue;
@@ -99,10 +103,15 @@ export async function applyRetention(
       deleted.push(verdict.key);
       log.info(`retention on ${storage.name}: deleted ${verdict.key} (${verdict.reason})`);
     } catch (error) {
+      if (isAdapterError(error) && error.code === 'LOCKED') {
+        locked.push(verdict.key);
+        log.info(`retention on ${storage.name}: kept ${verdict.key}, still under an object lock: ${error.message}`);
+        continue;
+      }
       const message = `retention on ${storage.name}: could not delete ${verdict.key}: ${(error as Error).message}`;
       errors.push(message);
       log.error(message);
     }
   }
-  return { deleted, errors };
+  return { deleted, locked, errors };
 }

@@ -27,7 +27,8 @@ export interface ExecutionMetadata {
   encryption?: (EncryptionSidecarInfo & { profileId: string }) | null;
   destinations?: DestinationOutcome[];
   warnings?: string[];
-  retention?: Array<{ configId: string; deleted: string[]; kept: number; errors: string[] }>;
+  /** `locked`: pruned by the policy but kept because the store still holds them under an object lock. */
+  retention?: Array<{ configId: string; deleted: string[]; kept: number; errors: string[]; locked?: string[] }>;
   /** Display label for executions without a job (restores). */
   label?: string;
   /** Why a run ended Cancelled: `cancelled`, `stuck`, `shutdown`. */

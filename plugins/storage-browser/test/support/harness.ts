@@ -19,6 +19,7 @@ import {
 import { createPersistencePlugin } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import storageLocal from '@holdfast/storage-local';
+import storageS3 from '@holdfast/storage-s3';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { createStorageBrowserPlugin, type StorageBrowserPluginOptions } from '../../src/index.js';
 import { lateEndStorage, unreachableStorage } from './fixture-adapters.js';
@@ -60,7 +61,7 @@ export interface BrowserServer {
 export async function startBrowserServer(dialect: TestDialect = 'sqlite', options: StorageBrowserPluginOptions = {}): Promise<BrowserServer> {
   const site: TestSite = await createTestSite(dialect, 'storage-browser');
   const container = rootContainer.createChildContainer();
-  const adapters = [storageLocal, unreachableStorage, lateEndStorage] as unknown as AnyAdapterDefinition[];
+  const adapters = [storageLocal, storageS3, unreachableStorage, lateEndStorage] as unknown as AnyAdapterDefinition[];
   const catalog = new ConfigCatalog();
   const audits: AuditEntry[] = [];
   container.register(TOKENS.JobCatalog, { useValue: catalog as unknown as JobCatalog });
