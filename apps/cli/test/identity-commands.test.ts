@@ -57,6 +57,12 @@ describe('holdfast admin and keys', () => {
     expect(listed.stdout).not.toContain(rawKey);
     const [key] = JSON.parse(listed.stdout) as Array<{ id: string; name: string; prefix: string; permissions: string[]; enabled: boolean }>;
     expect(key).toMatchObject({ name: 'ci pipeline', prefix: rawKey.slice(0, 16), permissions: ['jobs:execute', 'history:read'], enabled: true });
+    // Issue 45.4: a key cannot delete backups unless created with the option.
+    expect((key as { allowBackupDeletion?: boolean }).allowBackupDeletion).toBe(false);
+    const deleting = await run(['keys', 'create', '--name', 'pruner', '--permissions', 'storage:delete', '--allow-backup-deletion', '--json']);
+    expect(deleting.code, deleting.stderr).toBe(0);
+    expect(JSON.parse(deleting.stdout).apiKey).toMatchObject({ name: 'pruner', allowBackupDeletion: true });
+    expect((await run(['keys', 'revoke', JSON.parse(deleting.stdout).apiKey.id])).code).toBe(0);
 
     // The key authenticates against a real server on the same data directory.
     const server = holdfast(['serve']);

@@ -39,19 +39,22 @@ export function addKeysCommand(program: Command, output: CliOutput): void {
     .requiredOption('--name <name>', 'what the key is for, e.g. "ci pipeline"')
     .requiredOption('--permissions <list>', 'comma-separated permissions, e.g. jobs:execute,history:read')
     .option('--expires <when>', 'ISO date or days from now (e.g. 90d); default: never')
+    .option('--allow-backup-deletion', 'let the key delete backups and take the other protected actions (default: it cannot); on a server this needs a fresh second factor')
     .option('--user <email>', 'owning user, local only (default: the only super administrator)')
     .option('--local', LOCAL_HELP)
     .option('--json', 'print JSON')
-    .action(async (options: { name: string; permissions: string; expires?: string; user?: string; local?: boolean; json?: boolean }, command: Command) => {
+    .action(async (options: { name: string; permissions: string; expires?: string; allowBackupDeletion?: boolean; user?: string; local?: boolean; json?: boolean }, command: Command) => {
       const permissions = options.permissions.split(',').map((p) => p.trim()).filter(Boolean);
       const expiresAt = parseExpiry(options.expires);
-      if (await useRemote(command, options)) return remoteKeys.create(command, output, { name: options.name, permissions, expiresAt, json: options.json });
+      const allowBackupDeletion = options.allowBackupDeletion === true;
+      if (await useRemote(command, options)) return remoteKeys.create(command, output, { name: options.name, permissions, expiresAt, allowBackupDeletion, json: options.json });
       const issued = await withIdentity(async (identity) => {
         const owner = await resolveOwner(identity, options.user);
-        const created = await identity.apiKeys.create(owner.id, { name: options.name, permissions, expiresAt });
+        // Local mode runs on the server's own database (shell access already holds every key): no step-up, but audited.
+        const created = await identity.apiKeys.create(owner.id, { name: options.name, permissions, expiresAt, allowBackupDeletion });
         await identity.audit.record(
           { userId: owner.id },
-          { action: 'api-key.create', resource: 'api-key', resourceId: created.apiKey.id, details: { name: options.name, permissions, via: 'cli' } },
+          { action: 'api-key.create', resource: 'api-key', resourceId: created.apiKey.id, details: { name: options.name, permissions, allowBackupDeletion, via: 'cli' } },
         );
         return created;
       });

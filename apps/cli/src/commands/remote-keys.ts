@@ -29,9 +29,9 @@ function printIssued(output: CliOutput, verb: string, issued: { key: string; api
 
 /** The `keys` subcommands through the API (used when a server is configured and `--local` is not given). */
 export const remoteKeys = {
-  async create(command: Command, output: CliOutput, input: { name: string; permissions: string[]; expiresAt: Date | null; json?: boolean }) {
+  async create(command: Command, output: CliOutput, input: { name: string; permissions: string[]; expiresAt: Date | null; allowBackupDeletion?: boolean; json?: boolean }) {
     const client = await connect(command);
-    const body = { name: input.name, permissions: input.permissions, expiresAt: input.expiresAt ? input.expiresAt.toISOString() : null };
+    const body = { name: input.name, permissions: input.permissions, expiresAt: input.expiresAt ? input.expiresAt.toISOString() : null, allowBackupDeletion: input.allowBackupDeletion ?? false };
     printIssued(output, 'Created', await client.unwrap(client.api.POST('/api/api-keys', { body })), input.json);
   },
   async list(command: Command, output: CliOutput, json?: boolean) {

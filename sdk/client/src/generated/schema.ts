@@ -46,7 +46,7 @@ export interface paths {
         put: operations["putAdaptersById"];
         post?: never;
         /**
-         * Delete an adapter configuration (409 while jobs or notification templates use it)
+         * Delete an adapter configuration (409 while jobs or notification templates use it; a storage destination needs a fresh second factor)
          * @description Requires one of `sources:write`, `destinations:write`, `notifications:write`, as the request decides.
          */
         delete: operations["deleteAdaptersById"];
@@ -709,6 +709,50 @@ export interface paths {
         get: operations["getAuthStatus"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/step-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether this session has a fresh second factor for protected actions, and which factors the user can prove
+         * @description Requires a signed-in browser session (cookie); API keys are refused with 403.
+         */
+        get: operations["getAuthStepUp"];
+        put?: never;
+        /**
+         * Prove a second factor again (TOTP code, backup code or passkey assertion) to allow protected actions for a few minutes
+         * @description Requires a signed-in browser session (cookie); API keys are refused with 403.
+         */
+        post: operations["postAuthStepUp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/auth/step-up/passkey-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Options for confirming a protected action with one of the caller's passkeys
+         * @description Requires a signed-in browser session (cookie); API keys are refused with 403.
+         */
+        post: operations["postAuthStepUpPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2270,7 +2314,7 @@ export interface paths {
         put: operations["putVaultById"];
         post?: never;
         /**
-         * Delete an encryption profile (409 listing the jobs that still use it)
+         * Delete an encryption profile (409 listing the jobs that still use it; needs a fresh second factor)
          * @description Requires the permission `vault:write` on the vault named by `id`.
          */
         delete: operations["deleteVaultById"];
@@ -2324,6 +2368,8 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         ApiKey: {
+            /** @description The key may delete backups and take the other protected actions; set at creation, default false */
+            allowBackupDeletion: boolean;
             createdAt: string;
             enabled: boolean;
             expiresAt: string | null;
@@ -2461,6 +2507,16 @@ export interface components {
         /** @description The redirect target, also in the Location header. */
         SsoRedirect: {
             location: string;
+        };
+        StepUpState: {
+            /** @description Protected actions are allowed without asking until then */
+            freshUntil: string | null;
+            isFresh: boolean;
+            /** @description The second factors the user can prove; empty: protected actions need none */
+            methods: ("totp" | "passkey")[];
+            /** @description When this session last proved a second factor */
+            secondFactorAt: string | null;
+            windowSeconds: number;
         };
         TotpEnrollment: {
             manualKey: string;
@@ -3843,6 +3899,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description Let the key delete backups and take the other protected actions (delete destinations and encryption profiles, unlock, change retention); needs a fresh second factor; default false
+                     * @default false
+                     */
+                    allowBackupDeletion?: boolean;
                     expiresAt?: string | null;
                     name: string;
                     /** @description Catalog permissions (see GET /api/permissions) */
@@ -6051,6 +6112,265 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAuthStepUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The step-up state of the session. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepUpState"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthStepUp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    backupCode?: string;
+                    /** @description A current code of the authenticator app */
+                    code?: string;
+                    passkey?: {
+                        authenticatorAttachment?: string;
+                        /** @default {} */
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        id: string;
+                        rawId: string;
+                        response: {
+                            authenticatorData: string;
+                            clientDataJSON: string;
+                            signature: string;
+                            userHandle?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @constant */
+                        type: "public-key";
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The second factor is fresh; protected actions are allowed until `freshUntil`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepUpState"];
+                };
+            };
+            /** @description Invalid input; the message names the fields. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAuthStepUpPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Request options for navigator.credentials.get(); valid five minutes, once. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        challenge: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Invalid request: the field paths are listed in `issues`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not signed in, or the API key is invalid, disabled or expired. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing permission, CSRF token, or the feature is disabled. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Rate limit exceeded. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Internal server error. */
@@ -9976,7 +10296,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Updated */
+            /** @description Updated; a change of a destination's retention needs a fresh second factor (403 otherwise) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -15376,13 +15696,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: the identity lacks the permission. */
+            /** @description Needs a fresh second factor (details.code SECOND_FACTOR_REQUIRED) or a key with allowBackupDeletion (API_KEY_NOT_ALLOWED). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
             /** @description Storage or file not found. */
@@ -15487,13 +15809,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description Forbidden: the identity lacks the permission. */
+            /** @description Unlocking needs a fresh second factor (details.code SECOND_FACTOR_REQUIRED) or a key with allowBackupDeletion (API_KEY_NOT_ALLOWED). */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorBody"];
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
             /** @description Storage or file not found. */
@@ -15573,6 +15897,8 @@ export interface operations {
                     overwrite?: boolean;
                     /** @description Seekable archives: restore only these files or folders (paths as GET /api/storage/:id/archive lists them), read with range reads */
                     paths?: string[];
+                    /** @description Backups of a public-key encryption profile: the age private key (AGE-SECRET-KEY-1..., or the content of the age-keygen key file). Used for this restore only, held in memory until the run takes it, never stored or logged; a wrong key answers 400 and queues nothing */
+                    privateKey?: string;
                     /** @description Directory backups: put every file back where it was backed up from, overwriting */
                     restoreToOriginalPaths?: boolean;
                     /** @description Directory backups: extract below this folder (created when missing) */
@@ -16788,9 +17114,16 @@ export interface operations {
                         createdAt: string;
                         description: string | null;
                         id: string;
-                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars */
+                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars (public-key profiles: of the 32-byte public key) */
                         keyFingerprint: string;
+                        /**
+                         * @description symmetric: Holdfast holds the key; public-key: Holdfast holds only an age recipient and cannot read the backups
+                         * @enum {string}
+                         */
+                        kind: "symmetric" | "public-key";
                         name: string;
+                        /** @description The age recipient (`age1...`) of a public-key profile; null for symmetric profiles */
+                        publicKey: string | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         updatedAt: string;
                     }[];
@@ -16856,6 +17189,8 @@ export interface operations {
                     /** @description Import: 32-byte key as 64 hex characters or base64 */
                     key?: string;
                     name: string;
+                    /** @description A public-key profile (issue 45): an age X25519 recipient (`age1...`, as `age-keygen` prints it). The server keeps only this public key; backups are written in the age format and need the private key to be read */
+                    publicKey?: string;
                 };
             };
         };
@@ -16871,9 +17206,16 @@ export interface operations {
                         createdAt: string;
                         description: string | null;
                         id: string;
-                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars */
+                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars (public-key profiles: of the 32-byte public key) */
                         keyFingerprint: string;
+                        /**
+                         * @description symmetric: Holdfast holds the key; public-key: Holdfast holds only an age recipient and cannot read the backups
+                         * @enum {string}
+                         */
+                        kind: "symmetric" | "public-key";
                         name: string;
+                        /** @description The age recipient (`age1...`) of a public-key profile; null for symmetric profiles */
+                        publicKey: string | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         updatedAt: string;
                     };
@@ -16983,9 +17325,16 @@ export interface operations {
                         createdAt: string;
                         description: string | null;
                         id: string;
-                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars */
+                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars (public-key profiles: of the 32-byte public key) */
                         keyFingerprint: string;
+                        /**
+                         * @description symmetric: Holdfast holds the key; public-key: Holdfast holds only an age recipient and cannot read the backups
+                         * @enum {string}
+                         */
+                        kind: "symmetric" | "public-key";
                         name: string;
+                        /** @description The age recipient (`age1...`) of a public-key profile; null for symmetric profiles */
+                        publicKey: string | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         updatedAt: string;
                     };
@@ -17089,9 +17438,16 @@ export interface operations {
                         createdAt: string;
                         description: string | null;
                         id: string;
-                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars */
+                        /** @description 32 hex: the first 16 bytes of HMAC-SHA256(key, "holdfast key fingerprint"), as in encrypted backups and their sidecars (public-key profiles: of the 32-byte public key) */
                         keyFingerprint: string;
+                        /**
+                         * @description symmetric: Holdfast holds the key; public-key: Holdfast holds only an age recipient and cannot read the backups
+                         * @enum {string}
+                         */
+                        kind: "symmetric" | "public-key";
                         name: string;
+                        /** @description The age recipient (`age1...`) of a public-key profile; null for symmetric profiles */
+                        publicKey: string | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         updatedAt: string;
                     };
