@@ -10,3 +10,7 @@ export const KEY_FINGERPRINT_MESSAGE = 'holdfast key fingerprint';
 export function encryptionKeyFingerprint(key: Uint8Array): string {
   return createHmac('sha256', key).update(KEY_FINGERPRINT_MESSAGE).digest().subarray(0, 16).toString('hex');
 }
+
+// The age key strings of public-key encryption profiles (issue 45) live next to the key fingerprint: the catalog
+// validates recipients with them and the engine encrypts to them. Exported from here to keep the index untouched.
+export * from './age-keys.js';

@@ -85,8 +85,13 @@ export interface RunPlan {
   source: ResolvedAdapterConfig;
   /** Ascending priority. */
   destinations: RunPlanDestination[];
-  /** Present when the job encrypts: the profile key (32 bytes). */
+  /** Present when the job encrypts with a symmetric profile: the profile key (32 bytes). */
   encryption: { profileId: string; key: Buffer } | null;
+  /**
+   * Present when the job encrypts with a public-key profile (issue 45): the `age1...` X25519 recipient. Backups are
+   * written in the age format; the server holds no key that opens them. Never set together with `encryption`.
+   */
+  publicKeyEncryption?: { profileId: string; recipient: string } | null;
 }
 
 /**
@@ -148,7 +153,10 @@ export interface JobCatalog {
   /** Throws `NotFoundError('Job not found')` for an unknown id. */
   resolveRunPlan(jobId: string): Promise<RunPlan>;
   resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig>;
-  /** The 32-byte key of an encryption profile (restores and downloads). */
+  /**
+   * The 32-byte key of a symmetric encryption profile (restores and downloads). A public-key profile has none: it
+   * throws a 400 (ValidationError) saying the private key must come with the request.
+   */
   encryptionKey(profileId: string): Promise<Buffer>;
   /** Names of jobs, for history/polling representations. */
   jobNames(jobIds: string[]): Promise<Map<string, string>>;

@@ -18,7 +18,10 @@ export const CredentialProfileEntity = defineEntity({
 /** A stored credential profile row. */
 export type CredentialProfileRow = InferEntity<typeof CredentialProfileEntity>;
 
-/** An encryption profile (SPEC "EncryptionProfile"); `secretKey` is the sealed 32-byte key (hex inside). */
+/**
+ * An encryption profile (SPEC "EncryptionProfile"); `secretKey` is the sealed 32-byte key (hex inside). A public-key
+ * profile (issue 45) has `publicKey` (an age `age1...` recipient) and an empty string sealed in `secretKey`.
+ */
 export const EncryptionProfileEntity = defineEntity({
   name: 'EncryptionProfile',
   tableName: 'encryption_profiles',
@@ -27,6 +30,7 @@ export const EncryptionProfileEntity = defineEntity({
     name: p.string().unique('encryption_profiles_name_unique'),
     description: p.text().nullable(),
     secretKey: p.text(),
+    publicKey: p.string().length(200).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

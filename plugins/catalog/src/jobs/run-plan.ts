@@ -6,6 +6,7 @@ import { EncryptionProfileEntity } from '../entities/profiles.js';
 import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
 import { NamingTemplateEntity, NotificationTemplateEntity, RetentionPolicyEntity, SchedulePresetEntity } from '../entities/templates.js';
 import { parseJsonColumn, type CatalogDeps } from '../shared/deps.js';
+import { noKeyOnServer } from '../vault/vault-service.js';
 import { DEFAULT_NAMING_PATTERN } from '../templates/naming-templates.js';
 import { RETENTION_STRATEGY_ID } from '../templates/retention-policies.js';
 
@@ -43,9 +44,7 @@ export class CatalogJobResolver implements JobCatalog {
       },
       source: await this.adapters.resolve(job.sourceId),
       destinations,
-      encryption: job.encryptionProfileId
-        ? { profileId: job.encryptionProfileId, key: await this.encryptionKey(job.encryptionProfileId) }
-        : null,
+      ...(await this.encryptionOf(job.encryptionProfileId ?? null)),
     };
   }
 
@@ -56,7 +55,17 @@ export class CatalogJobResolver implements JobCatalog {
   async encryptionKey(profileId: string): Promise<Buffer> {
     const row = await this.deps.em().findOne(EncryptionProfileEntity, { id: profileId });
     if (!row) throw new NotFoundError('Encryption profile not found');
+    if (row.publicKey) throw noKeyOnServer(row.name);
     return Buffer.from(this.deps.box().open(row.secretKey), 'hex');
+  }
+
+  /** The plan's encryption: the key of a symmetric profile, or the recipient of a public-key profile (issue 45). */
+  private async encryptionOf(profileId: string | null): Promise<Pick<RunPlan, 'encryption' | 'publicKeyEncryption'>> {
+    if (!profileId) return { encryption: null, publicKeyEncryption: null };
+    const row = await this.deps.em().findOne(EncryptionProfileEntity, { id: profileId });
+    if (!row) throw new NotFoundError('Encryption profile not found');
+    if (row.publicKey) return { encryption: null, publicKeyEncryption: { profileId, recipient: row.publicKey } };
+    return { encryption: { profileId, key: Buffer.from(this.deps.box().open(row.secretKey), 'hex') }, publicKeyEncryption: null };
   }
 
   async listJobs(): Promise<JobSummary[]> {

@@ -55,7 +55,8 @@ export async function exportCatalog(catalog: Catalog, profileId?: string): Promi
   });
   const encryptionProfiles = (await em.find(EncryptionProfileEntity, {}, byName)).map((row) => {
     secrets.encryptionProfiles[row.id] = box.open(row.secretKey);
-    return { id: row.id, name: row.name, description: row.description ?? null };
+    // A public-key profile's secret is empty; its recipient is public and travels in the open record.
+    return { id: row.id, name: row.name, description: row.description ?? null, ...(row.publicKey ? { publicKey: row.publicKey } : {}) };
   });
   const named = <T extends { id: string; name: string; description?: string | null }>(row: T) => ({
     id: row.id,

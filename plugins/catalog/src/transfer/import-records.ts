@@ -13,7 +13,7 @@ const json = z.record(z.string(), z.unknown());
 /** Shapes of the records inside an export, checked before anything is written. */
 export const importRecordSchemas = {
   credentials: z.object({ id, name: nameField, description, type: z.enum(CREDENTIAL_TYPES), data: json }),
-  encryptionProfiles: z.object({ id, name: nameField, description }),
+  encryptionProfiles: z.object({ id, name: nameField, description, publicKey: z.string().min(1).max(200).optional() }),
   retentionPolicies: z.object({ id, name: nameField, description, config: json, isDefault: z.boolean(), isSystem: z.boolean() }),
   namingTemplates: z.object({ id, name: nameField, description, pattern: z.string().min(1).max(500), isDefault: z.boolean(), isSystem: z.boolean() }),
   schedulePresets: z.object({ id, name: nameField, description, schedule: z.string().min(1).max(255), isSystem: z.boolean() }),

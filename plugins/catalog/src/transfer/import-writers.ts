@@ -4,6 +4,7 @@ import type { Catalog } from '../catalog.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import { JobDestinationEntity, JobEntity } from '../entities/jobs.js';
 import { CredentialProfileEntity, EncryptionProfileEntity } from '../entities/profiles.js';
+import { parseProfilePublicKey } from '../vault/vault-service.js';
 import {
   NamingTemplateEntity,
   NotificationTemplateEntity,
@@ -51,7 +52,8 @@ export async function writeRecord<K extends ImportKind>(
       break;
     }
     case 'encryptionProfiles': {
-      em.create(EncryptionProfileEntity, { ...base, description, secretKey: box.seal(secrets!.encryptionProfiles[record.id]!) });
+      const publicKey = (record as RecordOf<'encryptionProfiles'>).publicKey;
+      em.create(EncryptionProfileEntity, { ...base, description, secretKey: box.seal(secrets!.encryptionProfiles[record.id]!), publicKey: publicKey ? parseProfilePublicKey(publicKey) : null });
       break;
     }
     case 'retentionPolicies': {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ConflictError, encryptionKeyFingerprint, NotFoundError, ValidationError } from '@holdfast/kernel';
+import { AgeKeyError, ConflictError, encryptionKeyFingerprint, NotFoundError, parseAgeRecipient, ValidationError } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
 import { EncryptionProfileEntity, type EncryptionProfileRow } from '../entities/profiles.js';
 import { inUse, withUniqueName } from '../shared/conflicts.js';
@@ -20,6 +20,23 @@ export function parseProfileKey(text: string): Buffer {
   ]);
 }
 
+/** Parses the `publicKey` of a new public-key profile; the 400 names the field and what is expected. */
+export function parseProfilePublicKey(text: string): string {
+  try {
+    return parseAgeRecipient(text).text;
+  } catch (error) {
+    if (!(error instanceof AgeKeyError)) throw error;
+    throw new ValidationError(`Invalid request: body.publicKey: ${error.message}`, [{ path: 'body.publicKey', message: error.message }]);
+  }
+}
+
+/** A public-key profile has no key on the server: what asks for one gets this 400 instead. */
+export function noKeyOnServer(name: string): ValidationError {
+  return new ValidationError(
+    `Encryption profile "${name}" holds only a public key: Holdfast has no key that opens its backups. Send the private key with the request (privateKey) or decrypt them with age (age -d -i key.txt)`,
+  );
+}
+
 /** Identifies a profile key without revealing it: the same fingerprint encrypted backups and sidecars carry. */
 export function profileKeyFingerprint(key: Buffer): string {
   return encryptionKeyFingerprint(key);
@@ -34,14 +51,17 @@ export class VaultService {
       id: row.id,
       name: row.name,
       description: row.description ?? null,
-      keyFingerprint: profileKeyFingerprint(this.key(row)),
+      kind: row.publicKey ? 'public-key' : 'symmetric',
+      publicKey: row.publicKey ?? null,
+      keyFingerprint: profileKeyFingerprint(row.publicKey ? parseAgeRecipient(row.publicKey).publicKey : this.key(row)),
       createdAt: iso(row.createdAt)!,
       updatedAt: iso(row.updatedAt)!,
     };
   }
 
-  /** The 32-byte profile key of a row. */
+  /** The 32-byte profile key of a row; a 400 for a public-key profile (the server holds no key for it). */
   key(row: EncryptionProfileRow): Buffer {
+    if (row.publicKey) throw noKeyOnServer(row.name);
     return Buffer.from(this.deps.box().open(row.secretKey), 'hex');
   }
 
@@ -58,7 +78,9 @@ export class VaultService {
   }
 
   async create(input: CreateVaultInput, actor: Actor): Promise<VaultProfileView> {
-    const key = input.key ? parseProfileKey(input.key) : randomBytes(32);
+    const publicKey = input.publicKey ? parseProfilePublicKey(input.publicKey) : null;
+    // A public-key profile seals an empty string: rotation and exports handle every row alike, and no key exists.
+    const key = publicKey ? Buffer.alloc(0) : input.key ? parseProfileKey(input.key) : randomBytes(32);
     const em = this.deps.em();
     await this.assertNameFree(em, input.name);
     const now = new Date();
@@ -67,11 +89,12 @@ export class VaultService {
       name: input.name,
       description: input.description ?? null,
       secretKey: this.deps.box().seal(key.toString('hex')),
+      publicKey,
       createdAt: now,
       updatedAt: now,
     });
     await withUniqueName('An encryption profile', input.name, () => em.flush());
-    await this.deps.audit.record(actor, 'CREATE', 'vault', row.id, { name: row.name, imported: Boolean(input.key) });
+    await this.deps.audit.record(actor, 'CREATE', 'vault', row.id, { name: row.name, imported: Boolean(input.key), ...(publicKey ? { publicKey } : {}) });
     return this.view(row);
   }
 

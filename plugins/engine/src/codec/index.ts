@@ -31,3 +31,11 @@ export {
 } from './compression/codecs.js';
 export { createCompressStream, createDecompressStream, isCodecAvailable } from './compression/streams.js';
 export { buildRecoveryKit, RECOVERY_KIT_FILES, type RecoveryKitFile, type RecoveryKitOptions } from './recovery-kit.js';
+export {
+  AgeDecryptStream,
+  AgeEncryptStream,
+  createAgeDecryptStream,
+  createAgeEncryptStream,
+  isAgeEncryption,
+  type AgeSidecarInfo,
+} from './age/index.js';

@@ -73,8 +73,19 @@ export const restoreRequestSchema = z
       .max(1000)
       .optional()
       .describe('Seekable archives: restore only these files or folders (paths as GET /api/storage/:id/archive lists them), read with range reads'),
+    privateKey: z
+      .string()
+      .min(1)
+      .max(8192)
+      .optional()
+      .describe(
+        'Backups of a public-key encryption profile: the age private key (AGE-SECRET-KEY-1..., or the content of the age-keygen key file). Used for this restore only, held in memory until the run takes it, never stored or logged; a wrong key answers 400 and queues nothing',
+      ),
   })
   .refine((body) => !(body.targetPath && body.restoreToOriginalPaths), { message: 'give either targetPath or restoreToOriginalPaths, not both', path: ['targetPath'] });
 
-/** A stored restore request. */
-export type RestoreRequest = z.output<typeof restoreRequestSchema> & { storageId: string };
+/**
+ * A stored restore request: never the private key. `identityToken` names the key held in memory for the run
+ * (restore/held-identities.ts).
+ */
+export type RestoreRequest = Omit<z.output<typeof restoreRequestSchema>, 'privateKey'> & { storageId: string; identityToken?: string };

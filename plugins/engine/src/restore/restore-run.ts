@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { abortablePipeline, ConflictError, createByteCounter, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
+import { createAgeDecryptStream, isAgeEncryption } from '../codec/age/index.js';
+import { takeIdentity } from './held-identities.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
@@ -51,6 +53,8 @@ export class ChecksumGate extends Transform {
 /** Runs a restore execution: download -> verify SHA-256 -> decrypt -> decompress -> `source.restore`. */
 export async function runRestore(ctx: RunContext, services: RunServices): Promise<RunOutcome> {
   const request = JSON.parse(ctx.execution.request ?? '{}') as RestoreRequest;
+  // Taken first and once: the held private key of a public-key backup never outlives the run's start.
+  const identity = takeIdentity(request.identityToken);
   let storage: StorageInstance | undefined;
   let source: Awaited<ReturnType<RunServices['adapters']['source']>> | undefined;
   try {
@@ -64,7 +68,9 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     if (targetConfig.excludeFromRestore) throw excludedTarget(targetConfig.name);
     source = services.adapters.source(targetConfig);
     const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
-    const key = sidecar.encryption ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;
+    const isAge = isAgeEncryption(sidecar.encryption);
+    if (isAge && !identity) throw new Error('the private key of this public-key backup is not held by this server (it restarted, the key expired, or another instance took the run): start the restore again with privateKey');
+    const key = sidecar.encryption && !isAge ? await services.catalog.encryptionKey(requireProfile(sidecar.encryption.profileId)) : null;
     const info = await storage.adapter.stat(request.file);
     const target = restoreTargetOf(request);
     if (archiveInfoOf(sidecar)) return await restoreSeekable(ctx, { storage, source, request, key, target, size: info.size, targetName: targetConfig.name });
@@ -77,7 +83,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     // One pipeline into a PassThrough the source reads: an error anywhere (checksum, tag, codec) destroys the
     // restore's input with that error, so the restore fails instead of taking a short stream for a whole one.
     const input = new PassThrough({ highWaterMark: RESTORE_INPUT_BUFFER_BYTES });
-    const decoders = [...(key ? [createDecryptStream({ key })] : []), createDecompressStream(codec)];
+    const decoders = [...(key ? [createDecryptStream({ key })] : []), ...(isAge && identity ? [createAgeDecryptStream(identity)] : []), createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
     // The request's overwrite goes with the restore: a target that appeared after the 409 check is not replaced.

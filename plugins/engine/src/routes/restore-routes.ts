@@ -1,4 +1,7 @@
-import { defineRoute, NotFoundError, type AuditWriter, type JobCatalog, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, NotFoundError, ValidationError, type AuditWriter, type JobCatalog, type RouteDefinition } from '@holdfast/kernel';
+import { assertAgeKeyOpens, isAgeEncryption, parsePrivateKeyField, privateKeyRequired } from '../codec/age/index.js';
+import { holdIdentity } from '../restore/held-identities.js';
+import { readSidecar } from '../run/sidecar.js';
 import { z } from 'zod';
 import type { Engine } from '../queue/engine.js';
 import { restoreRequestSchema } from '../restore/restore-request.js';
@@ -37,9 +40,12 @@ export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: 
           if (target.kind !== 'source') throw new NotFoundError('Source not found');
           if (target.excludeFromRestore) throw excludedTarget(target.name);
         }
+        // The private key never reaches the stored request, the audit record or a log: only its in-memory token does.
+        const { privateKey, ...request } = body;
+        const identityToken = await checkPrivateKey(adapters(), storage, request.file, privateKey, signal);
         // Before queueing: an overwrite the request does not ask for answers 409 (issue 47).
-        await refuseAccidentalOverwrite({ catalog: catalog(), adapters: adapters() }, { ...body, storageId: params.id }, signal);
-        const execution = await engine.enqueueRestore({ ...body, storageId: params.id }, triggerOf(auth));
+        await refuseAccidentalOverwrite({ catalog: catalog(), adapters: adapters() }, { ...request, storageId: params.id }, signal);
+        const execution = await engine.enqueueRestore({ ...request, storageId: params.id, ...(identityToken ? { identityToken } : {}) }, triggerOf(auth));
         await audit()
           ?.write({ userId: auth?.userId ?? null, action: 'restore', resource: 'storage', resourceId: params.id, details: { file: body.file, targetSourceId: body.targetSourceId ?? null, overwrite: body.overwrite === true, executionId: execution.id }, ipAddress: ip, userAgent: userAgent ?? null })
           .catch(() => undefined);
@@ -47,4 +53,31 @@ export function restoreRoutes(engine: Engine, catalog: () => JobCatalog, audit: 
       },
     }),
   ];
+}
+
+/**
+ * Backups of a public-key profile (issue 45) need `privateKey`; others refuse one. A given key must open the backup's
+ * age header (a wrong key is a 400 here, before anything is queued). Returns the token of the held key, if any.
+ */
+async function checkPrivateKey(
+  adapters: AdapterFactory,
+  config: Awaited<ReturnType<JobCatalog['resolveAdapterConfig']>>,
+  file: string,
+  privateKey: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<string | undefined> {
+  const identity = privateKey === undefined ? undefined : parsePrivateKeyField(privateKey, 'body.privateKey');
+  const storage = adapters.storage(config);
+  try {
+    const sidecar = await readSidecar(storage.adapter, file, signal).catch(() => null);
+    if (!isAgeEncryption(sidecar?.encryption)) {
+      if (identity) throw new ValidationError(`Invalid request: body.privateKey: "${file}" is not encrypted with a public-key profile; send no privateKey`, [{ path: 'body.privateKey', message: 'only for backups of a public-key encryption profile' }]);
+      return undefined;
+    }
+    if (!identity) throw privateKeyRequired(file, sidecar.encryption.recipient, 'body.privateKey');
+    await assertAgeKeyOpens(storage.adapter, file, identity, 'body.privateKey', signal);
+    return holdIdentity(identity);
+  } finally {
+    await storage.adapter.dispose?.().catch(() => undefined);
+  }
 }

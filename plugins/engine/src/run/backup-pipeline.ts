@@ -1,6 +1,7 @@
 import { createByteCounter, createHashingPassThrough, abortablePipeline, type StreamDigests } from '@holdfast/kernel';
 import type { Readable, Transform } from 'node:stream';
 import { createCompressStream, createEncryptStream, type CompressionCodec, type CompressionOptions, type EncryptionSidecarInfo } from '../codec/index.js';
+import { createAgeEncryptStream, type AgeSidecarInfo } from '../codec/age/index.js';
 import type { StorageInstance } from './adapters.js';
 import { FanOut, startBranch, type FanOutBranch } from './fan-out.js';
 
@@ -15,7 +16,7 @@ export interface BranchOutcome {
 /** Result of {@link streamBackup}. */
 export interface StreamedBackup {
   digests: StreamDigests;
-  encryption: EncryptionSidecarInfo | null;
+  encryption: EncryptionSidecarInfo | AgeSidecarInfo | null;
   outcomes: BranchOutcome[];
 }
 
@@ -26,6 +27,8 @@ export interface StreamBackupOptions {
   /** Level and ZSTD threads; absent: the codec's defaults. */
   compression?: CompressionOptions;
   encryptionKey: Buffer | null;
+  /** A public-key profile's `age1...` recipient (issue 45): the backup is written in the age format instead. */
+  recipient?: string | null;
   /** In ascending priority: puts are started in this order. */
   storages: StorageInstance[];
   key: string;
@@ -79,7 +82,11 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
     });
     const counter = createByteCounter((bytes) => options.onBytes(bytes), undefined, 250);
     const compress = createCompressStream(options.codec, options.compression);
-    const encrypt = options.encryptionKey ? createEncryptStream({ key: options.encryptionKey }) : undefined;
+    const encrypt = options.encryptionKey
+      ? createEncryptStream({ key: options.encryptionKey })
+      : options.recipient
+        ? createAgeEncryptStream(options.recipient)
+        : undefined;
     const hasher = createHashingPassThrough();
     const stages: Array<Readable | Transform> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];
     try {

@@ -77,6 +77,8 @@ async function initialize(ctx: RunContext, services: RunServices): Promise<Prepa
 async function planSeekable(ctx: RunContext, services: RunServices, plan: RunPlan, storages: StorageInstance[], now: Date): Promise<ChainDecision | undefined> {
   const archive = plan.job.archive;
   if (archive?.format !== 'SEEKABLE') return undefined;
+  // The chain planner and browsing read the index of earlier archives, which a server without the key cannot open.
+  if (plan.publicKeyEncryption) throw new Error('a seekable archive cannot be encrypted with a public-key profile yet: choose the PLAIN format or a symmetric profile');
   if (!services.adapters.isSeekableArchive(plan.source.adapterId)) throw new Error(`source ${plan.source.name} (${plan.source.adapterId}) cannot write a seekable archive`);
   memberCompressionOf(plan.job.compression as CompressionCodec);
   const decision = await planChain(archive, storages, { jobId: plan.job.id, now, encryptionKey: plan.encryption?.key ?? null, signal: ctx.signal });
@@ -103,7 +105,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   const codec: CompressionCodec = prepared.seekable ? 'NONE' : jobCodec;
   const configIds = storages.map((storage) => storage.configId);
   const reserveKey = async (sourceExtension: string) => {
-    const extension = backupExtension(sourceExtension, codec, plan.encryption !== null);
+    const extension = backupExtension(sourceExtension, codec, plan.encryption !== null || Boolean(plan.publicKeyEncryption));
     const chosen = await services.keys.reserve(ctx.execution.id, configIds, (isTaken) => pickBackupKey(prepared.stem, extension, storages, ctx.signal, isTaken));
     onKey(chosen);
     return chosen;
@@ -136,6 +138,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
         codec,
         compression: compressionOptionsOf(plan),
         encryptionKey: plan.encryption?.key ?? null,
+        recipient: plan.publicKeyEncryption?.recipient ?? null,
         storages,
         key,
         // Object-locked destinations keep each backup at least until its retention policy may prune it.
@@ -159,7 +162,8 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     const figures = await recordFigures(ctx, services.adapters, { plan, instance: prepared.source, databases: stats.databases }, archive ?? seekableFigures);
     if (figures) ctx.metadata.figures = figures;
     const compression = compressionSidecarInfo(codec, compressionOptionsOf(plan));
-    const encryption = streamed.encryption && plan.encryption ? { ...streamed.encryption, profileId: plan.encryption.profileId } : null;
+    const profileId = plan.encryption?.profileId ?? plan.publicKeyEncryption?.profileId;
+    const encryption = streamed.encryption && profileId ? { ...streamed.encryption, profileId } : null;
     const sidecar: BackupSidecar = {
       formatVersion: SIDECAR_FORMAT_VERSION,
       createdAt: prepared.createdAt.toISOString(),

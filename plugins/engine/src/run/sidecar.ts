@@ -3,6 +3,7 @@ import { readSidecarObject, SIDECAR_EXTENSION, type StorageAdapter } from '@hold
 import { z } from 'zod';
 import type { ArchiveSidecarInfo } from '../archive/archive-sidecar.js';
 import type { CompressionSidecarInfo, EncryptionSidecarInfo } from '../codec/index.js';
+import type { AgeSidecarInfo } from '../codec/age/index.js';
 
 export { isSidecarKey, SIDECAR_EXTENSION } from '@holdfast/kernel';
 /** Version of the sidecar layout (docs/formats/sidecar.md). */
@@ -18,7 +19,8 @@ export interface BackupSidecar {
   locked: boolean;
   trigger: { type: string; actor?: string };
   compression: CompressionSidecarInfo;
-  encryption: (EncryptionSidecarInfo & { profileId: string }) | null;
+  /** HFENC header fields, or (public-key profiles, issue 45) `format: 'age'` and the recipient. */
+  encryption: ((EncryptionSidecarInfo | AgeSidecarInfo) & { profileId: string }) | null;
   source: { kind: 'source'; adapterId: string; configId: string; engineVersion: string | null };
   databases: string[];
   jobId: string | null;

@@ -1,4 +1,5 @@
 import type { EncryptionSidecarInfo } from '../codec/index.js';
+import type { AgeSidecarInfo } from '../codec/age/index.js';
 
 /** Outcome of one destination of a run, kept in the execution's metadata. */
 export interface DestinationOutcome {
@@ -24,7 +25,7 @@ export interface ExecutionMetadata {
   target?: { key: string; configIds: string[] };
   checksums?: { sha256: string; md5: string };
   compression?: { codec: string; level?: number; extension: string };
-  encryption?: (EncryptionSidecarInfo & { profileId: string }) | null;
+  encryption?: ((EncryptionSidecarInfo | AgeSidecarInfo) & { profileId: string }) | null;
   destinations?: DestinationOutcome[];
   warnings?: string[];
   /** `locked`: pruned by the policy but kept because the store still holds them under an object lock. */

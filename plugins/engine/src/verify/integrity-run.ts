@@ -2,6 +2,7 @@ import { isSidecarKey, SIDECAR_EXTENSION, type ResolvedAdapterConfig } from '@ho
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
+import { isAgeEncryption } from '../codec/age/index.js';
 import type { RunServices } from '../run/services.js';
 import { readSidecar, type ReadSidecar } from '../run/sidecar.js';
 import type { ExecutionStore } from '../store/execution-store.js';
@@ -175,6 +176,8 @@ function compare(a: string, b: string): number {
 async function keyFor(services: RunServices, cache: Map<string, Buffer | null>, sidecar: ReadSidecar, warn: (message: string) => void): Promise<Buffer | null> {
   const profileId = sidecar.encryption?.profileId;
   if (!sidecar.encryption) return null;
+  // A public-key backup (issue 45) cannot be opened here by design: its SHA-256 is what the server can check.
+  if (isAgeEncryption(sidecar.encryption)) return null;
   if (!profileId) {
     warn('the sidecar names no encryption profile; chunks not authenticated, only the SHA-256 checked');
     return null;

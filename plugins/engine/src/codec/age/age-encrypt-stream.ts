@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { AGE_CHUNK_SIZE, AGE_NONCE_LENGTH, chunkNonce, payloadKey, sealAgeHeader, sealChunk } from './age-format.js';
+import { encryptionKeyFingerprint } from '@holdfast/kernel';
 import { parseAgeRecipient, type AgeRecipient } from './age-keys.js';
 
 /** What the sidecar of an age-encrypted backup says about it (nothing secret: the recipient is a public key). */
@@ -10,6 +11,8 @@ export interface AgeSidecarInfo {
   algorithm: 'X25519 + ChaCha20-Poly1305';
   /** The `age1...` recipient the backup was encrypted to. */
   recipient: string;
+  /** 32 hex: the Holdfast key fingerprint of the 32-byte public key, as the vault shows it for the profile. */
+  keyFingerprint: string;
 }
 
 /**
@@ -35,7 +38,13 @@ export class AgeEncryptStream extends Transform {
   }
 
   get sidecarInfo(): AgeSidecarInfo {
-    return { format: 'age', formatVersion: 1, algorithm: 'X25519 + ChaCha20-Poly1305', recipient: this.recipient.text };
+    return {
+      format: 'age',
+      formatVersion: 1,
+      algorithm: 'X25519 + ChaCha20-Poly1305',
+      recipient: this.recipient.text,
+      keyFingerprint: encryptionKeyFingerprint(this.recipient.publicKey),
+    };
   }
 
   override _transform(data: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
