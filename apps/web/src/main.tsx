@@ -10,6 +10,7 @@ import { RouterProvider } from 'react-router';
 import { isClientError, isUnauthorized } from './api/client';
 import { AuthProvider } from './auth/AuthProvider';
 import { router } from './routes';
+import { StepUpDialog } from './security/StepUp';
 
 // Shade 9 (light) / 8 (dark) and auto-contrast keep text on filled buttons and badges above WCAG AA in both colour schemes.
 // Every close button gets a name by default (issue 47: the restore dialog's and the new API key's were unnamed).
@@ -60,6 +61,7 @@ createRoot(document.getElementById('root')!).render(
       <QueryClientProvider client={queryClient}>
         <AuthProvider>
           <RouterProvider router={router} />
+          <StepUpDialog />
         </AuthProvider>
       </QueryClientProvider>
     </MantineProvider>

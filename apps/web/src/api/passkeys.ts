@@ -59,3 +59,10 @@ export async function signInWithPasskey() {
   const response = await startAuthentication({ optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON });
   return unwrap(api.POST('/api/auth/passkeys/sign-in', { body: { response: asJson<AssertionJson>(response) } }));
 }
+
+/** Confirms a protected action with one of the signed-in user's passkeys (issue 45.4 step-up). */
+export async function stepUpWithPasskey() {
+  const options = await unwrap(api.POST('/api/auth/step-up/passkey-options', { body: {} }));
+  const response = await startAuthentication({ optionsJSON: options as unknown as PublicKeyCredentialRequestOptionsJSON });
+  return unwrap(api.POST('/api/auth/step-up', { body: { passkey: asJson<AssertionJson>(response) } }));
+}

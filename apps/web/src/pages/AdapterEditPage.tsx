@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
 import { ADAPTER_KINDS, useAdapterTypes, type AdapterType } from '../api/adapters';
 import { api, errorMessage, unwrap } from '../api/client';
+import { withStepUp } from '../security/StepUp';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { initialValues, issuesByField, pruneEmpty, validatorFor, type FormValues, type JsonSchema } from '../schema-form/json-schema';
 import { SchemaForm } from '../schema-form/SchemaForm';
@@ -81,7 +82,7 @@ export default function AdapterEditPage() {
     onError: (error) => setTestResult({ success: false, message: errorMessage(error) }),
   });
   const remove = useMutation({
-    mutationFn: () => unwrap(api.DELETE('/api/adapters/{id}', { params: { path: { id: id! } } })),
+    mutationFn: () => withStepUp(() => unwrap(api.DELETE('/api/adapters/{id}', { params: { path: { id: id! } } }))),
     onSuccess: async () => {
       await queryClient.invalidateQueries({ queryKey: ['adapters'] });
       navigate(`/${kind.path}`);

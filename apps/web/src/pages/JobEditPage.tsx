@@ -6,6 +6,7 @@ import { useNavigate, useParams } from 'react-router';
 import { z } from 'zod';
 import { useAdapters, useAdapterTypes } from '../api/adapters';
 import { api, unwrap } from '../api/client';
+import { withStepUp } from '../security/StepUp';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ArchiveFormatFields } from '../configuration/ArchiveFormatFields';
 import { DatabasePicker } from '../configuration/DatabasePicker';
@@ -129,7 +130,8 @@ export default function JobEditPage() {
   const save = useMutation({
     mutationFn: (valid: JobForm) => {
       const body = { ...valid, destinations: valid.destinations.map((configId, priority) => ({ configId, priority, retentionPolicyId: retention[configId] ?? null })) };
-      return id ? unwrap(api.PUT('/api/jobs/{id}', { params: { path: { id } }, body })) : unwrap(api.POST('/api/jobs', { body }));
+      // A change of a destination's retention needs a fresh second factor (issue 45.4): asked for when the server says so.
+      return id ? withStepUp(() => unwrap(api.PUT('/api/jobs/{id}', { params: { path: { id } }, body }))) : unwrap(api.POST('/api/jobs', { body }));
     },
     onSuccess: async (job) => {
       await queryClient.invalidateQueries({ queryKey: ['jobs'] });

@@ -6,6 +6,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { ArchiveBrowser } from '../archive-browser/ArchiveBrowser';
 import { isSeekableBackup } from '../archive-browser/archive-listing';
 import { api, errorMessage, unwrap } from '../api/client';
+import { withStepUp } from '../security/StepUp';
 import { formatBytes, formatDate } from '../components/format';
 import { useAuth } from '../auth/AuthProvider';
 import { ErrorAlert, QueryState } from '../components/PageState';
@@ -74,12 +75,12 @@ export default function StoragePage() {
   const [browsing, setBrowsing] = useState<StoredFile | null>(null);
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['storage-files', storageId] });
   const lock = useMutation({
-    mutationFn: (file: StoredFile) => unwrap(api.POST('/api/storage/{id}/lock', { params: { path: { id: storageId! } }, body: { file: file.path, locked: !file.locked } })),
+    mutationFn: (file: StoredFile) => withStepUp(() => unwrap(api.POST('/api/storage/{id}/lock', { params: { path: { id: storageId! } }, body: { file: file.path, locked: !file.locked } }))),
     onSuccess: refresh,
     onError: (error) => notifications.show({ color: 'red', title: 'Could not change the lock', message: errorMessage(error) }),
   });
   const remove = useMutation({
-    mutationFn: (file: StoredFile) => unwrap(api.DELETE('/api/storage/{id}/files', { params: { path: { id: storageId! }, query: { file: file.path } }, body: { file: file.path } })),
+    mutationFn: (file: StoredFile) => withStepUp(() => unwrap(api.DELETE('/api/storage/{id}/files', { params: { path: { id: storageId! }, query: { file: file.path } }, body: { file: file.path } }))),
     onSuccess: refresh,
     onError: (error) => notifications.show({ color: 'red', title: 'Could not delete', message: errorMessage(error) }),
   });

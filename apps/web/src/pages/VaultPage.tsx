@@ -2,6 +2,7 @@ import { Alert, Button, Code, PasswordInput, SimpleGrid, Stack, Table, TextInput
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
+import { withStepUp } from '../security/StepUp';
 import { formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { EditorPanel } from '../configuration/EditorPanel';
@@ -25,7 +26,7 @@ export default function VaultPage() {
       await invalidate();
     },
   });
-  const remove = useDeleteRecord(QUERY_KEY, (id) => unwrap(api.DELETE('/api/vault/{id}', { params: { path: { id } } })));
+  const remove = useDeleteRecord(QUERY_KEY, (id) => withStepUp(() => unwrap(api.DELETE('/api/vault/{id}', { params: { path: { id } } }))));
   const kit = useMutation({
     mutationFn: async (profile: { id: string; name: string }) => {
       const blob = await unwrap(api.GET('/api/vault/{id}/recovery-kit', { params: { path: { id: profile.id } }, parseAs: 'blob' }));
