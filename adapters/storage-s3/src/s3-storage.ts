@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import {
+  AdapterError,
   TOKENS,
   inject,
   injectable,
@@ -15,7 +16,7 @@ import {
 import type { S3StorageConfig } from './config.js';
 import { createConnection, type S3Connection } from './internal/client.js';
 import { openObject } from './internal/download.js';
-import { aborted, notFound, s3ErrorName, toAdapterError } from './internal/errors.js';
+import { S3_ORIGIN, aborted, notFound, s3ErrorName, toAdapterError } from './internal/errors.js';
 import { probeBucket } from './internal/health.js';
 import { listPrefixOf, objectKeyOf, rootPrefixOf } from './internal/keys.js';
 import { bucketLockState, deleteAllVersions, describeLock, putLegalHold, retentionFor, type LockRetention } from './internal/object-lock.js';
@@ -97,6 +98,10 @@ export class S3Storage implements StorageAdapter {
     } catch (error) {
       body.destroy();
       if (options.signal?.aborted || isAbortError(error)) throw aborted(`put of "${key}"`, error);
+      if (lock && ['InvalidArgument', 'InvalidRequest'].includes(s3ErrorName(error) ?? '')) {
+        const cause = toAdapterError(error, 'the server said', connection.secrets).message.replace(/^\[[^\]]+\] /, '');
+        throw new AdapterError(S3_ORIGIN, 'CONFIG', `put of "${key}" to ${connection.where} failed (nothing was stored): the bucket refused the object lock; objectLockMode is set, so the bucket must have Object Lock enabled (${cause})`, { cause: error });
+      }
       throw toAdapterError(error, `put of "${key}" to ${connection.where} failed (nothing was stored)`, connection.secrets);
     }
   }
@@ -146,6 +151,28 @@ export class S3Storage implements StorageAdapter {
     } catch (error) {
       if (s3ErrorName(error) === 'NoSuchKey') return;
       throw toAdapterError(error, `cannot delete "${key}" from ${connection.where}`, connection.secrets);
+    }
+  }
+
+  /**
+   * At save: a config asking for object lock on a bucket that definitely has no Object Lock is refused (CONFIG). An
+   * unreachable bucket or an unanswered question passes: the connection test reports those.
+   */
+  async verifyConfig(options: { signal?: AbortSignal } = {}): Promise<void> {
+    if (!this.config.objectLockMode) return;
+    let state;
+    try {
+      const connection = await this.s3();
+      state = await bucketLockState(connection, options.signal ?? AbortSignal.timeout(CHECK_TIMEOUT_MS));
+    } catch {
+      return;
+    }
+    if (state.enabled === false) {
+      throw new AdapterError(
+        S3_ORIGIN,
+        'CONFIG',
+        `objectLockMode ${this.config.objectLockMode}: bucket ${this.config.bucket} does not have Object Lock enabled (it can only be enabled when a bucket is created: use a bucket created with Object Lock, or unset objectLockMode)`,
+      );
     }
   }
 

@@ -166,11 +166,22 @@ describe('storage-s3 Object Lock against Ceph RGW', () => {
     expect(plainWith.message).toContain('objectLockMode COMPLIANCE needs a bucket with Object Lock enabled');
   });
 
+  it('verifyConfig (run when a configuration is saved) refuses lock on a bucket without Object Lock and passes otherwise', async () => {
+    const refused = await storage(plainBucket, { objectLockMode: 'GOVERNANCE' }).verifyConfig().catch((thrown: unknown) => thrown);
+    expect(isAdapterError(refused) && refused.code).toBe('CONFIG');
+    expect((refused as Error).message).toContain(`bucket ${plainBucket} does not have Object Lock enabled`);
+    await expect(locked().verifyConfig()).resolves.toBeUndefined();
+    await expect(storage(plainBucket).verifyConfig()).resolves.toBeUndefined();
+    // An unreachable endpoint is not a definite answer: saving stays possible, the connection test reports it.
+    await expect(storage(plainBucket, { objectLockMode: 'GOVERNANCE', endpoint: 'http://127.0.0.1:1', connectTimeoutSeconds: 1 }).verifyConfig()).resolves.toBeUndefined();
+  });
+
   it('a bucket without Object Lock: a put asking for lock fails with CONFIG and stores nothing; without the option nothing changes', async () => {
     const error = await storage(plainBucket, { objectLockMode: 'GOVERNANCE' })
       .put('plain/a.bin', Readable.from([Buffer.from('a')]), { objectLock: { retainUntil: new Date(Date.now() + 60_000) } })
       .catch((thrown: unknown) => thrown);
     expect(isAdapterError(error) && error.code).toBe('CONFIG');
+    expect((error as Error).message).toContain('the bucket refused the object lock');
     expect(await versionsOf(plainBucket, 'plain/a.bin')).toEqual([]);
 
     const plain = storage(plainBucket);

@@ -85,6 +85,13 @@ export interface StorageAdapter {
    * A `delete` refused by a lock throws `AdapterError` code `LOCKED` whose message names the date or the hold.
    */
   setLegalHold?(key: string, isOn: boolean, options?: { signal?: AbortSignal }): Promise<boolean>;
+  /**
+   * Optional, called when a configuration is saved: checks with cheap read-only requests that the remote end supports
+   * what the config asks for (S3: Object Lock on the bucket when the config asks for a lock). Throws `AdapterError`
+   * code `CONFIG` naming the problem only when the answer is definite; resolves when nothing needs checking or the
+   * remote end cannot be asked right now (an unreachable destination may still be saved; its check reports it).
+   */
+  verifyConfig?(options?: { signal?: AbortSignal }): Promise<void>;
   /** Release connections; called on shutdown or when the config changes. */
   dispose?(): Promise<void>;
 }

@@ -19,6 +19,7 @@ import type { HoldfastDatabase } from '@holdfast/database';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import { createTestSite, type TestDialect, type TestSite } from '@holdfast/tooling/harness/test-site';
 import retentionGfs from '@holdfast/retention-gfs';
+import storageS3 from '@holdfast/storage-s3';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { CATALOG, createCatalogPlugin, RECOVERY_KIT_BUILDER, type Catalog } from '../src/index.js';
@@ -81,7 +82,7 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
     },
   });
   const logger = pino({ level: 'debug' }, sink);
-  const adapters = [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate];
+  const adapters = [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate, storageS3];
   const audits: AuditEntry[] = [];
   container.register(TOKENS.Authenticator, {
     useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },

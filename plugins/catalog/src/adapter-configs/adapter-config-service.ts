@@ -13,6 +13,7 @@ import { mergeSecrets, openConfig, publicConfig, sealConfig, validateConfig, typ
 import { definitionFor, kindOfType, secretFields, type AdapterConfigType } from './adapter-types.js';
 import { hasUrlCredentials, mergeStoredSecrets, redactUrl } from './secret-targets.js';
 import { checkLocalPaths } from './local-path-check.js';
+import { checkRemoteConfig } from './remote-config-check.js';
 
 /**
  * CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. The health fields of
@@ -111,6 +112,7 @@ export class AdapterConfigService {
     await this.checkReferences(em, definition, input);
     const config = validateConfig(definition, mergeSecrets(input.config, null, secretFields(definition)));
     await checkLocalPaths(this.deps.container, definition, config);
+    await checkRemoteConfig(this.deps, definition, config, input);
     await this.assertNameFree(em, input.type, input.name);
     const now = new Date();
     const row = em.create(AdapterConfigEntity, {
@@ -155,6 +157,7 @@ export class AdapterConfigService {
     const submitted = input.config ?? Object.fromEntries(Object.entries(storedPlain));
     const config = validateConfig(definition, mergeStoredSecrets(definition, submitted, storedPlain, secretFields(definition)));
     await checkLocalPaths(this.deps.container, definition, config);
+    await checkRemoteConfig(this.deps, definition, config, merged);
     if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, type, input.name, id);
     const changed = [
       ...Object.keys(input).filter((key) => key !== 'config'),
