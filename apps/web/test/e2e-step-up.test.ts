@@ -104,5 +104,18 @@ suite(`step-up before deleting a backup in Chromium${'reason' in chromiumFound ?
     await dialog.waitFor({ state: 'hidden' });
     await expect.poll(() => existsSync(join(backups, 'nightly.sql.gz'))).toBe(false);
     await expect.poll(() => row.count()).toBe(0);
+
+    // Still fresh: a key that may delete backups is created from the form without asking again, and shows its badge.
+    await page.goto(`${origin}/api-keys`);
+    await page.locator('[data-field="key-name"]').fill('pruner');
+    await page.locator('[data-field="key-permissions"]').click();
+    await page.getByRole('option', { name: 'storage:delete', exact: true }).click();
+    await page.keyboard.press('Escape');
+    await page.locator('[data-field="key-allow-backup-deletion"]').check({ force: true });
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByTestId('issued-key').waitFor();
+    const keys = (await adminCall('GET', '/api/api-keys')).body.apiKeys as Array<{ name: string; allowBackupDeletion: boolean }>;
+    expect(keys.find((key) => key.name === 'pruner')?.allowBackupDeletion).toBe(true);
+    await page.getByText('may delete backups', { exact: true }).waitFor();
   }, 120_000);
 });

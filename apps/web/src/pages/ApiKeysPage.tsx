@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { z } from 'zod';
 import { api, unwrap } from '../api/client';
+import { withStepUp } from '../security/StepUp';
 import { useAuth } from '../auth/AuthProvider';
 import { ToneBadge } from '../components/StatusBadge';
 import { formatDate } from '../components/format';
@@ -12,6 +13,7 @@ const keySchema = z.object({
   name: z.string().trim().min(1, 'Enter a name'),
   permissions: z.array(z.string()).min(1, 'Choose at least one permission'),
   expiresOn: z.string(),
+  allowBackupDeletion: z.boolean(),
 });
 
 /** The key stops working at the end of the chosen day in the browser's time zone; null without a date. */
@@ -30,7 +32,7 @@ export default function ApiKeysPage() {
   const keys = useQuery({ queryKey: ['api-keys'], queryFn: () => unwrap(api.GET('/api/api-keys')) });
   const permissions = useQuery({ queryKey: ['permissions'], queryFn: () => unwrap(api.GET('/api/permissions')) });
   const auth = useAuth();
-  const [form, setForm] = useState({ name: '', permissions: [] as string[], expiresOn: '' });
+  const [form, setForm] = useState({ name: '', permissions: [] as string[], expiresOn: '', allowBackupDeletion: false });
   const [preset, setPreset] = useState<string | null>(null);
   // A key never holds more than its creator: a preset gives what the caller holds of it.
   const mayGrant = (permission: string) => auth.current?.isSuperAdmin === true || (auth.current?.permissions ?? []).includes(permission);
@@ -39,10 +41,12 @@ export default function ApiKeysPage() {
   const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: ['api-keys'] });
   const create = useMutation({
-    mutationFn: ({ expiresOn, ...body }: z.infer<typeof keySchema>) => unwrap(api.POST('/api/api-keys', { body: { ...body, expiresAt: expiryOf(expiresOn)?.toISOString() ?? null } })),
+    // A key that may delete backups needs a fresh second factor to create (issue 45.4).
+    mutationFn: ({ expiresOn, ...body }: z.infer<typeof keySchema>) =>
+      withStepUp(() => unwrap(api.POST('/api/api-keys', { body: { ...body, expiresAt: expiryOf(expiresOn)?.toISOString() ?? null } }))),
     onSuccess: async (answer) => {
       setIssued({ name: answer.apiKey.name, key: answer.key });
-      setForm({ name: '', permissions: [], expiresOn: '' });
+      setForm({ name: '', permissions: [], expiresOn: '', allowBackupDeletion: false });
       setPreset(null);
       await invalidate();
     },
@@ -138,6 +142,13 @@ export default function ApiKeysPage() {
               }}
               data-field="key-permissions"
             />
+            <Switch
+              label="May delete backups"
+              description="Also deleting destinations and encryption profiles, unlocking backups and changing retention. Off by default: a key without it gets 403 for these."
+              checked={form.allowBackupDeletion}
+              onChange={(event) => setForm({ ...form, allowBackupDeletion: event.currentTarget.checked })}
+              data-field="key-allow-backup-deletion"
+            />
             <Group>
               <Button type="submit" loading={create.isPending}>
                 Create key
@@ -163,7 +174,9 @@ export default function ApiKeysPage() {
             <Table.Tbody>
               {keys.data?.apiKeys.map((key) => (
                 <Table.Tr key={key.id}>
-                  <Table.Td>{key.name}</Table.Td>
+                  <Table.Td>
+                    {key.name} {key.allowBackupDeletion && <ToneBadge color="red">may delete backups</ToneBadge>}
+                  </Table.Td>
                   <Table.Td>
                     <Code>{key.prefix}…</Code>
                   </Table.Td>
