@@ -208,6 +208,26 @@ describe('public-key (age) encryption profiles through the whole product', () =>
     const ownScalar = spawnSync('age-keygen', ['-y'], { input: `${identity}\n`, encoding: 'utf8' });
     expect(ownScalar.stdout.trim()).toBe(recipient);
 
+    // Downloads: the decrypted one needs the key (missing or wrong: 400, no URL) and gives age's bytes; the
+    // encrypted file needs none.
+    const noKey = await server.call('POST', `/api/storage/${local.id}/download-url`, admin, { file: fileName });
+    expect(noKey.status, JSON.stringify(noKey.body)).toBe(400);
+    expect(noKey.body.error).toMatch(/privateKey/);
+    const otherPair = spawnSync('age-keygen', [], { encoding: 'utf8' });
+    const wrongKey = /AGE-SECRET-KEY-1[0-9A-Z]+/.exec(otherPair.stdout)![0];
+    const wrongDownload = await server.call('POST', `/api/storage/${local.id}/download-url`, admin, { file: fileName, privateKey: wrongKey });
+    expect(wrongDownload.status, JSON.stringify(wrongDownload.body)).toBe(400);
+    expect(wrongDownload.body.error).toMatch(/wrong key/);
+    const granted = await server.call('POST', `/api/storage/${local.id}/download-url`, admin, { file: fileName, privateKey: identity });
+    expect(granted.status, JSON.stringify(granted.body)).toBe(200);
+    const downloaded = await fetch(`${server.url}${granted.body.url}`);
+    expect(downloaded.status).toBe(200);
+    expect(Buffer.from(await downloaded.arrayBuffer()).equals(byAge.stdout)).toBe(true);
+    const rawGrant = await server.call('POST', `/api/storage/${local.id}/download-url`, admin, { file: fileName, decrypt: false });
+    expect(rawGrant.status).toBe(200);
+    const raw = await fetch(`${server.url}${rawGrant.body.url}`);
+    expect(Buffer.from(await raw.arrayBuffer()).equals(encrypted)).toBe(true);
+
     // Restores: without the key, with a malformed key, with a wrong key: 400, nothing queued, nothing restored.
     const restored = databaseName('agerestored');
     databases.push(restored);
@@ -224,8 +244,6 @@ describe('public-key (age) encryption profiles through the whole product', () =>
     const malformed = await server.call('POST', `/api/storage/${local.id}/restore`, admin, { file: fileName, database: restored, targetSourceId: pg.id, privateKey: 'AGE-SECRET-KEY-1NOPE' });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error).toMatch(/body\.privateKey/);
-    const other = spawnSync('age-keygen', [], { encoding: 'utf8' });
-    const wrongKey = /AGE-SECRET-KEY-1[0-9A-Z]+/.exec(other.stdout)![0];
     const wrong = await server.call('POST', `/api/storage/${local.id}/restore`, admin, { file: fileName, database: restored, targetSourceId: pg.id, privateKey: wrongKey });
     expect(wrong.status, JSON.stringify(wrong.body)).toBe(400);
     expect(wrong.body.error).toMatch(/wrong key/);

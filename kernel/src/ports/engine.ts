@@ -23,6 +23,12 @@ export interface BackupReadOptions {
    * (decrypted, decompressed, checked against its SHA-256); excludes `database`.
    */
   path?: string;
+  /**
+   * For a backup of a public-key encryption profile (issue 45) read with `decrypt`: the age private key
+   * (`AGE-SECRET-KEY-1...` or a key file's text), used for this read only and never stored. Missing, malformed or
+   * wrong: a 400 (ValidationError) before any byte is streamed.
+   */
+  privateKey?: string;
   signal?: AbortSignal;
 }
 

@@ -38,8 +38,17 @@ export function backupKey(file: string): string {
   return file;
 }
 
+/** How long a download URL's private key is held: the token's own lifetime (5 minutes) and a margin. */
+const HELD_KEY_MS = 6 * 60 * 1000;
+
 /** The storage browser's operations; the routes only parse, authorise and shape answers. */
 export class StorageBrowser {
+  /**
+   * Private keys of download URLs for public-key backups (issue 45), by token, in this process's memory only: never
+   * in the token table, the audit log or a log line. Dropped when the download completes or the time is up.
+   */
+  private readonly heldKeys = new Map<string, { privateKey: string; expiresAt: number }>();
+
   constructor(private readonly deps: StorageBrowserDeps) {}
 
   async list(configId: string, options: { refresh: boolean; signal?: AbortSignal }): Promise<Listing> {
@@ -61,12 +70,14 @@ export class StorageBrowser {
   }
 
   /** Checks the file and the download rules by opening it once (the stream is dropped at once), then issues a token. */
-  async createDownloadUrl(configId: string, grant: Omit<DownloadGrant, 'storageId'>, actor: AuditActor, signal?: AbortSignal): Promise<DownloadTokenRecord> {
+  async createDownloadUrl(configId: string, grant: Omit<DownloadGrant, 'storageId'> & { privateKey?: string }, actor: AuditActor, signal?: AbortSignal): Promise<DownloadTokenRecord> {
     const file = backupKey(grant.file);
     await this.deps.access.resolve(configId);
+    // Opening checks a public-key backup's private key against its header: missing or wrong is a 400 here.
     const opened = await this.openBackup(configId, { ...grant, file }, signal);
     opened.stream.destroy();
     const record = await this.deps.tokens.issue({ storageId: configId, file, decrypt: grant.decrypt, database: grant.database, path: grant.path });
+    if (grant.privateKey !== undefined) this.holdKey(record.token, grant.privateKey);
     await this.audit({
       ...actor,
       action: 'storage.download-url',
@@ -87,7 +98,8 @@ export class StorageBrowser {
     const record = await this.deps.tokens.claim(token);
     let opened: OpenedBackup;
     try {
-      opened = await this.openBackup(record.storageId, record, signal);
+      const held = this.heldKeys.get(token);
+      opened = await this.openBackup(record.storageId, held && held.expiresAt > Date.now() ? { ...record, privateKey: held.privateKey } : record, signal);
       await awaitFirstByte(opened.stream, signal);
     } catch (error) {
       await this.settleToken('release', token);
@@ -97,14 +109,21 @@ export class StorageBrowser {
     return opened;
   }
 
+  private holdKey(token: string, privateKey: string): void {
+    const now = Date.now();
+    for (const [held, entry] of this.heldKeys) if (entry.expiresAt <= now) this.heldKeys.delete(held);
+    this.heldKeys.set(token, { privateKey, expiresAt: now + HELD_KEY_MS });
+  }
+
   /** Releases or consumes a token; a failure is logged (the token then stays in flight until it expires). */
   private async settleToken(action: 'release' | 'consume', token: string): Promise<void> {
+    if (action === 'consume') this.heldKeys.delete(token);
     await this.deps.tokens[action](token).catch((error: unknown) => this.deps.logger.warn({ err: error }, `could not ${action} a download token`));
   }
 
-  private async openBackup(storageId: string, grant: Omit<DownloadGrant, 'storageId'>, signal?: AbortSignal): Promise<OpenedBackup> {
+  private async openBackup(storageId: string, grant: Omit<DownloadGrant, 'storageId'> & { privateKey?: string }, signal?: AbortSignal): Promise<OpenedBackup> {
     try {
-      return await this.deps.reader().open(storageId, grant.file, { decrypt: grant.decrypt, database: grant.database, path: grant.path, signal });
+      return await this.deps.reader().open(storageId, grant.file, { decrypt: grant.decrypt, database: grant.database, path: grant.path, privateKey: grant.privateKey, signal });
     } catch (error) {
       if (isAdapterError(error) && error.code === 'NOT_FOUND') throw new NotFoundError(`File "${grant.file}" not found`);
       throw error;

@@ -10,6 +10,7 @@ import {
   type OpenedBackup,
 } from '@holdfast/kernel';
 import { CODEC_EXTENSIONS, createDecompressStream, createDecryptStream, parseCompressionCodec, type CompressionCodec } from '../codec/index.js';
+import { assertAgeKeyOpens, createAgeDecryptStream, isAgeEncryption, parsePrivateKeyField, privateKeyRequired, type AgeIdentity } from '../codec/age/index.js';
 import { disposeAll, type AdapterFactory } from '../run/adapters.js';
 import { ENCRYPTED_EXTENSION } from '../run/file-name.js';
 import { readSidecar, type ReadSidecar } from '../run/sidecar.js';
@@ -122,6 +123,24 @@ export class EngineBackupReader implements BackupReader {
     return handOver(storage, stream, { fileName, size, sidecar }, options);
   }
 
+  /**
+   * A decrypted read of a public-key (age) backup needs `privateKey`, checked against the backup's header before any
+   * byte is streamed; a key sent for any other read is refused rather than silently ignored.
+   */
+  private async ageIdentityFor(storage: StorageInstance, key: string, sidecar: ReadSidecar | null, shouldDecrypt: boolean, options: BackupReadOptions): Promise<AgeIdentity | null> {
+    const isAge = isAgeEncryption(sidecar?.encryption);
+    if (!isAge || !shouldDecrypt) {
+      if (options.privateKey !== undefined) {
+        throw new ValidationError(`privateKey: only a decrypted download of a backup encrypted with a public-key profile takes a private key; "${splitStorageKey(key).name}" is not one`);
+      }
+      return null;
+    }
+    if (options.privateKey === undefined) throw privateKeyRequired(splitStorageKey(key).name, (sidecar!.encryption as { recipient?: string }).recipient, 'privateKey');
+    const identity = parsePrivateKeyField(options.privateKey, 'privateKey');
+    await assertAgeKeyOpens(storage.adapter, key, identity, 'privateKey', options.signal);
+    return identity;
+  }
+
   async open(storageConfigId: string, key: string, options: BackupReadOptions): Promise<OpenedBackup> {
     if (options.path !== undefined && options.database !== undefined) {
       throw new ValidationError('name either "path" (one file of a seekable archive) or "database" (one database dump), not both');
@@ -149,10 +168,12 @@ export class EngineBackupReader implements BackupReader {
       const plan = planDownload(key, sidecar, options);
       const profileId = sidecar?.encryption?.profileId;
       if (plan.shouldDecrypt && !profileId) throw new Error(`the sidecar of "${key}" does not name its encryption profile; it cannot be decrypted here`);
-      const encryptionKey = plan.shouldDecrypt ? await this.catalog().encryptionKey(profileId!) : null;
+      const identity = await this.ageIdentityFor(storage, key, sidecar, plan.shouldDecrypt, options);
+      const encryptionKey = plan.shouldDecrypt && !identity ? await this.catalog().encryptionKey(profileId!) : null;
       const raw = await storage.adapter.get(key, { signal: options.signal });
       const stages: NodeJS.ReadWriteStream[] = [];
       if (encryptionKey) stages.push(createDecryptStream({ key: encryptionKey }));
+      if (identity) stages.push(createAgeDecryptStream(identity));
       if (plan.database !== null) stages.push(createDecompressStream(plan.codec), new DatabaseExtractStream(plan.database));
       const stream = stages.length === 0 ? raw : chain(raw, stages);
       if (options.signal) addAbortSignal(options.signal, stream);

@@ -77,6 +77,14 @@ export function storageRoutes(browser: StorageBrowser, guard: () => ProtectedAct
           path: lineText({ min: 1, max: 4096 })
             .optional()
             .describe('One file of a seekable archive to download alone, by its archive path as GET /api/storage/{id}/archive lists it (not with database)'),
+          privateKey: z
+            .string()
+            .min(1)
+            .max(8192)
+            .optional()
+            .describe(
+              'A decrypted download of a backup of a public-key encryption profile: the age private key (AGE-SECRET-KEY-1..., or the age-keygen key file). Checked against the backup now (missing or wrong: 400); held in this server process\'s memory for the URL\'s 5 minutes only, never stored or logged',
+            ),
         }),
       },
       responses: {
