@@ -4,6 +4,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import net from 'node:net';
+import { ensureAge } from './age.mjs';
 import { ensureAzurite } from './azurite.mjs';
 import { ensureCephRgw } from './ceph-rgw.mjs';
 import { ensureChromium } from './chromium.mjs';
@@ -82,6 +83,7 @@ export const TEST_SERVICES = [
   ['Azurite blob service (127.0.0.1:10000)', ensureAzurite],
   ['Ceph RADOS Gateway S3 (127.0.0.1:7480)', ensureCephRgw],
   ['Chromium (/usr/bin/chromium, for the web app e2e test)', ensureChromium],
+  ['age (/usr/bin/age, decrypts public-key backups in the encryption tests)', ensureAge],
   ['podman (a real container engine for the volume source and the image test)', ensurePodman],
 ];
 
