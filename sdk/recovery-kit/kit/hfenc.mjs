@@ -50,6 +50,9 @@ export function readKey(keyFile) {
   throw new KitError(EXIT.usage, 'no key given: pass --key-file <path> or set HOLDFAST_KEY');
 }
 
+/** The first bytes of an age v1 file (`age-encryption.org/v1`), as many as the HFENC magic has. */
+const AGE_START = Buffer.from('age-e', 'ascii');
+
 function fingerprintOf(key) {
   return createHmac('sha256', key).update('holdfast key fingerprint').digest().subarray(0, 16);
 }
@@ -57,7 +60,13 @@ function fingerprintOf(key) {
 /** Checks what is there of a header so far (magic, then version), so a non-HFENC input fails on its first bytes. */
 export function checkHeaderStart(headerBytes) {
   const n = Math.min(headerBytes.length, MAGIC.length);
-  if (!headerBytes.subarray(0, n).equals(MAGIC.subarray(0, n))) throw new KitError(EXIT.damaged, 'not a Holdfast encrypted file');
+  if (!headerBytes.subarray(0, n).equals(MAGIC.subarray(0, n))) {
+    // A public-key profile's backup is an age file: name the tool that opens it rather than calling it damaged.
+    if (n === MAGIC.length && headerBytes.subarray(0, n).equals(AGE_START)) {
+      throw new KitError(EXIT.damaged, 'not a Holdfast encrypted file: this is an age file (a backup of a public-key profile); decrypt it with: age -d -i key.txt <file>');
+    }
+    throw new KitError(EXIT.damaged, 'not a Holdfast encrypted file');
+  }
   if (headerBytes.length > 5 && headerBytes[5] !== 1) {
     throw new KitError(EXIT.damaged, `unsupported format version ${headerBytes[5]} (this script reads version 1)`);
   }

@@ -25,3 +25,19 @@ describe('the recovery kit files', () => {
     expect(() => execFileSync(process.execPath, ['--check', new URL(name, kit).pathname], { stdio: 'pipe' })).not.toThrow();
   });
 });
+
+describe('the script given an age file (a backup of a public-key profile)', () => {
+  it('exits 4 and names the age tool instead of calling the file damaged', async () => {
+    const { spawnSync } = await import('node:child_process');
+    // The documented age test vector (docs/formats/encryption.md, "Test vectors (age)"): any key file will do.
+    const doc = await readFile(new URL('../../../docs/formats/encryption.md', import.meta.url), 'utf8');
+    const vectors = JSON.parse(/```json\n([\s\S]*?)\n```/.exec(doc.slice(doc.indexOf('## Test vectors (age)')))![1]!) as { vectors: Array<{ ciphertextBase64: string }> };
+    const result = spawnSync(process.execPath, [new URL('holdfast-decrypt.mjs', kit).pathname, '-'], {
+      input: Buffer.from(vectors.vectors[0]!.ciphertextBase64, 'base64'),
+      env: { ...process.env, HOLDFAST_KEY: '00'.repeat(32) },
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(4);
+    expect(result.stderr).toMatch(/age file.*age -d -i key\.txt/);
+  });
+});
