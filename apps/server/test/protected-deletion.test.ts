@@ -125,18 +125,23 @@ describe.each(['sqlite', 'postgresql'] as const)('protected deletion on %s', (di
       await server.call('DELETE', `/api/adapters/${spare.id}`, admin),
       await server.call('DELETE', `/api/vault/${profile.id}`, admin),
       await server.call('PUT', `/api/jobs/${job.id}`, admin, { destinations: destinations(day.id) }),
+      await server.call('PUT', `/api/retention-policies/${week.id}`, admin, { config: { mode: 'gfs', daily: 2 } }),
     ];
     expect(stale.map((answer) => [answer.status, answer.body.details?.code, answer.body.details?.action])).toEqual([
       [403, 'SECOND_FACTOR_REQUIRED', 'backup.unlock'],
       [403, 'SECOND_FACTOR_REQUIRED', 'destination.delete'],
       [403, 'SECOND_FACTOR_REQUIRED', 'encryption-profile.delete'],
       [403, 'SECOND_FACTOR_REQUIRED', 'retention.change'],
+      [403, 'SECOND_FACTOR_REQUIRED', 'retention.change'],
     ]);
+    // A policy's name, or its rules sent unchanged, are no retention change.
+    expectStatus(await server.call('PUT', `/api/retention-policies/${week.id}`, admin, { name: 'One week', config: { daily: 7, mode: 'gfs' } }), 200);
     // Nothing changed.
     expect((await server.call('GET', `/api/storage/${local.id}/files?refresh=true`, admin)).body.find((file: any) => file.path === 'd.sql.gz')?.locked).toBe(true);
     expectStatus(await server.call('GET', `/api/adapters/${spare.id}`, admin), 200);
     expectStatus(await server.call('GET', `/api/vault/${profile.id}`, admin), 200);
     expect((await server.call('GET', `/api/jobs/${job.id}`, admin)).body.destinations[0].retentionPolicyId).toBe(week.id);
+    expect((await server.call('GET', `/api/retention-policies/${week.id}`, admin)).body.config).toMatchObject({ daily: 7 });
 
     // Locking never needs one.
     expectStatus(await server.call('POST', `/api/storage/${local.id}/lock`, admin, { file: 'b2.sql.gz', locked: true }), 404);
@@ -155,13 +160,14 @@ describe.each(['sqlite', 'postgresql'] as const)('protected deletion on %s', (di
     expectStatus(await server.call('DELETE', `/api/adapters/${spare.id}`, admin), 200);
     expectStatus(await server.call('DELETE', `/api/vault/${profile.id}`, admin), 200);
     expectStatus(await server.call('PUT', `/api/jobs/${job.id}`, admin, { destinations: destinations(day.id) }), 200);
+    expectStatus(await server.call('PUT', `/api/retention-policies/${week.id}`, admin, { config: { mode: 'gfs', daily: 2 } }), 200);
 
     const done = (await auditOf('protected-action')).map((entry) => entry.details?.action);
     expect(done).toEqual(expect.arrayContaining(['backup.delete', 'backup.unlock', 'destination.delete', 'encryption-profile.delete', 'retention.change', 'api-key.allow-backup-deletion']));
     // Every protected action raised the notification event (raised after the response; give listeners a moment).
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(events.map((event) => event.action).sort()).toEqual(
-      ['api-key.allow-backup-deletion', 'backup.delete', 'backup.delete', 'backup.delete', 'backup.unlock', 'destination.delete', 'encryption-profile.delete', 'retention.change'].sort(),
+      ['api-key.allow-backup-deletion', 'backup.delete', 'backup.delete', 'backup.delete', 'backup.unlock', 'destination.delete', 'encryption-profile.delete', 'retention.change', 'retention.change'].sort(),
     );
     expect(events.find((event) => event.action === 'backup.unlock')).toMatchObject({ proof: 'totp', via: 'session', resource: 'storage', resourceId: local.id, details: { file: 'd.sql.gz' } });
   }, 180_000);

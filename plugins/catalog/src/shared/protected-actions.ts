@@ -22,6 +22,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/** Whether two retention settings are the same, whatever their key order. */
+export function sameRetention(a: unknown, b: unknown): boolean {
+  return canonical(a) === canonical(b);
+}
+
 /**
  * The destinations (kept by the update) whose retention changes: a different policy, or different legacy retention
  * JSON. Decision (issue 45.4, "lowering retention"): any change counts, raised or lowered, because whether a policy

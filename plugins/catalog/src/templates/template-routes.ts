@@ -1,4 +1,4 @@
-import { defineRoute, type RouteDefinition } from '@holdfast/kernel';
+import { defineRoute, runProtectedAction, type ProtectedAction, type ProtectedActionGuard, type RouteDefinition } from '@holdfast/kernel';
 import { z } from 'zod';
 import { actorOf } from '../shared/access.js';
 import { created, deletedSchema, errorResponses, idParams } from '../shared/schemas.js';
@@ -19,6 +19,11 @@ export interface TemplateRouteSpec<Row extends TemplateRow, View, Fields> {
   viewSchema: z.ZodType;
   /** Body keys that belong to the kind (not name/description/isDefault). */
   fieldKeys: readonly string[];
+  /**
+   * An update that is a protected action (issue 45.4: a retention policy's rules changing): the action to guard, or
+   * null when this update is not one. With `guard`, the identity plugin's check.
+   */
+  protectedUpdate?: { actionOf(id: string, before: View, body: Record<string, unknown>): ProtectedAction | null; guard(): ProtectedActionGuard | undefined };
 }
 
 type Body = Record<string, unknown> & { name?: string; description?: string | null; isDefault?: boolean };
@@ -74,7 +79,11 @@ export function templateRoutes<Row extends TemplateRow, View, Fields>(spec: Temp
       access: { permission: spec.write },
       request: { params: idParams, body: spec.updateBody },
       responses: { 200: { description: 'Updated', schema: spec.viewSchema }, ...errorResponses(400, 401, 403, 404, 409) },
-      handler: (request) => store.update(request.params.id, split<Fields | undefined>(request.body as Body, spec.fieldKeys, true), actorOf(request)),
+      handler: async (request) => {
+        const update = () => store.update(request.params.id, split<Fields | undefined>(request.body as Body, spec.fieldKeys, true), actorOf(request));
+        const action = spec.protectedUpdate?.actionOf(request.params.id, await store.get(request.params.id), request.body as Body) ?? null;
+        return action ? runProtectedAction(spec.protectedUpdate!.guard(), request, action, update) : update();
+      },
     }),
     defineRoute({
       method: 'DELETE',

@@ -1,5 +1,6 @@
 import type { RouteDefinition } from '@holdfast/kernel';
 import type { CatalogDeps } from '../shared/deps.js';
+import { protectedActionGuard, sameRetention } from '../shared/protected-actions.js';
 import {
   createNamingTemplateBody,
   namingTemplateKind,
@@ -34,7 +35,7 @@ export class TemplateStores {
   readonly schedulePresets;
   readonly notificationTemplates;
 
-  constructor(deps: CatalogDeps) {
+  constructor(private readonly deps: CatalogDeps) {
     this.retentionPolicies = new TemplateStore(deps, retentionPolicyKind(deps.registry));
     this.namingTemplates = new TemplateStore(deps, namingTemplateKind(deps.container, deps.registry));
     this.schedulePresets = new TemplateStore(deps, schedulePresetKind());
@@ -54,6 +55,14 @@ export class TemplateStores {
         updateBody: updateRetentionPolicyBody,
         viewSchema: retentionPolicySchema,
         fieldKeys: ['config'],
+        // Decision (issue 45.4): any change of a policy's rules counts as lowering retention (raised or lowered alike).
+        protectedUpdate: {
+          actionOf: (id, before, body) =>
+            body.config !== undefined && !sameRetention((before as { config?: unknown }).config, body.config)
+              ? { kind: 'retention.change', resource: 'retention-policy', resourceId: id, details: { name: (before as { name?: string }).name, before: (before as { config?: unknown }).config, after: body.config } }
+              : null,
+          guard: () => protectedActionGuard(this.deps),
+        },
       }),
       ...templateRoutes({
         path: '/api/naming-templates',
