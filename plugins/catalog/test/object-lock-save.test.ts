@@ -67,6 +67,15 @@ describe('saving an S3 destination with Object Lock', () => {
     expect((stored.json as { config: Record<string, unknown> }).config.objectLockMode).toBeUndefined();
   });
 
+  it('test-connection reports the bucket\'s Object Lock state, and fails for objectLockMode on a bucket without it', async () => {
+    const locked = await server.call('POST', '/api/adapters/test-connection', { type: 'storage', adapterId: 's3', config: s3Config(lockBucket, { objectLockMode: 'GOVERNANCE' }) });
+    expect(locked.json).toMatchObject({ success: true, message: expect.stringContaining('Object Lock: enabled, default retention none') });
+    const plain = await server.call('POST', '/api/adapters/test-connection', { type: 'storage', adapterId: 's3', config: s3Config(plainBucket) });
+    expect(plain.json).toMatchObject({ success: true, message: expect.stringContaining('Object Lock: not enabled on the bucket') });
+    const asked = await server.call('POST', '/api/adapters/test-connection', { type: 'storage', adapterId: 's3', config: s3Config(plainBucket, { objectLockMode: 'GOVERNANCE' }) });
+    expect(asked.json).toMatchObject({ success: false, message: expect.stringContaining('objectLockMode GOVERNANCE needs a bucket with Object Lock enabled') });
+  });
+
   it('saves objectLockMode on a bucket created with Object Lock', async () => {
     const saved = await server.call('POST', '/api/adapters', { name: 'Locked', type: 'storage', adapterId: 's3', config: s3Config(lockBucket, { objectLockMode: 'GOVERNANCE', objectLockDays: 7 }) });
     expect(saved.status).toBe(201);
