@@ -2,6 +2,7 @@ import { Button, Group, NumberInput, Select, SimpleGrid, Stack, Switch, Table, T
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
+import { withStepUp } from '../security/StepUp';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ToneBadge } from '../components/StatusBadge';
 import { EditorPanel } from '../configuration/EditorPanel';
@@ -28,7 +29,8 @@ function PolicyForm({ policy, onDone }: { policy: Policy | null; onDone: () => v
     QUERY_KEY,
     () => {
       const body = { name: name.trim(), description: description.trim() || null, isDefault, config: retentionConfig(rules) };
-      return policy ? unwrap(api.PUT('/api/retention-policies/{id}', { params: { path: { id: policy.id } }, body })) : unwrap(api.POST('/api/retention-policies', { body }));
+      // Changed rules need a fresh second factor (issue 45.4): asked for when the server says so.
+      return policy ? withStepUp(() => unwrap(api.PUT('/api/retention-policies/{id}', { params: { path: { id: policy.id } }, body }))) : unwrap(api.POST('/api/retention-policies', { body }));
     },
     onDone,
   );
