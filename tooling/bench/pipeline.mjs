@@ -157,6 +157,7 @@ function postgresRows(work, database, keepers) {
     { name: 'pg: Holdfast ZSTD level 1', side: 'holdfast', command: 'compression ZSTD, compressionLevel 1', job: { compression: 'ZSTD', compressionLevel: 1 } },
     { name: 'pg: pg_dump -Fc -Z0 | zstd -1 -T0', side: 'baseline', command: `pg_dump -Fc -Z0 ${PG} ${database} | zstd -1 -T0 -q -c | wc -c` },
     { name: 'pg: Holdfast ZSTD encrypted', side: 'holdfast', command: 'compression ZSTD, encryption profile', job: { compression: 'ZSTD', encrypt: true } },
+    { name: 'pg: Holdfast ZSTD age-encrypted (public-key profile)', side: 'holdfast', command: 'compression ZSTD, public-key encryption profile (age format)', job: { compression: 'ZSTD', encrypt: 'age' } },
     { name: 'pg: pg_dump -Fc -Z0 > /dev/null (raw dump rate)', side: 'baseline', command: `pg_dump -Fc -Z0 ${PG} ${database} | wc -c` },
     { name: 'pg: Holdfast ZSTD to 3 local destinations', side: 'holdfast', command: 'compression ZSTD, 3 destinations', job: { compression: 'ZSTD', destinationCount: 3 } },
   ];
@@ -337,6 +338,7 @@ const comparisons = [
   ['postgres', 'pg: Holdfast ZSTD level 1', 'pg: pg_dump -Fc | gzip (tool default -6)', 'speed vs baseline (level 1)'],
   ['postgres', 'pg: Holdfast ZSTD level 1', 'pg: pg_dump -Fc -Z0 > /dev/null (raw dump rate)', 'speed vs raw dump (level 1)'],
   ['postgres', 'pg: Holdfast ZSTD encrypted', 'pg: Holdfast ZSTD (new default: -Z0, zstd 3, threads auto)', 'speed encrypted / unencrypted (acceptance 3: >= 0.91)'],
+  ['postgres', 'pg: Holdfast ZSTD age-encrypted (public-key profile)', 'pg: Holdfast ZSTD encrypted', 'speed age / HFENC (issue 45: >= 0.9)'],
   ['postgres', 'pg: Holdfast ZSTD to 3 local destinations', 'pg: Holdfast ZSTD (new default: -Z0, zstd 3, threads auto)', 'speed 3 destinations / 1 (acceptance 3: >= 0.87)'],
   ['postgres', 'pg restore: Holdfast of the GZIP backup', 'pg restore: gunzip | pg_restore', 'restore speed vs baseline (zlib inside the baseline dump)'],
   ['postgres', 'pg restore: Holdfast of the GZIP backup', 'pg restore: gunzip | pg_restore (of pg_dump -Fc -Z0 | gzip -3, like for like)', 'restore speed vs baseline, like for like (acceptance 3: >= 0.9)'],

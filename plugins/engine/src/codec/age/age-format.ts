@@ -48,7 +48,9 @@ function open(key: Buffer, nonce: Buffer, sealed: Buffer): Buffer | null {
   const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: AGE_TAG_LENGTH });
   decipher.setAuthTag(sealed.subarray(sealed.length - AGE_TAG_LENGTH));
   try {
-    return Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - AGE_TAG_LENGTH)), decipher.final()]);
+    const body = decipher.update(sealed.subarray(0, sealed.length - AGE_TAG_LENGTH));
+    const rest = decipher.final(); // empty for ChaCha20-Poly1305; kept so no byte could ever be dropped
+    return rest.length > 0 ? Buffer.concat([body, rest]) : body;
   } catch {
     return null;
   }
