@@ -31,6 +31,7 @@ describe('error mapping over HTTP', () => {
     ['AUTH', 502],
     ['TRANSIENT', 503],
     ['ABORTED', 409],
+    ['LOCKED', 409],
   ])('maps AdapterError %s to %i with the adapter-prefixed message', async (code, status) => {
     running = await startApp({ routes: ALL_TEST_ROUTES });
     const response = await call(`${running.url}/api/fail/adapter/${code}`);
