@@ -15427,6 +15427,8 @@ export interface operations {
                     file: string;
                     /** @description One file of a seekable archive to download alone, by its archive path as GET /api/storage/{id}/archive lists it (not with database) */
                     path?: string;
+                    /** @description A decrypted download of a backup of a public-key encryption profile: the age private key (AGE-SECRET-KEY-1..., or the age-keygen key file). Checked against the backup now (missing or wrong: 400); held in this server process's memory for the URL's 5 minutes only, never stored or logged */
+                    privateKey?: string;
                 };
             };
         };
