@@ -4,7 +4,7 @@
 // failing the run.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { DeleteBucketCommand, DeleteObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, S3Client, CreateBucketCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, HeadObjectCommand, ListObjectVersionsCommand, PutObjectLegalHoldCommand, S3Client } from '@aws-sdk/client-s3';
 import storageS3 from '@holdfast/storage-s3';
 import type { AnyAdapterDefinition } from '@holdfast/kernel';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -94,6 +94,18 @@ describe('backup runs to an object-locked S3 destination', () => {
     expect(messages).toContainEqual(expect.stringMatching(new RegExp(`kept ${first.path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}, still under an object lock: .*locked until ${head.ObjectLockRetainUntilDate!.toISOString()}`)));
     expect(messages).toContainEqual(expect.stringMatching(/retention on Locked S3: kept 2 \(1 under an object lock\), deleted 0/));
     expect(await listKeys()).toEqual(expect.arrayContaining([`${prefix}${first.path}`, `${prefix}${first.path}.meta.json`]));
+  });
+
+  it('a run asked to lock its backup also sets the legal hold on the object-locked destination', async () => {
+    server.catalog.addJob({ id: 'job', name: 'held' }, 'src', [{ configId: 's3' }]);
+    const done = await waitForEnd(server.url, key, (await call(server.url, 'POST', '/api/jobs/job/run', { key, json: { lock: true } })).body.executionId);
+    expect(done.status).toBe('Success');
+    const prefix = (await listKeys()).find((k) => k.endsWith(done.path))!.slice(0, -done.path.length);
+    const head = await admin.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}${done.path}` }));
+    expect(head.ObjectLockLegalHoldStatus).toBe('ON');
+    // No retention policy: the destination's objectLockDays applies.
+    expect(head.ObjectLockRetainUntilDate!.getTime()).toBeGreaterThan(Date.now() + DAY_MS - 60_000);
+    await admin.send(new PutObjectLegalHoldCommand({ Bucket: bucket, Key: `${prefix}${done.path}`, LegalHold: { Status: 'OFF' } }));
   });
 
   async function listKeys(): Promise<string[]> {
