@@ -54,7 +54,11 @@ export class S3Storage implements StorageAdapter {
       const connection = await this.s3();
       const signal = AbortSignal.timeout(CHECK_TIMEOUT_MS);
       await probeBucket(connection, this.rootPrefix, signal);
-      const lock = await bucketLockState(connection, signal);
+      // Reported for every S3 destination, but only one that asks for a lock may fail on the answer.
+      const lock = await bucketLockState(connection, signal).catch((error: unknown) => {
+        if (this.config.objectLockMode) throw error;
+        return { enabled: 'unknown' as const, reason: 'no answer in time' };
+      });
       const base = `${connection.where}: reachable, listing and writing allowed (probe upload created and aborted). ${describeLock(lock)}`;
       if (this.config.objectLockMode && lock.enabled !== true) {
         const fix = lock.enabled === false ? 'Object Lock can only be enabled when a bucket is created: use a bucket created with Object Lock, or unset objectLockMode' : 'grant s3:GetBucketObjectLockConfiguration, or unset objectLockMode';
