@@ -159,6 +159,14 @@ describe('public-key (age) encryption profiles through the whole product', () =>
       encryptionProfileId: profile.id,
       destinations: [{ configId: local.id, priority: 0 }],
     });
+    // A seekable archive cannot use a public-key profile yet (its index must stay readable): 400, no job saved.
+    const seekable = await server.call('POST', '/api/jobs', admin, { name: 'seekable orders', schedule: '0 3 * * *', sourceId: pg.id, databases: [source], compression: 'ZSTD', archiveFormat: 'SEEKABLE', encryptionProfileId: profile.id, destinations: [{ configId: local.id, priority: 0 }] });
+    expect(seekable.status, JSON.stringify(seekable.body)).toBe(400);
+    expect(seekable.body.error).toMatch(/body\.encryptionProfileId.*public-key/);
+    const seekableUpdate = await server.call('PUT', `/api/jobs/${job.id}`, admin, { archiveFormat: 'SEEKABLE', compression: 'ZSTD' });
+    expect(seekableUpdate.status, JSON.stringify(seekableUpdate.body)).toBe(400);
+    expect((await server.call('GET', '/api/jobs', admin)).body.map((listed: { name: string }) => listed.name)).toEqual(['orders']);
+
     const trigger = await server.call('POST', `/api/jobs/${job.id}/run`, admin, {});
     expect(trigger.status, JSON.stringify(trigger.body)).toBe(200);
     const backup = await settled(server, admin, trigger.body.executionId);

@@ -1,6 +1,7 @@
 import { ValidationError, type AdapterRegistry } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/core';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
+import { EncryptionProfileEntity } from '../entities/profiles.js';
 
 /** `PLAIN`: the source's own format (a tar, a dump). `SEEKABLE`: a Holdfast seekable archive (docs/formats/archive.md). */
 export const ARCHIVE_FORMATS = ['PLAIN', 'SEEKABLE'] as const;
@@ -14,6 +15,7 @@ export interface ArchiveFields {
   fullEveryDays: number | null;
   compression: string;
   sourceId: string;
+  encryptionProfileId?: string | null;
 }
 
 /**
@@ -27,6 +29,11 @@ export async function checkArchiveOptions(em: EntityManager, registry: AdapterRe
     return;
   }
   if (fields.compression === 'BROTLI') throw invalid('body.compression', 'a SEEKABLE archive compresses each member with GZIP or ZSTD (or NONE), not BROTLI');
+  // Browsing and incremental chains read the archive's index, which a server holding only a public key cannot open.
+  const profile = fields.encryptionProfileId ? await em.findOne(EncryptionProfileEntity, { id: fields.encryptionProfileId }) : null;
+  if (profile?.publicKey) {
+    throw invalid('body.encryptionProfileId', `"${profile.name}" is a public-key profile; a SEEKABLE archive cannot use one yet (choose archiveFormat PLAIN or a symmetric profile)`);
+  }
   const source = await em.findOne(AdapterConfigEntity, { id: fields.sourceId });
   // A missing source is reported by the reference check with its own 404.
   if (!source) return;

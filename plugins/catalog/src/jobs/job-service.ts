@@ -139,7 +139,7 @@ export class JobService {
       fullEveryRuns: input.fullEveryRuns === undefined ? (row.fullEveryRuns ?? null) : input.fullEveryRuns,
       fullEveryDays: input.fullEveryDays === undefined ? (row.fullEveryDays ?? null) : input.fullEveryDays,
     };
-    await checkArchiveOptions(em, this.deps.registry(), { ...archiveFields, compression: compressionFields.compression, sourceId: refs.sourceId });
+    await checkArchiveOptions(em, this.deps.registry(), { ...archiveFields, compression: compressionFields.compression, sourceId: refs.sourceId, encryptionProfileId: refs.encryptionProfileId });
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
