@@ -5,6 +5,17 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
+/** Routes that may take a protected action (issue 45.4): a key without `allowBackupDeletion` gets 403 API_KEY_NOT_ALLOWED. */
+const PROTECTED_ROUTES = [
+  'DELETE /api/storage/{id}/files',
+  'POST /api/storage/{id}/lock',
+  'DELETE /api/adapters/{id}',
+  'DELETE /api/vault/{id}',
+  'PUT /api/jobs/{id}',
+  'PUT /api/retention-policies/{id}',
+  'POST /api/api-keys',
+];
+
 /** SPEC "Authentication" 10 plus the sign-in and setup endpoints: the only routes that answer without credentials. */
 const ANONYMOUS_ROUTES = [
   'GET /api/health',
@@ -144,6 +155,9 @@ describe.each(['sqlite', 'postgresql'] as const)('route-permission matrix on %s'
       }
       for (const permission of operation.permissions) {
         const allowed = await server.call(operation.method, path, { bearer: keyWith.get(permission) }, bodyFor(operation.method));
+        // Issue 45.4: protected actions refuse a key created without allowBackupDeletion, whatever it holds.
+        const isProtectedRefusal = allowed.status === 403 && allowed.body?.details?.code === 'API_KEY_NOT_ALLOWED';
+        if (isProtectedRefusal && PROTECTED_ROUTES.includes(`${operation.method} ${operation.path}`)) continue;
         if (allowed.status === 401 || allowed.status === 403 || allowed.status >= 500) {
           failures.push(`with ${permission}: ${operation.method} ${operation.path} -> ${allowed.status} ${JSON.stringify(allowed.body)}`);
         }
@@ -195,6 +209,10 @@ describe.each(['sqlite', 'postgresql'] as const)('credential kinds across every 
       'POST /api/auth/two-factor/disable',
       'POST /api/auth/two-factor/enroll',
       'PUT /api/auth/passkeys/two-factor',
+      // Proving a second factor again for protected actions (issue 45.4).
+      'GET /api/auth/step-up',
+      'POST /api/auth/step-up',
+      'POST /api/auth/step-up/passkey-options',
     ];
     // Changing one's own password (issue 47.5) is the browser sign-in too: a key must not change it.
     expect(sessionOnly.filter((route) => !ownFactors.includes(route))).toEqual(['DELETE /api/auth/sessions/{id}', 'GET /api/auth/sessions', 'PUT /api/users/me/password']);
