@@ -3,6 +3,11 @@ import { secret, z } from '@holdfast/sdk';
 /** Access tiers a block blob may be written in (Azure "Set Blob Tier"). */
 export const ACCESS_TIERS = ['Hot', 'Cool', 'Cold', 'Archive'] as const;
 
+/** Holdfast's object-lock modes (the names of the S3 destination); Azure calls them Unlocked and Locked. */
+export const OBJECT_LOCK_MODES = ['GOVERNANCE', 'COMPLIANCE'] as const;
+/** Longest immutability period Holdfast sets: 100 years. */
+export const MAX_LOCK_DAYS = 36_500;
+
 /**
  * Config of an Azure Blob Storage destination. Credentials: a connection string, or an account name with its key;
  * either may instead come from the `primary` credential profile (config fields win).
@@ -56,6 +61,26 @@ export const azureBlobStorageConfig = z.object({
     .default(8)
     .describe('Blocks uploaded in parallel per put; memory use is about blockSizeMiB x concurrency'),
   accessTier: z.enum(ACCESS_TIERS).optional().describe('Access tier of new blobs; unset = the account default tier'),
+  objectLockMode: z
+    .enum(OBJECT_LOCK_MODES, { error: 'objectLockMode must be GOVERNANCE or COMPLIANCE' })
+    .optional()
+    .describe(
+      'Version-level immutability: give every backup blob an immutability policy until its retain-until date. GOVERNANCE = Azure "Unlocked" policy (someone allowed to manage immutability policies can still shorten or remove it); COMPLIANCE = Azure "Locked" policy (nobody can shorten or remove it). Unset = no immutability. The container must have version-level immutability support enabled',
+    ),
+  objectLockDays: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_LOCK_DAYS)
+    .default(30)
+    .describe("Immutability only: days a backup stays immutable when its job's retention policy has no computable end (keep-last, keep-all, or no policy)"),
+  objectLockMarginDays: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_LOCK_DAYS)
+    .default(1)
+    .describe('Immutability only: days added to the date the retention policy may first delete a backup, so retention never meets a policy it set itself'),
   maxTries: z.coerce
     .number()
     .int()
