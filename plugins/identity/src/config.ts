@@ -19,10 +19,14 @@ function isTrue(value: string | undefined): boolean {
   return ['true', '1', 'yes', 'on'].includes((value ?? '').trim().toLowerCase());
 }
 
-/** A positive whole number of seconds from the environment, else the default (a bad value never widens the window to 0 or NaN). */
+/** Whole seconds from 1 to 3600 from the environment, the default when unset; anything else stops the start, named. */
 function secondsOr(value: string | undefined, fallback: number): number {
-  const parsed = Number((value ?? '').trim());
-  return Number.isInteger(parsed) && parsed > 0 && parsed <= 3600 ? parsed : fallback;
+  if (value === undefined || value.trim() === '') return fallback;
+  const parsed = Number(value.trim());
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600) {
+    throw new Error(`HOLDFAST_STEP_UP_WINDOW_SECONDS must be a whole number of seconds from 1 to 3600 (got "${value}")`);
+  }
+  return parsed;
 }
 
 /** Reads {@link IdentityConfig} from environment variables; `overrides` win. */

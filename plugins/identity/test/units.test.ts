@@ -48,6 +48,14 @@ describe('config and catalog', () => {
     expect(config).toMatchObject({ isEmailLoginDisabled: true, trustProxy: false, adminEmail: 'a@b.c', adminPassword: undefined });
   });
 
+  it('reads the step-up window (issue 45.4): default 300 s, whole seconds 1-3600, anything else refused by name', () => {
+    expect(identityConfigFromEnv({}).stepUpWindowMs).toBe(300_000);
+    expect(identityConfigFromEnv({ HOLDFAST_STEP_UP_WINDOW_SECONDS: ' 60 ' }).stepUpWindowMs).toBe(60_000);
+    for (const bad of ['0', '-5', '1.5', 'ten', '3601']) {
+      expect(() => identityConfigFromEnv({ HOLDFAST_STEP_UP_WINDOW_SECONDS: bad }), bad).toThrow(/HOLDFAST_STEP_UP_WINDOW_SECONDS must be a whole number of seconds from 1 to 3600/);
+    }
+  });
+
   it('has unique area:verb names and scopable permissions that all exist', () => {
     expect(new Set(ALL_PERMISSIONS).size).toBe(PERMISSION_CATALOG.length);
     for (const name of ALL_PERMISSIONS) expect(name).toMatch(/^[a-z-]+:[a-z]+$/);
