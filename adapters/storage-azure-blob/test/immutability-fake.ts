@@ -7,9 +7,12 @@
  *   DELETE <blob>?comp=immutabilityPolicies  (an Unlocked policy only; a Locked one cannot be removed)
  *   PUT    <blob>?comp=legalhold             x-ms-legal-hold: true|false
  * echoes policy and hold as headers of Get Blob / Get Blob Properties, sends
- * x-ms-immutable-storage-with-versioning-enabled: true on Get Container Properties, and refuses Delete Blob, Put Blob
- * and Put Block List of a blob under an unexpired policy or a legal hold with 409 BlobImmutableDueToPolicy /
- * BlobImmutableDueToLegalHold. Everything else (and every request on other containers) goes to Azurite unchanged, so
+ * x-ms-immutable-storage-with-versioning-enabled: true on Get Container Properties, and refuses Delete Blob of a blob
+ * under an unexpired policy or a legal hold with 409 BlobImmutableDueToPolicy / BlobImmutableDueToLegalHold.
+ * Not modelled: blob versions. On Azure an overwrite (Put Blob, Put Block List) of a protected blob succeeds and keeps
+ * the old content as a protected previous version, and deleting an unprotected current version keeps it as a previous
+ * version; Azurite keeps no versions, so the fake answers 501 FakeNotModelled to an overwrite of a protected blob
+ * rather than pretend. Everything else (and every request on other containers) goes to Azurite unchanged, so
  * Azurite still checks the Shared Key signature of those. The fake's own operations do not check signatures, and the
  * error code it answers for a policy on a container without immutability is its own choice (not verified against Azure).
  */
@@ -139,11 +142,15 @@ export async function startImmutabilityFake(azurite: AzuriteState): Promise<Immu
       return;
     }
     const refusal = isLocked(state);
-    const writes = method === 'DELETE' ? !comp : method === 'PUT' && (!comp || comp === 'blocklist');
-    if (writes && refusal) {
-      handled.push(`refused ${method} ${comp ?? 'blob'} ${id}`);
+    if (method === 'DELETE' && !comp && refusal) {
+      handled.push(`refused DELETE blob ${id}`);
       incoming.resume();
       return refuseLocked(response, refusal);
+    }
+    if (method === 'PUT' && (!comp || comp === 'blocklist') && refusal) {
+      handled.push(`not modelled: overwrite of ${id}`);
+      incoming.resume();
+      return sendError(response, 501, 'FakeNotModelled', 'Azure would keep the protected content as a previous version; this fake keeps no versions.');
     }
     if (method === 'DELETE' && !comp) return forward(incoming, response, undefined, (status) => status < 300 && blobs.delete(id));
     if ((method === 'GET' || method === 'HEAD') && (!comp || comp === 'metadata')) {
