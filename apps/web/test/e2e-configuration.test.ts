@@ -213,6 +213,28 @@ suite(`configuration pages in Chromium${'reason' in chromiumFound ? ` (skipped: 
     expect(await row('vault-row', 'offsite key').count()).toBe(1);
   });
 
+  it('encryption profiles: a public-key profile (issue 45) shows its recipient, has no recovery kit, and a bad key is refused', async () => {
+    // The recipient comes from Debian's age-keygen (installed by the test services).
+    const keygen = await run('age-keygen', []).catch(() => {
+      throw new Error('age-keygen is missing: run `npm run test:services` (as root) or `apt-get install -y age`');
+    });
+    const recipient = /age1[0-9a-z]+/.exec(keygen.stderr + keygen.stdout)![0];
+    await field('vault-name').fill('owner public key');
+    await field('vault-public-key').fill('age1 not a key');
+    await page.getByRole('button', { name: 'Add profile' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'Could not add the profile' });
+    await refusal.waitFor();
+    expect(await refusal.textContent()).toMatch(/publicKey/);
+    await field('vault-public-key').fill(recipient);
+    await page.getByRole('button', { name: 'Add profile' }).click();
+    await row('vault-row', 'owner public key').filter({ hasText: recipient }).waitFor();
+    expect(await row('vault-row', 'owner public key').textContent()).toMatch(/Public key only/);
+    expect(await page.getByRole('button', { name: 'Download the recovery kit of owner public key' }).count()).toBe(0);
+    expect(await page.getByRole('button', { name: 'Download the recovery kit of offsite key' }).count()).toBe(1);
+    const stored = ((await adminCall('GET', '/api/vault')).body as Array<{ name: string; kind: string; publicKey: string | null }>).find((entry) => entry.name === 'owner public key');
+    expect(stored).toMatchObject({ kind: 'public-key', publicKey: recipient });
+  });
+
   it('retention policies, naming templates (live preview) and schedule presets', async () => {
     await go('/retention-policies');
     await row('policy-row', 'Keep last 14').waitFor();

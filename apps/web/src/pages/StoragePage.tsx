@@ -1,4 +1,4 @@
-import { Alert, Button, Group, Modal, Select, Stack, Table, Text, Title } from '@mantine/core';
+import { Alert, Button, Group, Modal, PasswordInput, Select, Stack, Table, Text, Title } from '@mantine/core';
 import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -21,8 +21,8 @@ function listFiles(id: string) {
 }
 
 /** Asks the server for a single-use link (typed client), then lets the browser's download manager fetch it. */
-async function downloadThroughLink(storageId: string, file: string) {
-  const answer = await unwrap(api.POST('/api/storage/{id}/download-url', { params: { path: { id: storageId } }, body: { file, decrypt: true } }));
+async function downloadThroughLink(storageId: string, file: string, privateKey?: string) {
+  const answer = await unwrap(api.POST('/api/storage/{id}/download-url', { params: { path: { id: storageId } }, body: { file, decrypt: true, ...(privateKey ? { privateKey } : {}) } }));
   const anchor = document.createElement('a');
   anchor.href = answer.url;
   anchor.download = file.split('/').pop() ?? 'backup';
@@ -33,11 +33,50 @@ async function downloadThroughLink(storageId: string, file: string) {
   notifications.show({ color: 'blue', message: `Download started (single-use link, valid ${answer.expiresIn})` });
 }
 
+/** The private key field of a backup of a public-key (age) profile: sent with this one request, never stored. */
+function PrivateKeyInput({ value, onChange }: { value: string; onChange(value: string): void }) {
+  return (
+    <PasswordInput
+      label="Private key (backups of a public-key profile only)"
+      description="AGE-SECRET-KEY-1… from your age key file. Sent with this request only; Holdfast never stores it."
+      autoComplete="off"
+      value={value}
+      onChange={(event) => onChange(event.currentTarget.value)}
+      data-field="private-key"
+    />
+  );
+}
+
+/** Asks for the private key of a public-key backup the server cannot decrypt alone, then starts the download. */
+function DownloadKeyModal({ storageId, file, onClose }: { storageId: string; file: StoredFile; onClose(): void }) {
+  const [privateKey, setPrivateKey] = useState('');
+  const download = useMutation({ mutationFn: () => downloadThroughLink(storageId, file.path, privateKey.trim()), onSuccess: onClose });
+  return (
+    <Modal opened onClose={onClose} title={`Download ${file.path}`} size="lg">
+      <Stack>
+        <Text size="sm">This backup is encrypted with a public-key profile: Holdfast cannot decrypt it without your private key.</Text>
+        <PrivateKeyInput value={privateKey} onChange={setPrivateKey} />
+        {download.error && <ErrorAlert error={download.error} title="Download refused" />}
+        <Group justify="flex-end">
+          <Button variant="default" onClick={onClose}>
+            Cancel
+          </Button>
+          <Button onClick={() => download.mutate()} disabled={privateKey.trim() === ''} loading={download.isPending} data-testid="download-with-key">
+            Download
+          </Button>
+        </Group>
+      </Stack>
+    </Modal>
+  );
+}
+
 function RestoreModal({ storageId, file, onClose }: { storageId: string; file: StoredFile; onClose(): void }) {
   const navigate = useNavigate();
   const target = useSafeRestoreTarget(file.databases);
+  const [privateKey, setPrivateKey] = useState('');
   const restore = useMutation({
-    mutationFn: (body: Record<string, unknown>) => unwrap(api.POST('/api/storage/{id}/restore', { params: { path: { id: storageId } }, body: { file: file.path, ...body } })),
+    mutationFn: (body: Record<string, unknown>) =>
+      unwrap(api.POST('/api/storage/{id}/restore', { params: { path: { id: storageId } }, body: { file: file.path, ...body, ...(privateKey.trim() ? { privateKey: privateKey.trim() } : {}) } })),
     onSuccess: (answer) => navigate(`/runs/${answer.executionId}`),
     onError: (error) => {
       if (/is not empty/.test(errorMessage(error))) target.refusedNonEmpty(errorMessage(error));
@@ -48,6 +87,7 @@ function RestoreModal({ storageId, file, onClose }: { storageId: string; file: S
       <Stack>
         <Text size="sm">Backed up databases: {file.databases.length ? file.databases.join(', ') : '—'}</Text>
         {target.fields}
+        {file.encrypted && <PrivateKeyInput value={privateKey} onChange={setPrivateKey} />}
         {restore.error && <ErrorAlert error={restore.error} title="Restore refused" />}
         <Group justify="flex-end">
           <Button variant="default" onClick={onClose}>
@@ -85,9 +125,14 @@ export default function StoragePage() {
     onError: (error) => notifications.show({ color: 'red', title: 'Could not delete', message: errorMessage(error) }),
   });
   const may = (permission: string) => Boolean(storageId) && auth.canOn(permission, 'destination', storageId!);
+  const [downloadingWithKey, setDownloadingWithKey] = useState<StoredFile | null>(null);
   const download = useMutation({
     mutationFn: (file: StoredFile) => downloadThroughLink(storageId!, file.path),
-    onError: (error) => notifications.show({ color: 'red', title: 'Download refused', message: errorMessage(error) }),
+    onError: (error, file) => {
+      // A public-key (age) backup: the server answers 400 naming privateKey; ask for it rather than fail.
+      if (/privateKey/.test(errorMessage(error))) return setDownloadingWithKey(file);
+      notifications.show({ color: 'red', title: 'Download refused', message: errorMessage(error) });
+    },
   });
   return (
     <Stack>
@@ -170,6 +215,7 @@ export default function StoragePage() {
         </Alert>
       </QueryState>
       {restoring && storageId && <RestoreModal storageId={storageId} file={restoring} onClose={() => setRestoring(null)} />}
+      {downloadingWithKey && storageId && <DownloadKeyModal storageId={storageId} file={downloadingWithKey} onClose={() => setDownloadingWithKey(null)} />}
       {browsing && storageId && <ArchiveBrowser storageId={storageId} file={browsing.path} onClose={() => setBrowsing(null)} />}
     </Stack>
   );

@@ -15,14 +15,23 @@ const QUERY_KEY = ['vault'];
 /** Encryption profiles: keys that encrypt backups, each with a recovery kit to decrypt without Holdfast. */
 export default function VaultPage() {
   const profiles = useQuery({ queryKey: QUERY_KEY, queryFn: () => unwrap(api.GET('/api/vault')) });
-  const [form, setForm] = useState({ name: '', description: '', key: '' });
+  const [form, setForm] = useState({ name: '', description: '', key: '', publicKey: '' });
   const [nameError, setNameError] = useState('');
   const invalidate = useInvalidate(QUERY_KEY);
   const create = useMutation({
     mutationFn: () =>
-      unwrap(api.POST('/api/vault', { body: { name: form.name.trim(), description: form.description.trim() || null, ...(form.key.trim() ? { key: form.key.trim() } : {}) } })),
+      unwrap(
+        api.POST('/api/vault', {
+          body: {
+            name: form.name.trim(),
+            description: form.description.trim() || null,
+            ...(form.key.trim() ? { key: form.key.trim() } : {}),
+            ...(form.publicKey.trim() ? { publicKey: form.publicKey.trim() } : {}),
+          },
+        }),
+      ),
     onSuccess: async () => {
-      setForm({ name: '', description: '', key: '' });
+      setForm({ name: '', description: '', key: '', publicKey: '' });
       await invalidate();
     },
   });
@@ -60,7 +69,17 @@ export default function VaultPage() {
           description="32 bytes as 64 hex characters or base64; empty: a new random key is generated"
           autoComplete="off"
           value={form.key}
+          disabled={form.publicKey.trim() !== ''}
           onChange={(event) => setForm({ ...form, key: event.currentTarget.value })}
+        />
+        <TextInput
+          label="Or: a public key only (optional)"
+          description="An age recipient (age1…, as age-keygen prints it). Holdfast then holds no key: it cannot read these backups, and restores and downloads ask for your private key each time. Keep the private key offline."
+          autoComplete="off"
+          value={form.publicKey}
+          disabled={form.key.trim() !== ''}
+          onChange={(event) => setForm({ ...form, publicKey: event.currentTarget.value })}
+          data-field="vault-public-key"
         />
       </EditorPanel>
       {remove.error && <ErrorAlert error={remove.error} title="Could not delete the profile" />}
@@ -76,6 +95,11 @@ export default function VaultPage() {
               <Table.Td>
                 {profile.name}
                 {profile.description && <div>{profile.description}</div>}
+                {profile.kind === 'public-key' && (
+                  <div>
+                    Public key only: <Code>{profile.publicKey}</Code>
+                  </div>
+                )}
               </Table.Td>
               <Table.Td>
                 <Code>{profile.keyFingerprint}</Code>
@@ -85,9 +109,12 @@ export default function VaultPage() {
           )}
           actions={(profile) => (
             <>
-              <Button size="xs" variant="default" aria-label={`Download the recovery kit of ${profile.name}`} loading={kit.isPending && kit.variables?.id === profile.id} onClick={() => kit.mutate(profile)}>
-                Recovery kit
-              </Button>
+              {/* A public-key profile has no key to put in a kit: its backups are decrypted with age and the private key. */}
+              {profile.kind !== 'public-key' && (
+                <Button size="xs" variant="default" aria-label={`Download the recovery kit of ${profile.name}`} loading={kit.isPending && kit.variables?.id === profile.id} onClick={() => kit.mutate(profile)}>
+                  Recovery kit
+                </Button>
+              )}
               <DeleteButton name={profile.name} question={`Delete ${profile.name}? Backups encrypted with it need its recovery kit.`} onDelete={() => remove.mutate(profile.id)} />
             </>
           )}
