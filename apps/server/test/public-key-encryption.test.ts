@@ -84,7 +84,7 @@ function asIdentity(bytes: Buffer): string {
   return `${prefix}1${[...values, ...tail].map((value) => CHARSET[value]).join('')}`.toUpperCase();
 }
 
-describe('public-key (age) encryption profiles through the whole product', () => {
+describe.each(['sqlite', 'postgresql'] as const)('public-key (age) encryption profiles through the whole product on %s', (dialect) => {
   const databases: string[] = [];
   const directories: string[] = [];
   let server: FullServer;
@@ -103,7 +103,7 @@ describe('public-key (age) encryption profiles through the whole product', () =>
     expect(generated.status, generated.stderr).toBe(0);
     recipient = /age1[0-9a-z]+/.exec(generated.stderr)![0];
     identity = /AGE-SECRET-KEY-1[0-9A-Z]+/.exec(await readFile(join(keyDir, 'key.txt'), 'utf8'))![0];
-    server = await startFullServer('sqlite');
+    server = await startFullServer(dialect);
     admin = await server.signIn(ADMIN.email, ADMIN.password);
     await liftRateLimits(server, admin);
   });
@@ -199,6 +199,8 @@ describe('public-key (age) encryption profiles through the whole product', () =>
     }
     const settings = await server.call('GET', '/api/settings', admin);
     material += JSON.stringify(settings.body);
+    // On PostgreSQL the database lives outside the data dir: its whole content, as pg_dump writes it.
+    if (server.databaseUrl) material += (await run('pg_dump', ['--data-only', server.databaseUrl], { maxBuffer: 256 * 1024 * 1024 })).stdout;
     expect(material).not.toContain('AGE-SECRET-KEY-1');
     const candidates = keyCandidates(material);
     const systemKey = (await readdir(server.dataDir)).find((name) => name.endsWith('.key'));
@@ -278,5 +280,6 @@ describe('public-key (age) encryption profiles through the whole product', () =>
       const bytes = await readFile(join(server.dataDir, name)).catch(() => null);
       if (bytes) expect(bytes.includes(identity), name).toBe(false);
     }
+    if (server.databaseUrl) expect((await run('pg_dump', ['--data-only', server.databaseUrl], { maxBuffer: 256 * 1024 * 1024 })).stdout).not.toContain(identity);
   });
 });
