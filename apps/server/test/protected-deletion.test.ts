@@ -126,6 +126,7 @@ describe.each(['sqlite', 'postgresql'] as const)('protected deletion on %s', (di
       await server.call('DELETE', `/api/vault/${profile.id}`, admin),
       await server.call('PUT', `/api/jobs/${job.id}`, admin, { destinations: destinations(day.id) }),
       await server.call('PUT', `/api/retention-policies/${week.id}`, admin, { config: { mode: 'gfs', daily: 2 } }),
+      await server.call('PUT', `/api/adapters/${local.id}`, admin, { defaultRetentionPolicyId: day.id }),
     ];
     expect(stale.map((answer) => [answer.status, answer.body.details?.code, answer.body.details?.action])).toEqual([
       [403, 'SECOND_FACTOR_REQUIRED', 'backup.unlock'],
@@ -133,7 +134,10 @@ describe.each(['sqlite', 'postgresql'] as const)('protected deletion on %s', (di
       [403, 'SECOND_FACTOR_REQUIRED', 'encryption-profile.delete'],
       [403, 'SECOND_FACTOR_REQUIRED', 'retention.change'],
       [403, 'SECOND_FACTOR_REQUIRED', 'retention.change'],
+      [403, 'SECOND_FACTOR_REQUIRED', 'retention.change'],
     ]);
+    // Other fields of a destination, its config sent back as stored, are no protected change.
+    expectStatus(await server.call('PUT', `/api/adapters/${local.id}`, admin, { name: 'local disk 2', config: { path: dir } }), 200);
     // A policy's name, or its rules sent unchanged, are no retention change.
     expectStatus(await server.call('PUT', `/api/retention-policies/${week.id}`, admin, { name: 'One week', config: { daily: 7, mode: 'gfs' } }), 200);
     // Nothing changed.
@@ -161,13 +165,14 @@ describe.each(['sqlite', 'postgresql'] as const)('protected deletion on %s', (di
     expectStatus(await server.call('DELETE', `/api/vault/${profile.id}`, admin), 200);
     expectStatus(await server.call('PUT', `/api/jobs/${job.id}`, admin, { destinations: destinations(day.id) }), 200);
     expectStatus(await server.call('PUT', `/api/retention-policies/${week.id}`, admin, { config: { mode: 'gfs', daily: 2 } }), 200);
+    expectStatus(await server.call('PUT', `/api/adapters/${local.id}`, admin, { defaultRetentionPolicyId: day.id }), 200);
 
     const done = (await auditOf('protected-action')).map((entry) => entry.details?.action);
     expect(done).toEqual(expect.arrayContaining(['backup.delete', 'backup.unlock', 'destination.delete', 'encryption-profile.delete', 'retention.change', 'api-key.allow-backup-deletion']));
     // Every protected action raised the notification event (raised after the response; give listeners a moment).
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(events.map((event) => event.action).sort()).toEqual(
-      ['api-key.allow-backup-deletion', 'backup.delete', 'backup.delete', 'backup.delete', 'backup.unlock', 'destination.delete', 'encryption-profile.delete', 'retention.change', 'retention.change'].sort(),
+      ['api-key.allow-backup-deletion', 'backup.delete', 'backup.delete', 'backup.delete', 'backup.unlock', 'destination.delete', 'encryption-profile.delete', 'retention.change', 'retention.change', 'retention.change'].sort(),
     );
     expect(events.find((event) => event.action === 'backup.unlock')).toMatchObject({ proof: 'totp', via: 'session', resource: 'storage', resourceId: local.id, details: { file: 'd.sql.gz' } });
   }, 180_000);

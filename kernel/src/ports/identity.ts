@@ -27,6 +27,8 @@ export type ProtectedActionKind =
   | 'destination.delete'
   | 'encryption-profile.delete'
   | 'retention.change'
+  /** A storage destination's lock settings changed (Object Lock mode or days, immutability). */
+  | 'destination.lock-change'
   /** Creating an API key with `allowBackupDeletion`, which hands the other actions to a key. */
   | 'api-key.allow-backup-deletion';
 

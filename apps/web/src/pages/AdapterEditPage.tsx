@@ -62,7 +62,8 @@ export default function AdapterEditPage() {
 
   const save = useMutation({
     mutationFn: async (config: FormValues) => {
-      if (id) return unwrap(api.PUT('/api/adapters/{id}', { params: { path: { id } }, body: { name: name.trim(), config, excludeFromRestore } }));
+      // A destination's lock settings changing need a fresh second factor (issue 45.4): asked for when the server says so.
+      if (id) return withStepUp(() => unwrap(api.PUT('/api/adapters/{id}', { params: { path: { id } }, body: { name: name.trim(), config, excludeFromRestore } })));
       return unwrap(api.POST('/api/adapters', { body: { type, adapterId: adapterId!, name: name.trim(), config, excludeFromRestore } }));
     },
     onSuccess: async (saved) => {

@@ -134,6 +134,13 @@ export class AdapterConfigService {
     return this.view(row);
   }
 
+  /** The plaintext config an update would store (validated, stored secrets kept), without storing anything. */
+  configAfterUpdate(row: AdapterConfigRow, input: UpdateAdapterInput): Record<string, unknown> {
+    const definition = definitionFor(this.deps.registry(), row.type as AdapterConfigType, row.adapterId);
+    const storedPlain = this.plainConfig(row);
+    return validateConfig(definition, mergeStoredSecrets(definition, input.config ?? storedPlain, storedPlain, secretFields(definition)));
+  }
+
   async update(id: string, input: UpdateAdapterInput, actor: Actor): Promise<AdapterConfigView> {
     const em = this.deps.em();
     const row = await this.find(id, em);

@@ -1,5 +1,5 @@
 import { ForbiddenError, defineRoute, runProtectedAction, type RouteDefinition } from '@holdfast/kernel';
-import { protectedActionGuard } from '../shared/protected-actions.js';
+import { destinationChange, protectedActionGuard } from '../shared/protected-actions.js';
 import { z } from 'zod';
 import { actorOf, authOf, requirePermission, visibleIds } from '../shared/access.js';
 import type { CatalogDeps } from '../shared/deps.js';
@@ -160,8 +160,17 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       request: { params: idParams, body: updateAdapterBody },
       responses: { 200: { description: 'Updated', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409) },
       handler: async (request) => {
-        await permitted(authOf(request), await typeOf(request.params.id), 'write', request.params.id);
-        return service.update(request.params.id, request.body, actorOf(request));
+        const type = await typeOf(request.params.id);
+        await permitted(authOf(request), type, 'write', request.params.id);
+        const update = () => service.update(request.params.id, request.body, actorOf(request));
+        if (type !== 'storage') return update();
+        // A destination's lock settings or default retention changing is a protected action (issue 45.4).
+        const row = await service.find(request.params.id);
+        const before = { config: service.plainConfig(row), defaultRetentionPolicyId: row.defaultRetentionPolicyId ?? null };
+        // Compared as stored: defaults filled in, so leaving out a field that keeps its default is no change.
+        const after = { config: service.configAfterUpdate(row, request.body), defaultRetentionPolicyId: request.body.defaultRetentionPolicyId };
+        const action = destinationChange(request.params.id, before, after);
+        return action ? runProtectedAction(protectedActionGuard(deps), request, action, update) : update();
       },
     }),
     defineRoute({

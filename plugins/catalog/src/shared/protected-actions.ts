@@ -1,4 +1,4 @@
-import { resolveOptional, TOKENS, type ProtectedActionGuard } from '@holdfast/kernel';
+import { resolveOptional, TOKENS, type ProtectedAction, type ProtectedActionGuard } from '@holdfast/kernel';
 import type { CatalogDeps } from './deps.js';
 
 /** The identity plugin's guard of actions that can lose backups (issue 45.4), when it is loaded. */
@@ -45,4 +45,30 @@ export function retentionChanges(before: readonly DestinationRetention[], after:
     if (canonical(was) !== canonical(now)) changes.push({ configId: next.configId, before: was, after: now });
   }
   return changes;
+}
+
+/** Config fields of a destination that hold its lock settings (S3 `objectLock*`, Azure immutability, legal holds). */
+const LOCK_FIELD = /^(objectLock|lock)|immutab|legalHold/i;
+
+/**
+ * The protected action an update of a storage destination takes, or null: a change of its lock settings (config
+ * fields named `objectLock*`, `lock*`, `*immutab*` or `*legalHold*`, compared as they would be stored) or of its default retention policy. Decision (issue 45.4): raised or lowered alike.
+ */
+export function destinationChange(
+  id: string,
+  before: { config: Record<string, unknown>; defaultRetentionPolicyId: string | null },
+  body: { config?: Record<string, unknown>; defaultRetentionPolicyId?: string | null },
+): ProtectedAction | null {
+  if (body.config) {
+    const keys = [...new Set([...Object.keys(before.config), ...Object.keys(body.config)])].filter((key) => LOCK_FIELD.test(key));
+    const changed = keys.filter((key) => canonical(before.config[key]) !== canonical(body.config![key]));
+    if (changed.length > 0) {
+      const pick = (config: Record<string, unknown>) => Object.fromEntries(changed.map((key) => [key, config[key] ?? null]));
+      return { kind: 'destination.lock-change', resource: 'adapter', resourceId: id, details: { before: pick(before.config), after: pick(body.config) } };
+    }
+  }
+  if (body.defaultRetentionPolicyId !== undefined && (body.defaultRetentionPolicyId ?? null) !== before.defaultRetentionPolicyId) {
+    return { kind: 'retention.change', resource: 'adapter', resourceId: id, details: { defaultRetentionPolicyId: { before: before.defaultRetentionPolicyId, after: body.defaultRetentionPolicyId ?? null } } };
+  }
+  return null;
 }

@@ -24,7 +24,8 @@ const ACTION_LABELS: Record<ProtectedAction['kind'], string> = {
   'backup.unlock': 'unlock a backup',
   'destination.delete': 'delete a storage destination',
   'encryption-profile.delete': 'delete an encryption profile',
-  'retention.change': "change a job's retention",
+  'retention.change': 'change retention',
+  'destination.lock-change': "change a destination's lock settings",
   'api-key.allow-backup-deletion': 'create an API key that may delete backups',
 };
 
