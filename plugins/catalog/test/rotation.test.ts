@@ -1,3 +1,4 @@
+import { generateAgeIdentity } from '@holdfast/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rotateSystemKey, SecretBox, WRONG_KEY_MESSAGE } from '../src/index.js';
 import { KNOWN_SECRETS } from './fixture-adapters.js';
@@ -18,13 +19,16 @@ describe.each(['sqlite', 'postgresql'] as const)('system key rotation on %s', (d
 
   it('re-encrypts every secret so only the new key starts the catalog', async () => {
     const ids = await populate(server);
+    // A public-key profile (issue 45) seals an empty string: rotated like the others, and it keeps its recipient.
+    const { recipient } = generateAgeIdentity();
+    const publicOnly = (await server.call('POST', '/api/vault', { name: 'Owner public key', publicKey: recipient })).json as { id: string };
     const current = new SecretBox(Buffer.from(TEST_KEY_HEX, 'hex'));
     const nextHex = '42'.repeat(32);
     const wrong = new SecretBox(Buffer.alloc(32, 9));
     await expect(rotateSystemKey(server.db.em(), wrong, new SecretBox(Buffer.from(nextHex, 'hex')))).rejects.toThrow(WRONG_KEY_MESSAGE);
     const before = JSON.stringify(await snapshotTables(server.db));
     const report = await rotateSystemKey(server.db.em(), current, new SecretBox(Buffer.from(nextHex, 'hex')));
-    expect(report).toEqual({ adapterSecrets: 4, credentialProfiles: 2, encryptionProfiles: 1, otherSecrets: [] });
+    expect(report).toEqual({ adapterSecrets: 4, credentialProfiles: 2, encryptionProfiles: 2, otherSecrets: [] });
     expect(JSON.stringify(await snapshotTables(server.db))).not.toEqual(before);
     await server.close();
     await expect(startCatalog(site)).rejects.toThrow(WRONG_KEY_MESSAGE);
@@ -32,5 +36,6 @@ describe.each(['sqlite', 'postgresql'] as const)('system key rotation on %s', (d
     const plan = await server.catalog.jobCatalog.resolveRunPlan(ids.job.id);
     expect(plan.source.config.password).toBe(KNOWN_SECRETS.dbPassword);
     expect(plan.encryption?.key.toString('hex')).toBe(KNOWN_SECRETS.vaultKey);
+    expect((await server.call('GET', `/api/vault/${publicOnly.id}`)).json).toMatchObject({ kind: 'public-key', publicKey: recipient });
   });
 });

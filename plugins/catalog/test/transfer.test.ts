@@ -1,3 +1,4 @@
+import { generateAgeIdentity } from '@holdfast/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KNOWN_SECRETS } from './fixture-adapters.js';
 import { populate } from './fixtures.js';
@@ -107,6 +108,31 @@ describe.each(['sqlite', 'postgresql'] as const)('export and import on %s', (dia
     expect(merged.status).toBe(200);
     expect(merged.json.created).toEqual({});
     expect((await target.call('GET', '/api/jobs')).json).toHaveLength(1);
+  });
+
+  it('carries a public-key profile (issue 45) across: its recipient, and still no key', async () => {
+    const source = await fresh();
+    const { recipient } = generateAgeIdentity();
+    const symmetric = await source.call('POST', '/api/vault', { name: 'Export key', key: KNOWN_SECRETS.vaultKey });
+    expect(symmetric.status).toBe(201);
+    const publicOnly = await source.call('POST', '/api/vault', { name: 'Owner public key', publicKey: recipient });
+    expect(publicOnly.status, publicOnly.text).toBe(201);
+    const exported = await source.call('GET', `/api/config/export?encryptionProfileId=${symmetric.json.id}`);
+    expect(exported.status).toBe(200);
+    const target = await fresh();
+    const imported = await target.call('POST', '/api/config/import', { document: exported.json, key: KNOWN_SECRETS.vaultKey });
+    expect(imported.status, imported.text).toBe(200);
+    const profiles = (await target.call('GET', '/api/vault')).json as Array<Record<string, JsonValue>>;
+    const carried = profiles.find((profile) => profile.name === 'Owner public key');
+    expect(carried).toMatchObject({ kind: 'public-key', publicKey: recipient, keyFingerprint: publicOnly.json.keyFingerprint });
+    await expect(target.catalog.jobCatalog.encryptionKey(carried!.id as string)).rejects.toThrow(/only a public key/);
+    // Nothing about it is secret: an export without secrets carries it too.
+    const plain = await source.call('GET', '/api/config/export');
+    expect(plain.json.secrets).not.toBe('encrypted');
+    const third = await fresh();
+    const fromPlain = await third.call('POST', '/api/config/import', { document: plain.json });
+    expect(fromPlain.status, fromPlain.text).toBe(200);
+    expect(((await third.call('GET', '/api/vault')).json as Array<Record<string, JsonValue>>).map((profile) => [profile.name, profile.kind])).toEqual([['Owner public key', 'public-key']]);
   });
 
   it('omits secrets from an unencrypted export and says so', async () => {

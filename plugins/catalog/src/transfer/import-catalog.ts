@@ -86,7 +86,8 @@ export async function importCatalog(catalog: Catalog, input: ImportInput, actor:
         result.merged[kind] = (result.merged[kind] ?? 0) + 1;
         continue;
       }
-      if (kind === 'encryptionProfiles' && !secrets?.encryptionProfiles[record.id]) {
+      // A public-key profile (issue 45) has nothing secret: it comes across even from an export without secrets.
+      if (kind === 'encryptionProfiles' && !(record as { publicKey?: string }).publicKey && !secrets?.encryptionProfiles[record.id]) {
         result.warnings.push(`Encryption profile "${record.name}" skipped: the export carries no secrets`);
         continue;
       }

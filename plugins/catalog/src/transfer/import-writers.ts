@@ -53,7 +53,7 @@ export async function writeRecord<K extends ImportKind>(
     }
     case 'encryptionProfiles': {
       const publicKey = (record as RecordOf<'encryptionProfiles'>).publicKey;
-      em.create(EncryptionProfileEntity, { ...base, description, secretKey: box.seal(secrets!.encryptionProfiles[record.id]!), publicKey: publicKey ? parseProfilePublicKey(publicKey) : null });
+      em.create(EncryptionProfileEntity, { ...base, description, secretKey: box.seal(publicKey ? '' : secrets!.encryptionProfiles[record.id]!), publicKey: publicKey ? parseProfilePublicKey(publicKey) : null });
       break;
     }
     case 'retentionPolicies': {
