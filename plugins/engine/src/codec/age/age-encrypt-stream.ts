@@ -53,7 +53,7 @@ export class AgeEncryptStream extends Transform {
       let offset = 0;
       while (offset < data.length) {
         if (this.pendingLength === AGE_CHUNK_SIZE) {
-          out.push(this.seal(this.pending, false));
+          out.push(...this.seal(this.pending, false));
           this.pendingLength = 0;
         }
         const copied = data.copy(this.pending, this.pendingLength, offset, offset + AGE_CHUNK_SIZE - this.pendingLength);
@@ -71,7 +71,7 @@ export class AgeEncryptStream extends Transform {
   override _flush(callback: TransformCallback): void {
     try {
       // Always a last chunk, empty only when the whole plaintext is: its flag proves the file is complete.
-      this.push(Buffer.concat([...this.takePreamble(), this.seal(this.pending.subarray(0, this.pendingLength), true)]));
+      this.push(Buffer.concat([...this.takePreamble(), ...this.seal(this.pending.subarray(0, this.pendingLength), true)]));
       callback();
     } catch (error) {
       callback(error as Error);
@@ -84,7 +84,7 @@ export class AgeEncryptStream extends Transform {
     return [this.preamble];
   }
 
-  private seal(plaintext: Buffer, isLast: boolean): Buffer {
+  private seal(plaintext: Buffer, isLast: boolean): Buffer[] {
     const sealed = sealChunk(this.key, chunkNonce(this.index, isLast), plaintext);
     this.index += 1n;
     return sealed;

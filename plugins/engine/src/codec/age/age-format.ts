@@ -37,9 +37,12 @@ function hkdf(ikm: Buffer, salt: Buffer, info: string | Buffer, length = 32): Bu
   return Buffer.from(hkdfSync('sha256', ikm, salt, typeof info === 'string' ? Buffer.from(info, 'ascii') : info, length));
 }
 
-function seal(key: Buffer, nonce: Buffer, plaintext: Buffer): Buffer {
+/** Ciphertext and tag as separate pieces: the caller joins a whole input piece's chunks in one copy. */
+function sealParts(key: Buffer, nonce: Buffer, plaintext: Buffer): Buffer[] {
   const cipher = createCipheriv('chacha20-poly1305', key, nonce, { authTagLength: AGE_TAG_LENGTH });
-  return Buffer.concat([cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+  const body = cipher.update(plaintext);
+  const rest = cipher.final(); // empty for ChaCha20-Poly1305; kept so no byte could ever be dropped
+  return rest.length > 0 ? [body, rest, cipher.getAuthTag()] : [body, cipher.getAuthTag()];
 }
 
 /** The plaintext, or null when the tag does not verify. */
@@ -71,7 +74,7 @@ export function sealAgeHeader(recipient: AgeRecipient): { fileKey: Buffer; heade
   const share = rawPublicKey(ephemeral.publicKey);
   const shared = diffieHellman({ privateKey: ephemeral.privateKey, publicKey: publicKeyObject(recipient.publicKey) });
   const wrapKey = hkdf(shared, Buffer.concat([share, recipient.publicKey]), X25519_INFO);
-  const body = seal(wrapKey, ZERO_NONCE, fileKey);
+  const body = Buffer.concat(sealParts(wrapKey, ZERO_NONCE, fileKey));
   const withoutMac = `${AGE_VERSION_LINE}\n-> X25519 ${b64(share)}\n${wrapBodyLines(body)}\n---`;
   const mac = createHmac('sha256', hkdf(fileKey, Buffer.alloc(0), 'header')).update(withoutMac, 'ascii').digest();
   return { fileKey, header: Buffer.from(`${withoutMac} ${b64(mac)}\n`, 'ascii') };
@@ -181,4 +184,4 @@ export function chunkNonce(index: bigint, isLast: boolean): Buffer {
   return nonce;
 }
 
-export { open as openChunk, seal as sealChunk };
+export { open as openChunk, sealParts as sealChunk };
