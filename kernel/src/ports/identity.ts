@@ -29,6 +29,8 @@ export type ProtectedActionKind =
   | 'retention.change'
   /** A storage destination's lock settings changed (Object Lock mode or days, immutability). */
   | 'destination.lock-change'
+  /** Adding, replacing or removing one's own second factors while having one (else step-up could be bypassed). */
+  | 'second-factor.change'
   /** Creating an API key with `allowBackupDeletion`, which hands the other actions to a key. */
   | 'api-key.allow-backup-deletion';
 

@@ -31,6 +31,13 @@ describe.each(DIALECTS)('passkeys with a software authenticator on %s', (dialect
     return { authenticator, passkey: created.body };
   }
 
+  /** Proves the passkey again in `client`'s session (issue 45.4: adding or removing a factor needs a fresh one). */
+  async function stepUp(client: Client, authenticator: SoftwareAuthenticator) {
+    const options = await client.call('POST', '/api/auth/step-up/passkey-options', { json: {} });
+    const reply = await client.call('POST', '/api/auth/step-up', { json: { passkey: authenticator.get(options.body) } });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  }
+
   /** A passwordless sign-in from a fresh browser. */
   async function passkeySignIn(authenticator: SoftwareAuthenticator, overrides: Parameters<SoftwareAuthenticator['get']>[1] = {}) {
     const client = new Client(app!.url);
@@ -51,6 +58,10 @@ describe.each(DIALECTS)('passkeys with a software authenticator on %s', (dialect
     const { authenticator, passkey } = await register(admin, 'Laptop');
     expect(passkey).toMatchObject({ name: 'Laptop', credentialId: authenticator.id, deviceType: 'multiDevice', backedUp: true, transports: ['internal', 'hybrid'] });
     expect(passkey.aaguid).toMatch(/^[0-9a-f-]{36}$/);
+    // A second passkey is a new second factor: refused until the first one is proven again (issue 45.4).
+    const unproven = await admin.call('POST', '/api/auth/passkeys', { json: { response: new SoftwareAuthenticator({ origin: app!.url }).create((await admin.call('POST', '/api/auth/passkeys/registration-options', { json: {} })).body) } });
+    expect(unproven.body.details).toMatchObject({ code: 'SECOND_FACTOR_REQUIRED', action: 'second-factor.change' });
+    await stepUp(admin, authenticator);
     const { passkey: single } = await register(admin, undefined, false);
     expect(single).toMatchObject({ name: null, deviceType: 'singleDevice', backedUp: false });
 
@@ -192,7 +203,9 @@ describe.each(DIALECTS)('passkeys with a software authenticator on %s', (dialect
     expect(JSON.parse(login.details!)).toEqual({ authMethod: 'password', secondFactor: 'passkey', passkeyId: passkey.id });
 
     // Deleting the last passkey turns the requirement off, so the account is not locked out.
-    expect((await admin.call('DELETE', `/api/auth/passkeys/${passkey.id}`)).status).toBe(204);
+    // Removing it needs a fresh second factor: the session that just signed in with it has one (issue 45.4).
+    expect((await admin.call('DELETE', `/api/auth/passkeys/${passkey.id}`)).status).toBe(403);
+    expect((await client.call('DELETE', `/api/auth/passkeys/${passkey.id}`)).status).toBe(204);
     expect((await admin.call('GET', '/api/users/me')).body.passkeyTwoFactor).toBe(false);
     const plain = await new Client(app!.url).call('POST', '/api/auth/sign-in', { json: { email: ADMIN.email, password: ADMIN.password } });
     expect(plain.body.csrfToken).toEqual(expect.any(String));

@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
+import { withStepUp } from './StepUp';
 import { passkeyErrorMessage, passkeysAvailable, registerPasskey } from '../api/passkeys';
 import { formatDate } from '../components/format';
 import { ErrorAlert, QueryState } from '../components/PageState';
@@ -36,7 +37,8 @@ export function PasskeysPanel() {
   const [renaming, setRenaming] = useState<{ id: string; name: string } | null>(null);
   const invalidate = () => queryClient.invalidateQueries({ queryKey: PASSKEYS_KEY });
   const add = useMutation({
-    mutationFn: () => registerPasskey(name.trim() || undefined),
+    // Adding or removing a factor while having one needs a fresh one (issue 45.4): asked for when the server says so.
+    mutationFn: () => withStepUp(() => registerPasskey(name.trim() || undefined)),
     onSuccess: async () => {
       setName('');
       notifications.show({ color: 'green', message: 'Passkey added' });
@@ -51,7 +53,7 @@ export function PasskeysPanel() {
     },
   });
   const remove = useMutation({
-    mutationFn: (id: string) => unwrap(api.DELETE('/api/auth/passkeys/{id}', { params: { path: { id } } })),
+    mutationFn: (id: string) => withStepUp(() => unwrap(api.DELETE('/api/auth/passkeys/{id}', { params: { path: { id } } }))),
     onSuccess: invalidate,
   });
   const secondStep = useMutation({

@@ -3,6 +3,7 @@ import { notifications } from '@mantine/notifications';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, unwrap } from '../api/client';
+import { withStepUp } from './StepUp';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { QrCode } from '../components/QrCode';
 import { ToneBadge } from '../components/StatusBadge';
@@ -29,7 +30,8 @@ export function TwoFactorPanel() {
   };
 
   const enroll = useMutation({
-    mutationFn: () => unwrap(api.POST('/api/auth/two-factor/enroll', { body: {} })),
+    // Changing one's second factors while having one needs a fresh one (issue 45.4): asked for when the server says so.
+    mutationFn: () => withStepUp(() => unwrap(api.POST('/api/auth/two-factor/enroll', { body: {} }))),
     onSuccess: (answer) => {
       setEnrollment(answer);
       setCode('');
@@ -45,12 +47,12 @@ export function TwoFactorPanel() {
     },
   });
   const regenerate = async (proof: Reauthentication) => {
-    const answer = await unwrap(api.POST('/api/auth/two-factor/backup-codes', { body: proof }));
+    const answer = await withStepUp(() => unwrap(api.POST('/api/auth/two-factor/backup-codes', { body: proof })));
     setCodes(answer.backupCodes);
     await changed();
   };
   const disable = async (proof: Reauthentication) => {
-    await unwrap(api.POST('/api/auth/two-factor/disable', { body: proof }));
+    await withStepUp(() => unwrap(api.POST('/api/auth/two-factor/disable', { body: proof })));
     setCodes(null);
     notifications.show({ color: 'green', message: 'Two-factor sign-in is off' });
     await changed();

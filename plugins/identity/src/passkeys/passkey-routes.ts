@@ -5,6 +5,7 @@ import type { Passkey } from '../entities/second-factor.js';
 import { actorOf, authOf, errors, idParams } from '../routes/common.js';
 import { recordFailedSignIn, recordSignInFailure, signIn, signedInSchema } from '../routes/auth-routes.js';
 import { SignInFailure } from '../audit/sign-in-failure.js';
+import { guardFactorChange } from '../protected-actions/factor-changes.js';
 import type { IdentityServices } from '../services.js';
 import { finishPendingSignIn, peekPendingSignIn } from '../two-factor/pending-sign-in.js';
 import { relyingPartyOf } from './relying-party.js';
@@ -95,7 +96,9 @@ export function passkeyRoutes(services: IdentityServices): RouteDefinition[] {
       responses: { 201: { description: 'Registered.', schema: passkeySchema }, ...errors(400, 401, 403, 409) },
       handler: async (request) => {
         const user = await users.get(authOf(request).userId);
-        const passkey = await passkeys.register(user, rpOf(request), request.body.response as RegistrationResponseJSON, request.body.name);
+        const passkey = await guardFactorChange(services, request, 'passkey.create', () =>
+          passkeys.register(user, rpOf(request), request.body.response as RegistrationResponseJSON, request.body.name),
+        );
         await audit.record(actorOf(request), { action: 'passkey.create', resource: 'passkey', resourceId: passkey.id, details: { deviceType: passkey.deviceType, backedUp: passkey.backedUp } });
         return routeCreated(passkeyJson(passkey));
       },
@@ -123,7 +126,7 @@ export function passkeyRoutes(services: IdentityServices): RouteDefinition[] {
       request: { params: idParams },
       responses: { 204: { description: 'Deleted.' }, ...errors(401, 403, 404) },
       handler: async (request) => {
-        await passkeys.remove(authOf(request).userId, request.params.id);
+        await guardFactorChange(services, request, 'passkey.delete', () => passkeys.remove(authOf(request).userId, request.params.id));
         await audit.record(actorOf(request), { action: 'passkey.delete', resource: 'passkey', resourceId: request.params.id });
         return undefined;
       },

@@ -26,6 +26,7 @@ const ACTION_LABELS: Record<ProtectedAction['kind'], string> = {
   'encryption-profile.delete': 'delete an encryption profile',
   'retention.change': 'change retention',
   'destination.lock-change': "change a destination's lock settings",
+  'second-factor.change': 'change your second factors',
   'api-key.allow-backup-deletion': 'create an API key that may delete backups',
 };
 

@@ -5,6 +5,7 @@ import { recordFailedSignIn, signIn, signedInSchema } from '../routes/auth-route
 import type { IdentityServices } from '../services.js';
 import { finishPendingSignIn, requirePendingSignIn } from './pending-sign-in.js';
 import { reauthenticate, reauthenticationBody } from './reauthenticate.js';
+import { freshFromReauthentication, guardFactorChange } from '../protected-actions/factor-changes.js';
 
 const statusSchema = z
   .object({ enabled: z.boolean(), enrollmentPending: z.boolean(), backupCodesRemaining: z.number().int() })
@@ -46,7 +47,9 @@ export function twoFactorRoutes(services: IdentityServices): RouteDefinition[] {
       },
       handler: async (request) => {
         const user = await users.get(authOf(request).userId);
-        const enrollment = await twoFactor.beginEnrollment(user);
+        // With a passkey already, adding TOTP needs a fresh second factor (issue 45.4); while TOTP is on this is a 409.
+        const begin = () => twoFactor.beginEnrollment(user);
+        const enrollment = (await twoFactor.isEnabled(user.id)) ? await begin() : await guardFactorChange(services, request, 'two-factor.enroll', begin);
         await audit.record(actorOf(request), { action: 'two-factor.enroll', resource: RESOURCE, resourceId: user.id });
         return routeNoStore(enrollment);
       },
@@ -77,7 +80,9 @@ export function twoFactorRoutes(services: IdentityServices): RouteDefinition[] {
       handler: async (request) => {
         const user = await users.get(authOf(request).userId);
         const proof = await reauthenticate(services, user, request.body);
-        const backupCodes = await twoFactor.regenerateBackupCodes(user.id);
+        await freshFromReauthentication(services, request, proof);
+        // New backup codes are new second factors: a password alone is not enough (issue 45.4).
+        const backupCodes = await guardFactorChange(services, request, 'two-factor.backup-codes', () => twoFactor.regenerateBackupCodes(user.id));
         await audit.record(actorOf(request), { action: 'two-factor.backup-codes', resource: RESOURCE, resourceId: user.id, details: { reauthenticatedWith: proof } });
         return routeNoStore({ backupCodes });
       },
@@ -93,7 +98,8 @@ export function twoFactorRoutes(services: IdentityServices): RouteDefinition[] {
       handler: async (request) => {
         const user = await users.get(authOf(request).userId);
         const proof = await reauthenticate(services, user, request.body);
-        await twoFactor.disable(user.id);
+        await freshFromReauthentication(services, request, proof);
+        await guardFactorChange(services, request, 'two-factor.disable', () => twoFactor.disable(user.id));
         await audit.record(actorOf(request), { action: 'two-factor.disable', resource: RESOURCE, resourceId: user.id, details: { reauthenticatedWith: proof } });
         return undefined;
       },
