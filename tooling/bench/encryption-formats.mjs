@@ -49,11 +49,14 @@ function sink(keep) {
   return writable;
 }
 
-/** Ciphertexts of a smaller sample for the decrypt rows would not measure the same thing: encrypt once per round. */
+/** Wall seconds and CPU seconds of this process (the ciphers run on the main thread: CPU time shows their cost even
+ * when other work on a shared machine stretches the wall time). */
 async function timed(run) {
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   await run();
-  return Number(process.hrtime.bigint() - started) / 1e9;
+  const used = process.cpuUsage(cpu);
+  return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuSeconds: (used.user + used.system) / 1e6 };
 }
 
 const rows = [
@@ -79,22 +82,26 @@ const median = (values) => {
 const results = new Map(rows.map((row) => [row.name, []]));
 for (let round = 0; round < repeats; round++) {
   for (const row of rows) {
-    const seconds = await timed(row.run);
-    results.get(row.name).push(seconds);
-    process.stderr.write(`[bench] round ${round + 1}/${repeats}: ${row.name}: ${seconds.toFixed(3)} s (${(sizeMiB / seconds).toFixed(0)} MiB/s)\n`);
+    const measured = await timed(row.run);
+    results.get(row.name).push(measured);
+    process.stderr.write(`[bench] round ${round + 1}/${repeats}: ${row.name}: ${measured.seconds.toFixed(3)} s, CPU ${measured.cpuSeconds.toFixed(3)} s\n`);
   }
 }
 const summary = rows.map((row) => {
-  const runs = results.get(row.name);
+  const runs = results.get(row.name).map((run) => run.seconds);
   const seconds = median(runs);
-  return { name: row.name, medianSeconds: seconds, mibPerSecond: sizeMiB / seconds, minSeconds: Math.min(...runs), maxSeconds: Math.max(...runs) };
+  const cpuSeconds = median(results.get(row.name).map((run) => run.cpuSeconds));
+  return { name: row.name, medianSeconds: seconds, cpuSeconds, mibPerSecond: sizeMiB / seconds, minSeconds: Math.min(...runs), maxSeconds: Math.max(...runs) };
 });
 const by = (name) => summary.find((row) => row.name === name);
 const encryptRatio = by(rows[0].name).medianSeconds / by(rows[1].name).medianSeconds;
 const roundTripRatio = by(rows[2].name).medianSeconds / by(rows[3].name).medianSeconds;
+const encryptCpuRatio = by(rows[0].name).cpuSeconds / by(rows[1].name).cpuSeconds;
+const roundTripCpuRatio = by(rows[2].name).cpuSeconds / by(rows[3].name).cpuSeconds;
 console.log(`encryption formats, ${sizeMiB} MiB, ${repeats} runs per row, Node ${process.version}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ')[0]}`);
 for (const row of summary) {
-  console.log(`${row.name.padEnd(66)} ${row.medianSeconds.toFixed(3)} s  ${row.mibPerSecond.toFixed(0).padStart(5)} MiB/s  (${row.minSeconds.toFixed(3)}-${row.maxSeconds.toFixed(3)})`);
+  console.log(`${row.name.padEnd(66)} ${row.medianSeconds.toFixed(3)} s  ${row.mibPerSecond.toFixed(0).padStart(5)} MiB/s  (${row.minSeconds.toFixed(3)}-${row.maxSeconds.toFixed(3)})  CPU ${row.cpuSeconds.toFixed(3)} s`);
 }
 console.log(`speed age / HFENC, encrypt: ${encryptRatio.toFixed(2)} (issue 45: >= 0.90); encrypt+decrypt: ${roundTripRatio.toFixed(2)}`);
+console.log(`CPU cost HFENC / age, encrypt: ${encryptCpuRatio.toFixed(2)}; encrypt+decrypt: ${roundTripCpuRatio.toFixed(2)}`);
 console.log(`peak RSS of the process: ${(peakRssKiB() / 1024).toFixed(0)} MiB (input never held whole: flat memory)`);
