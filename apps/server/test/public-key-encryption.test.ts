@@ -165,6 +165,11 @@ describe.each(['sqlite', 'postgresql'] as const)('public-key (age) encryption pr
     expect(seekable.body.error).toMatch(/body\.encryptionProfileId.*public-key/);
     const seekableUpdate = await server.call('PUT', `/api/jobs/${job.id}`, admin, { archiveFormat: 'SEEKABLE', compression: 'ZSTD' });
     expect(seekableUpdate.status, JSON.stringify(seekableUpdate.body)).toBe(400);
+    // Nor a test restore: the server could never read the backup back.
+    const testRestore = await server.call('PUT', `/api/jobs/${job.id}`, admin, { testRestore: { target: { type: 'database' } } });
+    expect(testRestore.status, JSON.stringify(testRestore.body)).toBe(400);
+    expect(testRestore.body.error).toMatch(/body\.testRestore.*public-key/);
+    expect((await server.call('GET', `/api/jobs/${job.id}`, admin)).body.testRestore ?? null).toBeNull();
     expect((await server.call('GET', '/api/jobs', admin)).body.map((listed: { name: string }) => listed.name)).toEqual(['orders']);
 
     const trigger = await server.call('POST', `/api/jobs/${job.id}/run`, admin, {});

@@ -8,6 +8,7 @@ import { assertCron } from '../templates/schedule-presets.js';
 import { checkDestinations, checkJobReferences, checkTestRestore } from './job-references.js';
 import { linkedNotifications } from './job-notifications.js';
 import { checkArchiveOptions } from './archive-options.js';
+import { checkTestRestoreEncryption } from './public-key-limits.js';
 import { checkCompressionOptions } from './compression-options.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
@@ -78,6 +79,7 @@ export class JobService {
     await checkJobReferences(em, input);
     await checkArchiveOptions(em, this.deps.registry(), input);
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
+    await checkTestRestoreEncryption(em, { encryptionProfileId: input.encryptionProfileId, hasTestRestore: Boolean(input.testRestore) });
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
     await this.assertNameFree(em, input.name);
@@ -141,6 +143,7 @@ export class JobService {
     };
     await checkArchiveOptions(em, this.deps.registry(), { ...archiveFields, compression: compressionFields.compression, sourceId: refs.sourceId, encryptionProfileId: refs.encryptionProfileId });
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
+    await checkTestRestoreEncryption(em, { encryptionProfileId: refs.encryptionProfileId, hasTestRestore: input.testRestore !== undefined ? Boolean(input.testRestore) : Boolean(row.testRestore) });
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
       input.schedule !== undefined || input.schedulePresetId !== undefined
