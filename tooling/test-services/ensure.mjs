@@ -10,6 +10,7 @@ import { ensureCephRgw } from './ceph-rgw.mjs';
 import { ensureChromium } from './chromium.mjs';
 import { ensureMariadb } from './mariadb.mjs';
 import { ensurePodman } from './podman.mjs';
+import { ensurePostgresPitr } from './postgres-pitr.mjs';
 import { ensureRclone } from './rclone.mjs';
 import { ensureRedis } from './redis.mjs';
 import { ensureRsyncd } from './rsyncd.mjs';
@@ -71,6 +72,7 @@ async function ensurePostgres() {
 /** Every service the suite needs, in start order: `[label, ensure]`. */
 export const TEST_SERVICES = [
   ['PostgreSQL (127.0.0.1:5432, trust auth, role root)', ensurePostgres],
+  ['PostgreSQL PITR cluster (127.0.0.1:5433, wal_level=replica, roles holdfast_repl/holdfast_norepl/holdfast_repl_nohba)', ensurePostgresPitr],
   ['MariaDB (127.0.0.1:3306, root without password) + mariadb-client', ensureMariadb],
   ['Redis (127.0.0.1:6379) + redis-tools', ensureRedis],
   ['sqlite3 CLI', ensureSqlite],

@@ -5,15 +5,16 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopCephRgw } from './ceph-rgw.mjs';
+import { stopPostgresPitr } from './postgres-pitr.mjs';
 
 const ROOT = '/tmp/holdfast-test-services';
 
-/** Every `*.pid` file below `directory`, except Ceph's (its own stop orders the daemons). */
+/** Every `*.pid` file below `directory`, except Ceph's and the PITR cluster's (their own stops order the processes). */
 function pidFiles(directory) {
   if (!existsSync(directory)) return [];
   return readdirSync(directory).flatMap((name) => {
     const path = join(directory, name);
-    if (name === 'ceph-rgw') return [];
+    if (name === 'ceph-rgw' || name === 'postgres-pitr') return [];
     if (statSync(path).isDirectory()) return pidFiles(path);
     return name.endsWith('.pid') ? [path] : [];
   });
@@ -34,7 +35,7 @@ function stopPid(file) {
 function pidsNamingStateFolder() {
   return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).filter((entry) => {
     try {
-      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(`${ROOT}/`) && !arg.startsWith(`${ROOT}/ceph-rgw`));
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(`${ROOT}/`) && !arg.startsWith(`${ROOT}/ceph-rgw`) && !arg.startsWith(`${ROOT}/postgres-pitr`));
     } catch {
       return false;
     }
@@ -43,6 +44,7 @@ function pidsNamingStateFolder() {
 
 stopCephRgw();
 process.stdout.write('test services: Ceph RADOS Gateway stopped\n');
+process.stdout.write(`test services: PostgreSQL PITR cluster ${stopPostgresPitr()}\n`);
 for (const file of pidFiles(ROOT)) process.stdout.write(`test services: ${stopPid(file)}\n`);
 for (const pid of pidsNamingStateFolder()) {
   try {
