@@ -47,6 +47,12 @@ export const postgresSourceConfig = z.object({
     .boolean()
     .default(true)
     .describe('Restore: create a missing target database; off refuses a missing target before anything is written'),
+  // Groundwork of point-in-time recovery (issue 43): only the check exists so far, nothing streams WAL yet.
+  checkReplication: z.boolean().default(false).meta({
+    advanced: true,
+    description:
+      'Test connection also checks what point-in-time recovery will need: wal_level, WAL senders and slots, the REPLICATION privilege and the pg_hba.conf replication line (PITR itself is not available yet)',
+  }),
   ssh: secretTarget(sshBlock.optional().describe('Run pg_dump, pg_restore and psql on this host over SSH instead of on the Holdfast host')),
   ...sshLoginSecretFields,
 });

@@ -20,6 +20,7 @@ import type { PostgresSourceConfig } from './config.js';
 import { assertStandaloneArchive, startArchiveDump } from './internal/archive-dump.js';
 import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { ORIGIN, withClient } from './internal/connection.js';
+import { checkReplication } from './internal/replication-check.js';
 import { startDump } from './internal/dump.js';
 import { quoteLiteral, remoteQuery } from './internal/remote-query.js';
 import { restoreDump, type RestoreContext } from './internal/restore.js';
@@ -48,10 +49,21 @@ export class PostgresSource implements SourceAdapter {
     try {
       const { version } = await this.detectVersion();
       const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
-      return { ok: true, message: `Connected to PostgreSQL ${version}${via}`, latencyMs: Date.now() - started, version };
+      const connected = `Connected to PostgreSQL ${version}${via}`;
+      if (this.config.checkReplication) return { ...(await this.replicationResult(connected)), latencyMs: Date.now() - started, version };
+      return { ok: true, message: connected, latencyMs: Date.now() - started, version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
     }
+  }
+
+  /** With `checkReplication`: what point-in-time recovery will need, one sentence per missing piece. */
+  private async replicationResult(connected: string): Promise<{ ok: boolean; message: string }> {
+    // The replication connection is opened from the Holdfast host, which in SSH mode may not reach the server.
+    if (this.config.ssh) return { ok: true, message: `${connected}; the replication check does not run in SSH mode` };
+    const check = await checkReplication(this.config);
+    if (check.ready) return { ok: true, message: `${connected}; ready for point-in-time recovery (wal_level ${check.walLevel}, replication connection accepted)` };
+    return { ok: false, message: `${connected}, but point-in-time recovery is not possible yet: ${check.problems.join(' ')}` };
   }
 
   async detectVersion(): Promise<SourceVersion> {

@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { instantiateAdapter } from '@holdfast/sdk';
+import definition from '../src/index.js';
 import { postgresSourceConfig } from '../src/config.js';
 import { checkReplication, hbaLineFor, replicationProblems } from '../src/internal/replication-check.js';
 import { server } from './helpers.js';
@@ -59,6 +62,30 @@ describe('replication check against the PITR test cluster (wal_level=replica)', 
     const failure = await checkReplication(config).catch((error: unknown) => error);
     expect(failure).toMatchObject({ code: 'AUTH' });
     expect(String((failure as Error).message)).not.toContain('wrong-secret-123');
+  });
+});
+
+describe('test-connection with checkReplication (off by default)', () => {
+  const adapter = (role: keyof PitrState['roles'], overrides: Record<string, unknown> = {}) =>
+    instantiateAdapter(container, definition, { host: pitr.host, port: pitr.port, ...pitr.roles[role], ...overrides });
+
+  it('without the flag, a role without REPLICATION still connects as before', async () => {
+    const result = await adapter('norepl').check();
+    expect(result.ok).toBe(true);
+    expect(result.message).toMatch(/^Connected to PostgreSQL 15\.\d+/);
+    expect(result.message).not.toContain('replication');
+  });
+
+  it('with the flag, the missing privilege and pg_hba.conf line fail the test with their sentences', async () => {
+    const result = await adapter('norepl', { checkReplication: true }).check();
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain('but point-in-time recovery is not possible yet: role "holdfast_norepl" lacks the REPLICATION privilege');
+    expect(result.message).toContain('add "host replication holdfast_norepl 127.0.0.1/32 scram-sha-256"');
+  });
+
+  it('with the flag, a ready role passes and says so', async () => {
+    const result = await adapter('repl', { checkReplication: true }).check();
+    expect(result).toMatchObject({ ok: true, message: expect.stringContaining('ready for point-in-time recovery (wal_level replica, replication connection accepted)') });
   });
 });
 
