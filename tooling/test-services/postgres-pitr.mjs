@@ -9,7 +9,7 @@
 // reused while it runs (a second call costs one psql round trip). Usable as `ensurePostgresPitr()` from ensure.mjs, as
 // a vitest globalSetup (default export), or `node postgres-pitr.mjs`; `stopPostgresPitr()` is called by stop.mjs.
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const PG_PITR_HOST = '127.0.0.1';
@@ -81,18 +81,43 @@ function portTaken() {
   return result.status === 0 && result.stdout.trim() !== '';
 }
 
+/**
+ * initdb into a private folder, then one rename: when two launchers race (ensure.mjs and a package's globalSetup),
+ * one rename wins and the other's cluster is thrown away, never half-initialised. True when this call's cluster won.
+ */
 function initCluster() {
   if (!existsSync(join(BIN, 'initdb'))) throw new Error(`${BIN}/initdb is missing: apt-get install postgresql-15`);
-  mkdirSync(DATA_DIR, { recursive: true });
+  const fresh = `${DATA_DIR}.init-${process.pid}`;
+  rmSync(fresh, { recursive: true, force: true });
+  mkdirSync(fresh, { recursive: true });
   if (process.getuid?.() === 0) {
     const { uid, gid } = userIds(OS_USER);
     chownSync(PG_PITR_STATE_DIR, uid, gid);
-    chownSync(DATA_DIR, uid, gid);
+    chownSync(fresh, uid, gid);
   }
-  const init = asOwner(join(BIN, 'initdb'), ['-D', DATA_DIR, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-  if (init.status !== 0) throw new Error(`initdb failed: ${(init.stderr || init.stdout).trim().split('\n').slice(-2).join(' ')}`);
-  const conf = join(DATA_DIR, 'postgresql.conf');
+  const init = asOwner(join(BIN, 'initdb'), ['-D', fresh, '-U', 'postgres', '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+  if (init.status !== 0) {
+    rmSync(fresh, { recursive: true, force: true });
+    throw new Error(`initdb failed: ${(init.stderr || init.stdout).trim().split('\n').slice(-2).join(' ')}`);
+  }
+  const conf = join(fresh, 'postgresql.conf');
   writeFileSync(conf, `${readFileSync(conf, 'utf8')}\ninclude 'holdfast-pitr.conf'\n`);
+  try {
+    renameSync(fresh, DATA_DIR);
+    return true;
+  } catch {
+    rmSync(fresh, { recursive: true, force: true }); // another launcher's cluster is in place
+    return false;
+  }
+}
+
+/** Waits for a cluster another launcher is starting. */
+async function answersWithin(seconds) {
+  for (let i = 0; i < seconds * 10; i++) {
+    if (answers()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
 }
 
 function userIds(name) {
@@ -128,7 +153,8 @@ function ensureRoles() {
       IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '${user}') THEN CREATE ROLE ${user} ${attributes};
       ELSE ALTER ROLE ${user} ${attributes}; END IF; END $$;`;
   });
-  const result = psql(statements.join('\n'));
+  // One psql -c string is one transaction: the advisory lock serialises launchers racing to create the same roles.
+  const result = psql(['SELECT pg_advisory_xact_lock(43043);', ...statements].join('\n'));
   if (result.status !== 0) throw new Error(`cannot create the test roles: ${result.stderr.trim()}`);
 }
 
@@ -142,12 +168,14 @@ export async function ensurePostgresPitr() {
       state = 'already running, configuration reloaded';
     }
   } else {
-    if (portTaken()) throw new Error(`port ${PG_PITR_PORT} is taken by another program (ss -ltnp 'sport = :${PG_PITR_PORT}'); the PITR test cluster needs it`);
-    const created = !existsSync(join(DATA_DIR, 'PG_VERSION'));
-    if (created) initCluster();
+    if (portTaken() && !(await answersWithin(15))) {
+      throw new Error(`port ${PG_PITR_PORT} is taken by another program (ss -ltnp 'sport = :${PG_PITR_PORT}'); the PITR test cluster needs it`);
+    }
+    const created = !existsSync(join(DATA_DIR, 'PG_VERSION')) && initCluster();
     writeConfig();
-    const start = asOwner(join(BIN, 'pg_ctl'), ['-D', DATA_DIR, '-l', LOG_FILE, '-w', '-t', '30', 'start']);
-    if (start.status !== 0 || !answers()) {
+    const start = answers() ? { status: 0 } : asOwner(join(BIN, 'pg_ctl'), ['-D', DATA_DIR, '-l', LOG_FILE, '-w', '-t', '30', 'start']);
+    // A failed start may be a race lost to another launcher starting the same cluster: give it time to answer.
+    if (!answers() && (start.status === 0 || !(await answersWithin(15)))) {
       const tail = existsSync(LOG_FILE) ? readFileSync(LOG_FILE, 'utf8').trim().split('\n').slice(-3).join(' | ') : '';
       throw new Error(`the PITR cluster did not start on ${PG_PITR_HOST}:${PG_PITR_PORT}: ${(start.stderr || start.stdout).trim()} ${tail}`);
     }
