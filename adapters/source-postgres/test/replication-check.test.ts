@@ -102,8 +102,8 @@ describe('replication check against the machine cluster (5432: superuser, trust,
 const initdb = '/usr/lib/postgresql/15/bin/initdb';
 const canStartCluster = process.getuid?.() === 0 && existsSync(initdb);
 describe.skipIf(!canStartCluster)('replication check against a throwaway cluster with wal_level=minimal (needs root and PostgreSQL 15 binaries)', () => {
-  const directory = mkdtempSync(join(tmpdir(), 'hf-pg-minimal-'));
-  const data = join(directory, 'data');
+  let directory = '';
+  const data = () => join(directory, 'data');
   const port = 5439;
   const asPostgres = (command: string, args: string[]) =>
     spawnSync('runuser', ['-u', 'postgres', '--', `/usr/lib/postgresql/15/bin/${command}`, ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -111,16 +111,18 @@ describe.skipIf(!canStartCluster)('replication check against a throwaway cluster
   beforeAll(() => {
     const taken = spawnSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.trim();
     if (taken) throw new Error(`port ${port} is taken; the wal_level=minimal test cluster needs it`);
+    directory = mkdtempSync(join(tmpdir(), 'hf-pg-minimal-'));
     chownSync(directory, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout), 0);
-    const init = asPostgres('initdb', ['-D', data, '-U', 'root', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
+    const init = asPostgres('initdb', ['-D', data(), '-U', 'root', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
     if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`);
     const settings = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${directory} -c wal_level=minimal -c max_wal_senders=0 -c max_replication_slots=0 -c fsync=off`;
-    const start = asPostgres('pg_ctl', ['-D', data, '-o', settings, '-l', join(directory, 'log'), '-w', 'start']);
+    const start = asPostgres('pg_ctl', ['-D', data(), '-o', settings, '-l', join(directory, 'log'), '-w', 'start']);
     if (start.status !== 0) throw new Error(`pg_ctl start: ${start.stderr} ${start.stdout}`);
   }, 60_000);
 
   afterAll(() => {
-    asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    if (!directory) return;
+    asPostgres('pg_ctl', ['-D', data(), '-m', 'immediate', '-w', 'stop']);
     rmSync(directory, { recursive: true, force: true });
   });
 
