@@ -108,6 +108,35 @@ describe('backup runs to an object-locked S3 destination', () => {
     await admin.send(new PutObjectLegalHoldCommand({ Bucket: bucket, Key: `${prefix}${done.path}`, LegalHold: { Status: 'OFF' } }));
   });
 
+  it('the retention preview shows a backup the policy would prune but the bucket still locks as kept, with the date the bucket has', async () => {
+    // daily 1: a second backup on the same UTC day makes the policy prune the first, which the bucket locks until the
+    // start of its day + 1 day + the 1-day margin.
+    const gfs = { policyId: 'p3', strategyId: 'gfs', config: { mode: 'gfs', daily: 1 } };
+    server.catalog.addJob({ id: 'job', name: 'daily-one' }, 'src', [{ configId: 's3', retention: gfs }]);
+    const first = await waitForEnd(server.url, key, (await call(server.url, 'POST', '/api/jobs/job/run', { key })).body.executionId);
+    const second = await waitForEnd(server.url, key, (await call(server.url, 'POST', '/api/jobs/job/run', { key })).body.executionId);
+    expect([first.status, second.status]).toEqual(['Success', 'Success']);
+    const prefix = (await listKeys()).find((k) => k.endsWith(first.path))!.slice(0, -first.path.length);
+    const head = await admin.send(new HeadObjectCommand({ Bucket: bucket, Key: `${prefix}${first.path}` }));
+    const reader = await server.apiKey('reader', ['jobs:read']);
+    const preview = await call(server.url, 'GET', '/api/jobs/job/retention-preview', { key: reader });
+    expect(preview.status).toBe(200);
+    const [destination] = preview.body.data;
+    expect(destination).toMatchObject({ configId: 's3', policyId: 'p3', error: null });
+    const byKey = Object.fromEntries(destination.backups.map((b: { key: string }) => [b.key, b]));
+    const until = head.ObjectLockRetainUntilDate!.toISOString();
+    expect(byKey[first.path]).toEqual({
+      key: first.path,
+      createdAt: expect.any(String),
+      locked: false,
+      action: 'keep',
+      retainUntil: until,
+      reason: expect.stringMatching(new RegExp(`^locked until ${until} by the destination's object lock \\(the policy would prune it: .+\\)$`)),
+    });
+    expect(byKey[second.path]).toMatchObject({ action: 'keep', retainUntil: expect.any(String) });
+    expect(byKey[second.path].reason).not.toMatch(/object lock/);
+  });
+
   async function listKeys(): Promise<string[]> {
     const page = await admin.send(new ListObjectVersionsCommand({ Bucket: bucket }));
     return (page.Versions ?? []).map((version) => version.Key ?? '');

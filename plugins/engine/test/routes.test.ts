@@ -140,5 +140,7 @@ describe('engine routes (libsql)', () => {
     expect(Object.keys(byKey).sort()).toEqual([paths[0], paths[2], done.path].sort());
     expect(byKey[paths[0]!]).toMatchObject({ locked: true, action: 'keep' });
     expect(destination.backups.every((b: { action: string; reason: string }) => b.action === 'keep' && b.reason.length > 0)).toBe(true);
+    // No object lock on a disk destination: no retain-until date, the policy's verdicts unchanged.
+    expect(destination.backups.map((b: { retainUntil: unknown }) => b.retainUntil)).toEqual([null, null, null]);
   });
 });

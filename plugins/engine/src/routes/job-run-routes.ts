@@ -3,7 +3,9 @@ import { z } from 'zod';
 import type { Engine, RunTrigger } from '../queue/engine.js';
 import type { AdapterFactory } from '../run/adapters.js';
 import { disposeAll } from '../run/adapters.js';
+import { lockedUntilOf, objectLockOf } from '../run/object-lock.js';
 import { planRetention } from '../run/retention.js';
+import { previewWithObjectLock, type PreviewVerdict } from '../run/retention-preview.js';
 import { settingOr } from '../run/services.js';
 import { schedulePreviewRoute } from './schedule-preview-route.js';
 import type { SettingsReader } from '@holdfast/kernel';
@@ -61,7 +63,7 @@ export function jobRoutes(ports: JobRoutePorts): RouteDefinition[] {
     defineRoute({
       method: 'GET',
       path: '/api/jobs/:id/retention-preview',
-      summary: 'What retention would keep and delete on each destination of a job, with reasons',
+      summary: 'What retention would keep and delete on each destination of a job, with reasons (an object-locked destination keeps what it still locks)',
       tags: ['jobs'],
       access: { permission: 'jobs:read', scope: { resource: 'job', param: 'id' } },
       request: { params: jobParams },
@@ -76,7 +78,19 @@ export function jobRoutes(ports: JobRoutePorts): RouteDefinition[] {
                 name: z.string(),
                 policyId: z.string().nullable(),
                 error: z.string().nullable(),
-                backups: z.array(z.object({ key: z.string(), createdAt: z.string(), locked: z.boolean(), action: z.enum(['keep', 'prune']), reason: z.string() })),
+                backups: z.array(
+                  z.object({
+                    key: z.string(),
+                    createdAt: z.string(),
+                    locked: z.boolean(),
+                    action: z.enum(['keep', 'prune']),
+                    reason: z.string(),
+                    retainUntil: z
+                      .string()
+                      .nullable()
+                      .describe("Destinations with objectLockMode: the backup's retain-until date, computed as the engine sets it (a backup the policy would prune before it is kept). Null otherwise"),
+                  }),
+                ),
               }),
             ),
           }),
@@ -87,13 +101,16 @@ export function jobRoutes(ports: JobRoutePorts): RouteDefinition[] {
         const plan = await ports.catalog().resolveRunPlan(params.id);
         const timezone = await settingOr(ports.settings(), 'systemTimezone', 'UTC');
         const data = [];
+        const now = new Date();
         for (const destination of plan.destinations) {
           const storage = ports.adapters().storage(destination);
-          const entry = { configId: destination.configId, name: destination.name, policyId: destination.retention?.policyId ?? null, error: null as string | null, backups: [] as Awaited<ReturnType<typeof planRetention>> };
+          const entry = { configId: destination.configId, name: destination.name, policyId: destination.retention?.policyId ?? null, error: null as string | null, backups: [] as PreviewVerdict[] };
           try {
             if (destination.retention) {
               const strategy = ports.adapters().retention(destination.retention.strategyId, destination.retention.config);
-              entry.backups = await planRetention(storage, strategy, { jobId: plan.job.id, timezone, signal });
+              const verdicts = await planRetention(storage, strategy, { jobId: plan.job.id, timezone, now, signal });
+              const lock = objectLockOf(ports.adapters(), destination);
+              entry.backups = previewWithObjectLock(verdicts, lock && ((createdAt) => lockedUntilOf(ports.adapters(), destination, lock, createdAt)), now);
             }
           } catch (error) {
             entry.error = (error as Error).message;

@@ -80,6 +80,16 @@ export class AdapterFactory {
     return (definition.capabilities as { scratchRestore?: ScratchPlacement } | undefined)?.scratchRestore;
   }
 
+  /**
+   * The storage destination's config as its adapter reads it (its schema's defaults filled in), for settings the engine
+   * needs without building an instance (the retention preview's object lock dates). Undefined when it does not parse.
+   */
+  storageConfig(resolved: Pick<ResolvedAdapterConfig, 'adapterId' | 'config'>): Record<string, unknown> | undefined {
+    const { definition } = this.registry.require('storage', resolved.adapterId);
+    const parsed = definition.configSchema.safeParse(resolved.config ?? {});
+    return parsed.success && typeof parsed.data === 'object' && parsed.data !== null ? (parsed.data as Record<string, unknown>) : undefined;
+  }
+
   naming(id = 'template'): NamingStrategy {
     return this.build<NamingStrategy>('naming', { adapterId: id, config: {} });
   }

@@ -16,3 +16,37 @@ export function retainUntilOf(adapters: Pick<AdapterFactory, 'retention'>, desti
     return undefined;
   }
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A destination's object lock settings (S3 and Azure Blob use the same config fields). */
+export interface ObjectLockSettings {
+  mode: string;
+  /** Days a backup stays locked when its policy gives no date. */
+  days: number;
+  /** Days added to the policy's date. */
+  marginDays: number;
+}
+
+/** The destination's object lock settings, or undefined when it has none (no `objectLockMode`, or another store). */
+export function objectLockOf(adapters: Pick<AdapterFactory, 'storageConfig'>, destination: RunPlanDestination): ObjectLockSettings | undefined {
+  const config = adapters.storageConfig(destination);
+  const mode = config?.objectLockMode;
+  if (typeof mode !== 'string' || mode === '') return undefined;
+  const days = Number(config?.objectLockDays);
+  const marginDays = Number(config?.objectLockMarginDays);
+  if (!Number.isFinite(days) || !Number.isFinite(marginDays)) return undefined;
+  return { mode, days, marginDays };
+}
+
+/**
+ * The retain-until date the store gave (or gives) a backup created at `createdAt` on an object-locked destination:
+ * the engine's `retainUntilOf` plus the margin, or `days` after the upload when the policy has no date, the rule the
+ * S3 and Azure adapters apply to `PutOptions.objectLock` (their `retentionFor` / `policyFor`). Without a policy date
+ * the adapters count from the moment the upload starts; the creation time stands in for it here, so the store's date
+ * is later by those seconds.
+ */
+export function lockedUntilOf(adapters: Pick<AdapterFactory, 'retention'>, destination: RunPlanDestination, lock: ObjectLockSettings, createdAt: Date): Date {
+  const policyEnd = retainUntilOf(adapters, destination, createdAt);
+  return policyEnd ? new Date(policyEnd.getTime() + lock.marginDays * DAY_MS) : new Date(createdAt.getTime() + lock.days * DAY_MS);
+}
