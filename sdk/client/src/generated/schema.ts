@@ -1423,7 +1423,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What retention would keep and delete on each destination of a job, with reasons
+         * What retention would keep and delete on each destination of a job, with reasons (an object-locked destination keeps what it still locks)
          * @description Requires the permission `jobs:read` on the job named by `id`.
          */
         get: operations["getJobsByIdRetentionPreview"];
@@ -10899,6 +10899,8 @@ export interface operations {
                                 key: string;
                                 locked: boolean;
                                 reason: string;
+                                /** @description Destinations with objectLockMode: the backup's retain-until date, computed as the engine sets it (a backup the policy would prune before it is kept). Null otherwise */
+                                retainUntil: string | null;
                             }[];
                             configId: string;
                             error: string | null;
