@@ -64,7 +64,15 @@ export function RetentionPreview({ jobId }: { jobId: string }) {
                             <Table.Td>
                               <ToneBadge color={backup.action === 'keep' ? 'green' : 'red'}>{backup.locked ? 'keep (locked)' : backup.action}</ToneBadge>
                             </Table.Td>
-                            <Table.Td>{backup.reason}</Table.Td>
+                            <Table.Td>
+                              {backup.reason}
+                              {/* Object-locked destinations: the date the store keeps the backup until, whatever the verdict. */}
+                              {backup.retainUntil ? (
+                                <Text size="xs" c="dimmed">
+                                  Object lock until {formatDate(backup.retainUntil)}
+                                </Text>
+                              ) : null}
+                            </Table.Td>
                           </Table.Tr>
                         ))}
                       </Table.Tbody>
