@@ -49,6 +49,7 @@ export {
   type LocalPathUse,
 } from './local-paths.js';
 export { normalizeStorageKey, normalizeStoragePrefix, splitStorageKey } from './storage-keys.js';
+export { objectLockRetainUntil, type ObjectLockPeriods } from './object-lock-date.js';
 export { createByteCounter, type ByteCounter, type ProgressListener } from './streams/byte-counter.js';
 export { createHashingPassThrough, type HashingPassThrough, type StreamDigests } from './streams/hashing.js';
 export { abortablePipeline, awaitFirstByte } from './streams/pipeline.js';

@@ -14,6 +14,7 @@ export * from './plugin-graph.js';
 export * from './timeouts.js';
 export * from './key-fingerprint.js';
 export * from './contracts/storage.js';
+export * from './object-lock-date.js';
 export * from './contracts/source.js';
 export * from './contracts/notification.js';
 export * from './contracts/retention.js';

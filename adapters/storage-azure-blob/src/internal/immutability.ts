@@ -1,9 +1,7 @@
 import type { BlobClient, BlobImmutabilityPolicyMode, ContainerClient } from '@azure/storage-blob';
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, objectLockRetainUntil } from '@holdfast/sdk';
 import type { AzureBlobStorageConfig } from '../config.js';
 import { AZURE_ORIGIN, serviceCode } from './errors.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Error codes Azure answers (409) when a blob under version-level immutability may not be deleted or overwritten. */
 export const IMMUTABLE_ERROR_CODES = ['BlobImmutableDueToPolicy', 'BlobImmutableDueToLegalHold'] as const;
@@ -30,9 +28,7 @@ export interface BlobPolicy {
  */
 export function policyFor(config: AzureBlobStorageConfig, policyEnd: Date | undefined, now = new Date()): BlobPolicy | undefined {
   if (!config.objectLockMode) return undefined;
-  const retainUntil = policyEnd
-    ? new Date(policyEnd.getTime() + config.objectLockMarginDays * DAY_MS)
-    : new Date(now.getTime() + config.objectLockDays * DAY_MS);
+  const retainUntil = objectLockRetainUntil(policyEnd, config, now);
   if (Number.isNaN(retainUntil.getTime()) || retainUntil.getTime() <= now.getTime()) {
     throw new AdapterError(AZURE_ORIGIN, 'CONFIG', `the retain-until date ${Number.isNaN(retainUntil.getTime()) ? 'given' : retainUntil.toISOString()} is not in the future; nothing was stored`);
   }

@@ -1,9 +1,7 @@
-import { AdapterError } from '@holdfast/sdk';
+import { AdapterError, objectLockRetainUntil } from '@holdfast/sdk';
 import type { S3StorageConfig } from '../config.js';
 import type { S3Connection } from './client.js';
 import { S3_ORIGIN, s3ErrorName, toAdapterError } from './errors.js';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** The retention an upload is written with: S3's mode and the date until which nobody may delete it. */
 export interface LockRetention {
@@ -19,9 +17,7 @@ export interface LockRetention {
  */
 export function retentionFor(config: S3StorageConfig, policyEnd: Date | undefined, now = new Date()): LockRetention | undefined {
   if (!config.objectLockMode) return undefined;
-  const retainUntil = policyEnd
-    ? new Date(policyEnd.getTime() + config.objectLockMarginDays * DAY_MS)
-    : new Date(now.getTime() + config.objectLockDays * DAY_MS);
+  const retainUntil = objectLockRetainUntil(policyEnd, config, now);
   if (Number.isNaN(retainUntil.getTime()) || retainUntil.getTime() <= now.getTime()) {
     throw new AdapterError(S3_ORIGIN, 'CONFIG', `the retain-until date ${Number.isNaN(retainUntil.getTime()) ? 'given' : retainUntil.toISOString()} is not in the future; nothing was stored`);
   }

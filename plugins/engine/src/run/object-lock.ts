@@ -1,4 +1,4 @@
-import type { RunPlanDestination } from '@holdfast/kernel';
+import { objectLockRetainUntil, type RunPlanDestination } from '@holdfast/kernel';
 import type { AdapterFactory } from './adapters.js';
 
 /**
@@ -16,8 +16,6 @@ export function retainUntilOf(adapters: Pick<AdapterFactory, 'retention'>, desti
     return undefined;
   }
 }
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A destination's object lock settings (S3 and Azure Blob use the same config fields). */
 export interface ObjectLockSettings {
@@ -41,12 +39,11 @@ export function objectLockOf(adapters: Pick<AdapterFactory, 'storageConfig'>, de
 
 /**
  * The retain-until date the store gave (or gives) a backup created at `createdAt` on an object-locked destination:
- * the engine's `retainUntilOf` plus the margin, or `days` after the upload when the policy has no date, the rule the
- * S3 and Azure adapters apply to `PutOptions.objectLock` (their `retentionFor` / `policyFor`). Without a policy date
+ * the engine's `retainUntilOf` through the kernel's `objectLockRetainUntil`, the rule the S3 and Azure adapters apply
+ * to `PutOptions.objectLock` (margin added, or `days` after the upload when the policy has no date). Without a policy date
  * the adapters count from the moment the upload starts; the creation time stands in for it here, so the store's date
  * is later by those seconds.
  */
 export function lockedUntilOf(adapters: Pick<AdapterFactory, 'retention'>, destination: RunPlanDestination, lock: ObjectLockSettings, createdAt: Date): Date {
-  const policyEnd = retainUntilOf(adapters, destination, createdAt);
-  return policyEnd ? new Date(policyEnd.getTime() + lock.marginDays * DAY_MS) : new Date(createdAt.getTime() + lock.days * DAY_MS);
+  return objectLockRetainUntil(retainUntilOf(adapters, destination, createdAt), { objectLockDays: lock.days, objectLockMarginDays: lock.marginDays }, createdAt);
 }
