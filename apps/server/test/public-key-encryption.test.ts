@@ -13,21 +13,10 @@ import { promisify } from 'node:util';
 import { createAgeDecryptStream, createDecryptStream } from '@holdfast/engine';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
+import { settledExecution } from './support/api-steps.js';
 import { databaseName, dropDatabase, seedDatabase, tableDigests } from './support/postgres-data.js';
 
 const run = promisify(execFile);
-
-/** Polls an execution until it leaves Pending/Running. */
-async function settled(server: FullServer, caller: Caller, executionId: string, timeoutMs = 120_000): Promise<any> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await server.call('GET', `/api/executions/${executionId}?includeLogs=true`, caller);
-    expect(answer.status).toBe(200);
-    if (!['Pending', 'Running'].includes(answer.body.data.status)) return answer.body.data;
-    if (Date.now() > deadline) throw new Error(`execution ${executionId} still ${answer.body.data.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** Runs bytes through a decrypting Transform; the error when it refuses. */
 async function decryptWith(transform: Transform, bytes: Buffer): Promise<Buffer | Error> {
@@ -174,7 +163,7 @@ describe.each(['sqlite', 'postgresql'] as const)('public-key (age) encryption pr
 
     const trigger = await server.call('POST', `/api/jobs/${job.id}/run`, admin, {});
     expect(trigger.status, JSON.stringify(trigger.body)).toBe(200);
-    const backup = await settled(server, admin, trigger.body.executionId);
+    const backup = await settledExecution(server, admin, trigger.body.executionId, 120_000);
     expect(backup.status, JSON.stringify(backup.logs?.slice(-5))).toBe('Success');
     const fileName = (await readdir(localDir)).find((name) => name.endsWith('.gz.enc'))!;
     expect(fileName).toBeDefined();
@@ -272,7 +261,7 @@ describe.each(['sqlite', 'postgresql'] as const)('public-key (age) encryption pr
     const keyFileText = await readFile(join(keyDir, 'key.txt'), 'utf8');
     const restore = await server.call('POST', `/api/storage/${local.id}/restore`, admin, { file: fileName, database: restored, targetSourceId: pg.id, privateKey: keyFileText });
     expect(restore.status, JSON.stringify(restore.body)).toBe(200);
-    const restoreRun = await settled(server, admin, restore.body.executionId);
+    const restoreRun = await settledExecution(server, admin, restore.body.executionId, 120_000);
     expect(restoreRun.status, JSON.stringify(restoreRun.logs?.slice(-5))).toBe('Success');
     expect(await tableDigests(restored)).toEqual(expected);
 
