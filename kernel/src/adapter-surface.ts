@@ -7,6 +7,7 @@ import { TOKENS as HOST_TOKENS } from './tokens.js';
 
 export type * from './contracts/storage.js';
 export type * from './contracts/source.js';
+export type * from './contracts/point-in-time.js';
 export type * from './contracts/notification.js';
 export type * from './contracts/retention.js';
 export type * from './contracts/naming.js';

@@ -16,6 +16,7 @@ export * from './key-fingerprint.js';
 export * from './contracts/storage.js';
 export * from './object-lock-date.js';
 export * from './contracts/source.js';
+export * from './contracts/point-in-time.js';
 export * from './contracts/notification.js';
 export * from './contracts/retention.js';
 export * from './contracts/naming.js';

@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { HealthResult } from '../adapter-context.js';
+import type { PointInTimeSupport } from './point-in-time.js';
 
 /** What a source declares it can do. */
 export interface SourceCapabilities {
@@ -214,6 +215,11 @@ export interface SourceAdapter {
    * reached only over SSH, a dump mode that cannot be restored into a running server), saying why.
    */
   scratch?(): SourceScratch;
+  /**
+   * Point-in-time recovery (docs/pitr.md): physical base backups, the change-log stream and restore to an instant.
+   * Optional; returns null when this configuration is not set up for it (a logical-mode PostgreSQL source).
+   */
+  pointInTime?(): PointInTimeSupport | null;
   dispose?(): Promise<void>;
 }
 
