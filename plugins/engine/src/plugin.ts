@@ -26,6 +26,11 @@ import { createStorageSnapshotTable } from './dashboard/storage-stats.js';
 import { createReporting, type Reporting, type ReportingOptions } from './scheduler/scheduler-wiring.js';
 import { runsJobs } from './queue/process-role.js';
 import { schedulerOptionsFrom } from './scheduler/scheduler-env.js';
+import { createChangeLogTables } from './pitr/change-log-tables.js';
+import { ChangeLogStore } from './pitr/change-log-store.js';
+import { ChangeLogSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type SupervisorOptions } from './pitr/change-log-supervisor.js';
+import { PostgresJobLeases, SingleProcessLeases } from './pitr/job-leases.js';
+import { pointInTimeRoutes } from './pitr/point-in-time-route.js';
 
 /** The engine's service in the container: queue runs (scheduler, CLI), restores, cancellations. */
 export const ENGINE = Symbol.for('holdfast:engine') as InjectionToken<Engine>;
@@ -38,6 +43,8 @@ export interface EnginePluginOptions {
   timings?: Partial<EngineOptions>;
   /** Scheduler and storage statistics timings (tests). */
   reporting?: Partial<ReportingOptions>;
+  /** Change-log archiving (point-in-time recovery) timings (tests); `false` runs no archivers in this process. */
+  pointInTime?: Partial<SupervisorOptions> | false;
 }
 
 /**
@@ -83,6 +90,8 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
     return engine;
   };
   let testRestores: TestRestoreScheduler | undefined;
+  let changeLogs: ChangeLogSupervisor | undefined;
+  const changeLogStoreOf = (container: DependencyContainer) => new ChangeLogStore(container.resolve(ORM_DATABASE));
   let reporting: Reporting | undefined;
   const reportingOf = (container: DependencyContainer) => (reporting ??= createReporting(container, () => engineOf(container), () => adaptersOf(container), loggerOf(container), reportingOptions));
   const audit = (container: DependencyContainer) => (): AuditWriter | undefined => resolveOptional(container, TOKENS.AuditWriter);
@@ -102,7 +111,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       optionalToken(TOKENS.AuditWriter),
     ],
     entities: [ExecutionEntity, ExecutionLogEntity],
-    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables],
+    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables, createChangeLogTables],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
@@ -123,6 +132,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         ...databaseRoutes(catalog, () => adaptersOf(container)),
         ...archiveRoutes(catalog, () => adaptersOf(container)),
         ...verificationRoutes({ engine: running, store: storeOf(container), catalog, audit: audit(container) }),
+        ...pointInTimeRoutes({ catalog, adapters: () => adaptersOf(container), store: () => changeLogStoreOf(container) }),
         ...reportingOf(container).routes(),
       ];
     },
@@ -143,8 +153,27 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         options.reporting?.reloadIntervalMs,
       );
       await testRestores.start();
+      if (options.pointInTime !== false) {
+        // One process streams each point-in-time job: a per-job lease (an advisory lock on PostgreSQL).
+        const database = container.resolve(ORM_DATABASE);
+        changeLogs = new ChangeLogSupervisor(
+          {
+            catalog: () => container.resolve(TOKENS.JobCatalog),
+            adapters: () => adaptersOf(container),
+            store: changeLogStoreOf(container),
+            leases: database.dialect === 'postgresql' ? new PostgresJobLeases(database) : new SingleProcessLeases(),
+            events: container.resolve(TOKENS.EventBus),
+            logger: loggerOf(container),
+            dataDir: container.resolve(TOKENS.RuntimeConfig).dataDir,
+            processId: engineOf(container).processId,
+          },
+          { ...DEFAULT_SUPERVISOR_OPTIONS, ...options.pointInTime },
+        );
+        changeLogs.start();
+      }
     },
     stop: async () => {
+      await changeLogs?.stop();
       await testRestores?.stop();
       await reporting?.stop();
       await engine?.stop();

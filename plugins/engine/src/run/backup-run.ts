@@ -1,5 +1,5 @@
 import type { Compression } from '@holdfast/archive';
-import type { ArchiveDumpRequest, DumpHandle, DumpStats, RunPlan, SourceAdapter } from '@holdfast/kernel';
+import type { ArchiveDumpRequest, BaseBackupInfo, DumpHandle, DumpStats, RunPlan, SourceAdapter } from '@holdfast/kernel';
 import { chainToken, type ArchiveSidecarInfo } from '../archive/archive-sidecar.js';
 import { planChain, type ChainDecision } from '../archive/chain-planner.js';
 import { INDEX_SIDECAR_EXTENSION, writeIndexSidecar } from '../archive/index-sidecar.js';
@@ -16,6 +16,8 @@ import { SIDECAR_EXTENSION, SIDECAR_FORMAT_VERSION, writeSidecar, type BackupSid
 import { verifyUploads, type UploadVerification } from '../verify/post-upload.js';
 import { tapFigures, TarFigures } from '../test-restore/archive-figures.js';
 import { recordFigures } from '../test-restore/backup-figures.js';
+import { baseBackupOf, pointInTimeSidecar } from '../pitr/base-backup-record.js';
+import { ChangeLogStore } from '../pitr/change-log-store.js';
 
 interface Prepared {
   plan: RunPlan;
@@ -152,6 +154,10 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     }
     const stats = await dump.done;
     ctx.metadata.warnings = stats.warnings;
+    // A physical base backup (point-in-time recovery) says where it starts and ends in the change log.
+    const base = baseBackupOf(stats);
+    const pointInTime = base ? pointInTimeSidecar(base) : undefined;
+    if (pointInTime) ctx.metadata.pointInTime = pointInTime;
     for (const warning of stats.warnings) ctx.log.warn(`source: ${warning}`);
     if (stats.engineVersion) {
       // The version history is a side record: failing to write it never fails the backup.
@@ -184,6 +190,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
       executionId: ctx.execution.id,
       ...(figures ? { figures } : {}),
       ...(archiveInfo ? { archive: archiveInfo } : {}),
+      ...(pointInTime ? { pointInTime } : {}),
     };
     const verifications = await verifyOrSkip(ctx, plan.job.skipVerification, streamed.outcomes.filter((o) => o.ok), key, streamed.digests.sha256);
     ctx.metadata.verification = verifications;
@@ -213,11 +220,21 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     const mismatched = verifications.filter((v) => v.status === 'mismatch').map((v) => v.name);
     if (mismatched.length > 0) ctx.log.error(`verification failed on ${mismatched.join(', ')}: the stored copy differs from what was uploaded`);
     const isPartial = succeeded < streamed.outcomes.length || stats.warnings.length > 0 || mismatched.length > 0;
+    if (base) await recordBase(ctx, plan.job.id, key, base, streamed.outcomes.filter((o) => o.ok).map((o) => o.storage.configId));
     ctx.log.info(`${key}: ${streamed.digests.bytes} bytes, sha256 ${streamed.digests.sha256}, on ${succeeded} of ${streamed.outcomes.length} destination(s)`);
     return { status: isPartial ? 'Partial' : 'Success', size: streamed.digests.bytes, path: key };
   } finally {
     if (!dump.stream.destroyed) dump.stream.destroy();
   }
+}
+
+/**
+ * Records a base backup where the recoverable window finds it without listing storage. Failing to record it fails
+ * the run: a base backup the window does not know would never be offered for a restore.
+ */
+async function recordBase(ctx: RunContext, jobId: string, key: string, base: BaseBackupInfo, destinations: string[]): Promise<void> {
+  await new ChangeLogStore(ctx.store.database).recordBase({ executionId: ctx.execution.id, jobId, storageKey: key, ...base, startedAt: new Date(base.startedAt), consistentAt: new Date(base.consistentAt), destinations });
+  ctx.log.info(`base backup for point-in-time recovery: ${base.logKind} from ${base.startSegment} (${base.startPosition}), timeline ${base.timeline}, consistent at ${new Date(base.consistentAt).toISOString()}`);
 }
 
 /** Post-upload verification, unless the job opted out (then every destination is recorded as `skipped`). */
@@ -262,6 +279,7 @@ async function retention(ctx: RunContext, services: RunServices, prepared: Prepa
       // A backup the store still holds under an object lock is kept, not a failure (issue 45).
       const kept = verdicts.filter((v) => v.action === 'keep').length + result.locked.length;
       ctx.log.info(`retention on ${storage.name}: kept ${kept}${result.locked.length > 0 ? ` (${result.locked.length} under an object lock)` : ''}, deleted ${result.deleted.length}`);
+      await new ChangeLogStore(ctx.store.database).forgetBasesAt(prepared.plan.job.id, storage.configId, result.deleted).catch((error: unknown) => ctx.log.warn(`point-in-time: base backups deleted from ${storage.name} not recorded: ${messageOf(error)}`));
       ctx.metadata.retention.push({ configId: storage.configId, deleted: result.deleted, kept, errors: result.errors, ...(result.locked.length > 0 ? { locked: result.locked } : {}) });
       if (result.errors.length > 0) hasFailure = true;
     } catch (error) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { ArchiveSidecarInfo } from '../archive/archive-sidecar.js';
 import type { CompressionSidecarInfo, EncryptionSidecarInfo } from '../codec/index.js';
 import type { AgeSidecarInfo } from '../codec/age/index.js';
+import type { PointInTimeSidecar } from '../pitr/base-backup-record.js';
 
 export { isSidecarKey, SIDECAR_EXTENSION } from '@holdfast/kernel';
 /** Version of the sidecar layout (docs/formats/sidecar.md). */
@@ -32,6 +33,8 @@ export interface BackupSidecar {
   figures?: BackupFigures;
   /** Seekable archives: format, member compression and chain position (docs/formats/sidecar.md). */
   archive?: ArchiveSidecarInfo;
+  /** Physical base backups (point-in-time recovery): where the backup starts and ends in the change log. */
+  pointInTime?: PointInTimeSidecar;
 }
 
 /** What a backup contained, recorded at backup time for test restores. */

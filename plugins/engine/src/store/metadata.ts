@@ -44,6 +44,8 @@ export interface ExecutionMetadata {
   integrity?: IntegrityMetadata;
   /** Test restores: what was restored where, the checks and the measured duration. */
   testRestore?: TestRestoreMetadata;
+  /** Physical base backups: the base's place in the change log (as in the sidecar's `pointInTime`). */
+  pointInTime?: import('../pitr/base-backup-record.js').PointInTimeSidecar;
 }
 
 /** Record of an integrity check or verification run. */

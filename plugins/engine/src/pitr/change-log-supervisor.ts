@@ -1,0 +1,224 @@
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { EventBus, JobCatalog, KernelLogger, RunPlan } from '@holdfast/kernel';
+import { disposeAll, type AdapterFactory } from '../run/adapters.js';
+import { runChangeLogArchiver, type RetryPolicy } from './change-log-archiver.js';
+import type { ChangeLogStore, StreamState } from './change-log-store.js';
+import type { JobLeases } from './job-leases.js';
+import { emitPitrEvent } from './pitr-events.js';
+
+/** Timings of the supervisor; production defaults, shortened by tests. */
+export interface SupervisorOptions {
+  /** How often jobs are re-read (created, changed, disabled, deleted jobs are picked up) and streams restarted (ms). */
+  reloadIntervalMs: number;
+  /** How often the leases are checked; a lost lease stops its archiver (ms). */
+  leaseCheckMs: number;
+  /** Handed to the source: how often the segment being written is archived as a partial (ms). */
+  flushIntervalMs: number;
+  retry: RetryPolicy;
+}
+
+export const DEFAULT_SUPERVISOR_OPTIONS: SupervisorOptions = {
+  reloadIntervalMs: 15_000,
+  leaseCheckMs: 5_000,
+  flushIntervalMs: 10_000,
+  retry: { firstMs: 2_000, maxMs: 5 * 60_000 },
+};
+
+/** What the supervisor needs from the engine. */
+export interface SupervisorDeps {
+  catalog: () => JobCatalog;
+  adapters: () => AdapterFactory;
+  store: ChangeLogStore;
+  leases: JobLeases;
+  events: EventBus | undefined;
+  logger: KernelLogger;
+  /** The data directory: spools live in `<dataDir>/pitr-spool/<job id>`. */
+  dataDir: string;
+  processId: string;
+}
+
+interface Running {
+  controller: AbortController;
+  done: Promise<void>;
+  fingerprint: string;
+  since: Date;
+  state: 'streaming' | 'retrying';
+  lastError: string | null;
+}
+
+/**
+ * Runs one change-log archiver per enabled job whose source offers point-in-time recovery, on the one process that
+ * holds the job's lease. Every pass re-reads the jobs: a new job starts streaming, a disabled, deleted or changed one
+ * (source, destinations, codec or encryption) stops (and a changed one restarts with its new settings); an archiver
+ * that failed is started again on the next pass, resuming from the spool and the source's slot.
+ */
+export class ChangeLogSupervisor {
+  private readonly running = new Map<string, Running>();
+  private timers: NodeJS.Timeout[] = [];
+  private pass: Promise<void> | undefined;
+  private isStopped = false;
+
+  constructor(
+    private readonly deps: SupervisorDeps,
+    private readonly options: SupervisorOptions = DEFAULT_SUPERVISOR_OPTIONS,
+  ) {}
+
+  /** Jobs this process streams now. */
+  get streamingJobs(): string[] {
+    return [...this.running.keys()];
+  }
+
+  start(): void {
+    this.deps.leases.onLost((reason) => {
+      for (const [jobId, run] of this.running) {
+        this.deps.logger.warn({ jobId }, `change-log archiving stopped: ${reason}`);
+        run.controller.abort(new Error(reason));
+      }
+    });
+    void this.reconcile();
+    this.timers = [
+      setInterval(() => void this.reconcile(), this.options.reloadIntervalMs),
+      setInterval(() => void this.checkLeases(), this.options.leaseCheckMs),
+    ];
+    for (const timer of this.timers) timer.unref();
+  }
+
+  /** One pass (passes never overlap; a call during a pass waits for it). */
+  reconcile(): Promise<void> {
+    if (this.isStopped) return Promise.resolve();
+    this.pass ??= this.reconcileOnce()
+      .catch((error: unknown) => this.deps.logger.error({ err: error }, 'change-log supervisor pass failed'))
+      .finally(() => (this.pass = undefined));
+    return this.pass;
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const wanted = await this.wantedJobs();
+    for (const [jobId, run] of [...this.running]) {
+      const fingerprint = wanted.get(jobId);
+      if (fingerprint === run.fingerprint) continue;
+      this.deps.logger.info({ jobId }, fingerprint ? 'change-log archiving restarts: the job changed' : 'change-log archiving stops: the job is gone, disabled or no longer point-in-time');
+      await this.stopJob(jobId);
+    }
+    for (const [jobId, fingerprint] of wanted) {
+      if (this.isStopped) return;
+      const running = this.running.get(jobId);
+      if (running) {
+        // Refreshes the row's time, so readers can tell a live stream from one whose process died.
+        await this.record(jobId, running.since, running.state, running.lastError);
+        continue;
+      }
+      if (!(await this.deps.leases.tryAcquire(jobId).catch(() => false))) continue;
+      this.startJob(jobId, fingerprint);
+    }
+  }
+
+  /** Enabled point-in-time jobs and a fingerprint of what their archiver depends on. A job that fails to resolve keeps its current state. */
+  private async wantedJobs(): Promise<Map<string, string>> {
+    const wanted = new Map<string, string>();
+    for (const job of await this.deps.catalog().listJobs()) {
+      if (!job.enabled) continue;
+      try {
+        const plan = await this.deps.catalog().resolveRunPlan(job.id);
+        const source = this.deps.adapters().source(plan.source);
+        try {
+          if (source.pointInTime?.()) wanted.set(job.id, fingerprintOf(plan));
+        } finally {
+          await disposeAll([source]);
+        }
+      } catch (error) {
+        const running = this.running.get(job.id);
+        if (running) wanted.set(job.id, running.fingerprint);
+        this.deps.logger.warn({ err: error, jobId: job.id }, 'change-log supervisor: job not resolved');
+      }
+    }
+    return wanted;
+  }
+
+  private startJob(jobId: string, fingerprint: string): void {
+    const controller = new AbortController();
+    const since = new Date();
+    const jobLogger = this.deps.logger.child?.({ jobId }) ?? this.deps.logger;
+    const done = (async () => {
+      await this.record(jobId, since, 'streaming', null);
+      try {
+        await runChangeLogArchiver(
+          { catalog: this.deps.catalog(), adapters: this.deps.adapters(), store: this.deps.store, events: this.deps.events, logger: jobLogger },
+          {
+            jobId,
+            spoolDir: join(this.deps.dataDir, 'pitr-spool', jobId),
+            flushIntervalMs: this.options.flushIntervalMs,
+            retry: this.options.retry,
+            signal: controller.signal,
+            onState: (state, error) => {
+              const run = this.running.get(jobId);
+              if (run?.controller === controller) Object.assign(run, { state, lastError: error ?? null });
+              void this.record(jobId, since, state, error ?? null);
+            },
+          },
+        );
+        await this.record(jobId, since, 'stopped', null);
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        if (controller.signal.aborted) {
+          await this.record(jobId, since, 'stopped', null);
+          return;
+        }
+        jobLogger.error({ err: error }, `change-log archiving failed: ${message}`);
+        await this.record(jobId, since, 'failed', message);
+        const name = await this.deps.catalog().jobNames([jobId]).then((names) => names.get(jobId) ?? jobId, () => jobId);
+        emitPitrEvent(this.deps.events, jobLogger, 'pitr_stream_stopped', { jobId, jobName: name, message: `The change-log stream of job "${name}" stopped: ${message}`, error: message });
+      } finally {
+        if (this.running.get(jobId)?.controller === controller) this.running.delete(jobId);
+        await this.deps.leases.release(jobId).catch(() => undefined);
+      }
+    })();
+    this.running.set(jobId, { controller, done, fingerprint, since, state: 'streaming', lastError: null });
+  }
+
+  private async stopJob(jobId: string): Promise<void> {
+    const run = this.running.get(jobId);
+    if (!run) return;
+    run.controller.abort(new Error('change-log archiving stopped'));
+    await run.done;
+  }
+
+  private async checkLeases(): Promise<void> {
+    if (this.running.size === 0) return;
+    const held = await this.deps.leases.held();
+    for (const [jobId, run] of this.running) {
+      if (held.has(jobId)) continue;
+      this.deps.logger.warn({ jobId }, 'change-log archiving stopped: this process lost the job\'s lease');
+      run.controller.abort(new Error('lease lost'));
+    }
+  }
+
+  private async record(jobId: string, since: Date, state: StreamState, lastError: string | null): Promise<void> {
+    await this.deps.store
+      .saveStream({ jobId, processId: this.deps.processId, host: hostname(), pid: process.pid, since, state, lastError, updatedAt: new Date() })
+      .catch((error: unknown) => this.deps.logger.warn({ err: error, jobId }, 'change-log stream state not recorded'));
+  }
+
+  /** Stops every archiver and waits for them, then hands the leases back (engine shutdown). */
+  async stop(): Promise<void> {
+    this.isStopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await this.pass;
+    for (const run of this.running.values()) run.controller.abort(new Error('engine shutdown'));
+    await Promise.all([...this.running.values()].map((run) => run.done));
+    await this.deps.leases.releaseAll();
+  }
+}
+
+/** What an archiver depends on: when it changes, the archiver restarts. Hashed: configs hold secrets. */
+function fingerprintOf(plan: RunPlan): string {
+  const material = {
+    source: [plan.source.configId, plan.source.adapterId, plan.source.config, plan.source.credentials],
+    destinations: plan.destinations.map((d) => [d.configId, d.adapterId, d.config, d.credentials]),
+    codec: [plan.job.compression, plan.job.compressionLevel ?? null, plan.job.compressionThreads ?? null],
+    encryption: [plan.encryption?.profileId ?? null, plan.encryption?.key.toString('hex') ?? null, plan.publicKeyEncryption?.recipient ?? null],
+  };
+  return createHash('sha256').update(JSON.stringify(material)).digest('hex');
+}
