@@ -5,12 +5,14 @@
 // `postgres` system user through runuser (restore-owner.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Readable } from 'node:stream';
 import pg from 'pg';
+import tar from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAdapterError, type BaseBackupInfo, type PointRestoreInput, type PointRestoreResult, type RecoveryTarget } from '@holdfast/sdk';
 import { postgresSourceConfig } from '../src/config.js';
@@ -71,6 +73,23 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The base tar without some members, re-packed as a stream (a Debian cluster's base has no config files). */
+function baseWithout(names: string[]): Readable {
+  const extract = tar.extract();
+  const pack = tar.pack();
+  extract.on('entry', (header, body, next) => {
+    if (names.includes(header.name)) {
+      body.once('end', () => next());
+      body.resume();
+      return;
+    }
+    body.pipe(pack.entry(header, (error) => next(error ?? undefined)));
+  });
+  extract.once('finish', () => pack.finalize());
+  createReadStream(baseTar).pipe(extract);
+  return pack;
+}
+
 function restoreInput(target: RecoveryTarget, targetPath: string, extra: Partial<PointRestoreInput> = {}): PointRestoreInput {
   return {
     base,
@@ -95,7 +114,8 @@ function rowsInStoppedCopy(dataDir: string): number[] {
   const started = asPostgres(join(BIN, 'pg_ctl'), ['-D', dataDir, '-o', options, '-l', join(socket, 'log'), '-w', 'start']);
   expect(started.status, started.stderr).toBe(0);
   try {
-    const query = spawnSync('psql', ['-h', socket, '-p', '5499', '-U', 'postgres', '-d', 'postgres', '-Atc', `SELECT n FROM ${table} ORDER BY n`], { encoding: 'utf8' });
+    // As the postgres OS user: peer authentication, which the pg_hba.conf written for a Debian-like base allows.
+    const query = asPostgres('psql', ['-h', socket, '-p', '5499', '-U', 'postgres', '-d', 'postgres', '-Atc', `SELECT n FROM ${table} ORDER BY n`]);
     expect(query.status, query.stderr).toBe(0);
     return query.stdout.split('\n').filter(Boolean).map(Number);
   } finally {
@@ -222,6 +242,10 @@ describe('restoreToPoint against the PITR test cluster', () => {
     expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(commits[3]!.inside.getTime());
     expect(result.recoveredTo!.getTime()).toBeLessThanOrEqual(commits[3]!.after.getTime());
     expect(progress.some((line) => line.startsWith('replayed WAL segment'))).toBe(true);
+    // pg_waldump saw row 4's commit (past the target) in a segment: the segments after it were not fetched.
+    const fetched = progress.filter((line) => line.startsWith('fetched WAL segment')).length;
+    expect(fetched).toBeGreaterThan(0);
+    expect(fetched).toBeLessThan(readdirSync(walDir).length);
     // Check mode: stopped, recovery over (no recovery.signal, no recovery settings), WAL folder gone.
     expect(existsSync(join(targetPath, 'postmaster.pid'))).toBe(false);
     expect(existsSync(join(targetPath, 'recovery.signal'))).toBe(false);
@@ -252,7 +276,10 @@ describe('restoreToPoint against the PITR test cluster', () => {
     } finally {
       stopServed(named);
     }
-    const latest = await restoreToPoint(config, restoreInput({ type: 'latest' }, join(work, 'restore-latest')));
+    // A base as Debian's clusters give it: postgresql.conf and pg_hba.conf live in /etc, not in the data directory.
+    const debianLike = baseWithout(['postgresql.conf', 'pg_hba.conf', 'pg_ident.conf']);
+    const latest = await restoreToPoint(config, restoreInput({ type: 'latest' }, join(work, 'restore-latest'), { baseStream: debianLike }));
+    expect(latest.warnings).toEqual(expect.arrayContaining([expect.stringContaining('had no postgresql.conf'), expect.stringContaining('had no pg_hba.conf')]));
     expect(rowsInStoppedCopy(join(work, 'restore-latest'))).toEqual(upTo(ROWS));
     expect(latest.recoveredTo!.getTime()).toBeGreaterThanOrEqual(commits[ROWS]!.inside.getTime());
   });
@@ -268,6 +295,22 @@ describe('restoreToPoint against the PITR test cluster', () => {
     expect(existsSync(join(work, '.occupied.wal'))).toBe(false);
     const relative = await restoreToPoint(config, restoreInput({ type: 'latest' }, 'relative/path')).catch((caught: unknown) => caught);
     expect(isAdapterError(relative) && relative.code).toBe('CONFIG');
+  });
+
+  it('stops the server and removes everything when aborted during recovery', async () => {
+    const targetPath = join(work, 'restore-aborted');
+    mkdirSync(targetPath, { mode: 0o750 });
+    const controller = new AbortController();
+    const onProgress = (message: string) => {
+      if (message.startsWith('starting PostgreSQL')) setImmediate(() => controller.abort());
+    };
+    const error = await restoreToPoint(config, restoreInput({ type: 'latest' }, targetPath, { signal: controller.signal, onProgress })).catch((caught: unknown) => caught);
+    expect(isAdapterError(error) && error.code).toBe('ABORTED');
+    // The target existed empty, so it stays, empty, with its mode; the WAL folder beside it is gone.
+    expect(readdirSync(targetPath)).toEqual([]);
+    expect(statSync(targetPath).mode & 0o777).toBe(0o750);
+    expect(existsSync(join(work, '.restore-aborted.wal'))).toBe(false);
+    expect(spawnSync('pgrep', ['-f', targetPath]).status).toBe(1);
   });
 
   it('fails a time target past the end of the archived WAL with the server\'s reason, and leaves no trace', async () => {

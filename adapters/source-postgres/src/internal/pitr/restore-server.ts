@@ -79,6 +79,9 @@ export async function startRecoveryServer(server: RecoveryServer): Promise<void>
     const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
     throw new AdapterError(ORIGIN, 'TRANSIENT', `cannot start the restored PostgreSQL server: ${detail}`, { cause: error });
   }
+  // pg_ctl -W returns before the postmaster wrote postmaster.pid; until it has, a stop (on abort) would find nothing
+  // to stop. A server that fails at once never writes it: its FATAL is in the log, which awaitPromotion reads.
+  for (let waited = 0; waited < 10_000 && !existsSync(path.join(server.dataDir, 'postmaster.pid')); waited += 50) await sleep(50);
 }
 
 /** Stops the server: `fast` for a clean shutdown after success, `immediate` when giving up. */

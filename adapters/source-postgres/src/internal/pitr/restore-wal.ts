@@ -42,7 +42,7 @@ async function lastCommitIn(pgWaldump: string, file: string): Promise<Date | nul
     (error: { stdout?: string }) => error.stdout ?? '',
   );
   let latest: Date | null = null;
-  for (const match of output.matchAll(/desc: (?:COMMIT|ABORT) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (\S+)/g)) {
+  for (const match of output.matchAll(/desc: (?:COMMIT|ABORT) (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (\w+)/g)) {
     // TZ=UTC above makes pg_waldump print UTC; anything else (an odd build) disables the shortcut rather than guess.
     if (match[2] !== 'UTC' && match[2] !== 'GMT') return null;
     const time = new Date(`${match[1]!.replace(' ', 'T')}Z`);
