@@ -10,6 +10,7 @@ import {
   type DumpHandle,
   type DumpOptions,
   type HealthResult,
+  type PointInTimeSupport,
   type RestoreOptions,
   type RestoreResult,
   type SourceAdapter,
@@ -27,10 +28,18 @@ import { restoreDump, type RestoreContext } from './internal/restore.js';
 import { isRestoreWorkDatabase } from './internal/staged-restore.js';
 import { onceVersion } from './internal/version-guard.js';
 import { postgresScratch } from './internal/scratch.js';
+import { startBaseBackup } from './internal/pitr/base-backup.js';
+import { restoreToPoint } from './internal/pitr/point-restore.js';
+import { dropWalStreamSlot, openWalStream } from './internal/pitr/wal-stream.js';
 
 /**
  * Backs up PostgreSQL databases with `pg_dump -Fc` and restores them with `pg_restore`, on the Holdfast host or, in
  * SSH mode, on the `ssh` host (where `psql` also answers the catalogue queries: the server may be reachable only there).
+ *
+ * In physical mode (`mode: 'physical'`, docs/pitr.md) a backup is a base backup of the whole cluster (pg_basebackup),
+ * the WAL is streamed by `pointInTime().openChangeLogStream`, and a restore goes to an instant through
+ * `pointInTime().restoreToPoint`; the logical restore and scratch databases are refused. The adapter's declared
+ * capabilities are static (one definition serves both modes), so they stay those of logical mode.
  */
 @injectable()
 export class PostgresSource implements SourceAdapter {
@@ -39,9 +48,25 @@ export class PostgresSource implements SourceAdapter {
     @inject(TOKENS.AdapterContext) private readonly context: AdapterContext,
   ) {}
 
-  /** Scratch databases for test restores (`capabilities.scratchRestore`). */
+  /** Scratch databases for test restores (`capabilities.scratchRestore`); none in physical mode. */
   scratch() {
+    if (this.config.mode === 'physical') {
+      throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'a physical-mode PostgreSQL source has no scratch databases: its base backups are restored to a point in time into a new data directory, not into a database');
+    }
     return postgresScratch(this.config);
+  }
+
+  /** Point-in-time recovery: base backups, the WAL stream and restore to an instant; null in logical mode. */
+  pointInTime(): PointInTimeSupport | null {
+    if (this.config.mode !== 'physical') return null;
+    const config = this.config;
+    return {
+      logKind: 'postgres-wal',
+      baseBackup: ({ signal }) => startBaseBackup(config, signal),
+      openChangeLogStream: (options) => openWalStream(config, options),
+      dropChangeLogStream: (streamId) => dropWalStreamSlot(config, streamId),
+      restoreToPoint: (input) => restoreToPoint(config, input),
+    };
   }
 
   async check(): Promise<HealthResult> {
@@ -50,7 +75,7 @@ export class PostgresSource implements SourceAdapter {
       const { version } = await this.detectVersion();
       const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
       const connected = `Connected to PostgreSQL ${version}${via}`;
-      if (this.config.checkReplication) return { ...(await this.replicationResult(connected)), latencyMs: Date.now() - started, version };
+      if (this.config.checkReplication || this.config.mode === 'physical') return { ...(await this.replicationResult(connected)), latencyMs: Date.now() - started, version };
       return { ok: true, message: connected, latencyMs: Date.now() - started, version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
@@ -112,6 +137,14 @@ export class PostgresSource implements SourceAdapter {
   }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
+    // A scheduled run of a physical-mode source takes a base backup through the same pipeline; its stats carry `base`.
+    if (this.config.mode === 'physical') {
+      if (options.archive) {
+        throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'a physical-mode PostgreSQL source writes base backups (a tar of the cluster), not seekable archives: turn the seekable archive off for this job');
+      }
+      this.context.logger.info({ host: this.config.host, port: this.config.port }, 'starting pg_basebackup');
+      return startBaseBackup(this.config, options.signal);
+    }
     if (options.archive) assertStandaloneArchive(options.archive);
     // Connecting first gives a clear error (wrong password, unknown host) before pg_dump produces any byte.
     const { version } = await this.detectVersion();
@@ -130,11 +163,15 @@ export class PostgresSource implements SourceAdapter {
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
+    if (this.config.mode === 'physical') {
+      throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'a physical base backup is restored to a point in time (restore with a recovery target), not into a database');
+    }
     return restoreDump(this.restoreContext(options), stream, options.target);
   }
 
   /** Restores the database dumps of a seekable archive (all, or those `include` names), globals first. */
   async restoreArchive(input: ArchiveRestoreInput, options: RestoreOptions): Promise<RestoreResult> {
+    if (this.config.mode === 'physical') throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'a physical-mode PostgreSQL source has no seekable archives to restore');
     return restoreArchiveSnapshot(this.restoreContext(options), input, options.target);
   }
 

@@ -25,10 +25,17 @@ export interface ToolProcess {
   exited: Promise<number | null>;
   /** Kills the tool if it still runs and waits for it to be gone. */
   stop(): Promise<void>;
+  /**
+   * Local tools only: asks the tool to finish (SIGTERM, which pg_receivewal handles by closing its files cleanly),
+   * then kills it after `graceMs`; resolves once it is gone.
+   */
+  terminate?(graceMs?: number): Promise<void>;
+  /** Local tools only: every piece of stderr as it arrives (besides the tail), for tools that report progress there. */
+  onStderr?(listener: (text: string) => void): void;
 }
 
 /** The PostgreSQL tools this adapter runs. */
-export type PgTool = 'pg_dump' | 'pg_dumpall' | 'pg_restore' | 'psql';
+export type PgTool = 'pg_dump' | 'pg_dumpall' | 'pg_restore' | 'psql' | 'pg_basebackup' | 'pg_receivewal';
 
 /** Starts a tool on the Holdfast host. The signal kills it; a missing binary becomes a CONFIG error. */
 function startLocal(command: string, args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal): ToolProcess {
@@ -54,7 +61,16 @@ function startLocal(command: string, args: string[], env: NodeJS.ProcessEnv, sig
       await once(child, 'close').catch(() => undefined);
     }
   };
-  return { stdout: child.stdout, stdin: child.stdin, stderrTail, exited, stop };
+  const terminate = async (graceMs = 10_000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const closed = once(child, 'close').catch(() => undefined);
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await closed;
+    clearTimeout(timer);
+  };
+  const onStderr = (listener: (text: string) => void) => child.stderr.on('data', listener);
+  return { stdout: child.stdout, stdin: child.stdin, stderrTail, exited, stop, terminate, onStderr };
 }
 
 /**

@@ -1,0 +1,100 @@
+// The physical replication slot of one WAL stream: it makes the server keep every WAL segment pg_receivewal has not
+// received yet, across Holdfast and PostgreSQL restarts. Created with RESERVE_WAL so the server holds WAL from the
+// moment the slot exists, not from the first connection of pg_receivewal (whose own --create-slot does not reserve).
+import { createHash } from 'node:crypto';
+import { AdapterError } from '@holdfast/sdk';
+import type { PostgresSourceConfig } from '../../config.js';
+import { ORIGIN, scrub, withClient } from '../connection.js';
+import { withReplicationClient } from './replication-client.js';
+import { parseLsn } from './wal-names.js';
+
+/** PostgreSQL's limit on a slot name (NAMEDATALEN - 1). */
+const MAX_SLOT_NAME = 63;
+const PREFIX = 'holdfast_';
+
+/**
+ * `holdfast_<stream id>` with the id lower-cased and anything outside [a-z0-9_] turned into `_` (slot names allow
+ * nothing else). An id too long for 63 characters is cut and ends with 8 hex digits of its hash, so two long ids
+ * that share a beginning still get two slots.
+ */
+export function slotNameFor(streamId: string): string {
+  const clean = streamId.toLowerCase().replace(/[^a-z0-9_]/g, '_');
+  if (PREFIX.length + clean.length <= MAX_SLOT_NAME) return PREFIX + clean;
+  const hash = createHash('sha256').update(streamId).digest('hex').slice(0, 8);
+  return `${PREFIX}${clean.slice(0, MAX_SLOT_NAME - PREFIX.length - 9)}_${hash}`;
+}
+
+/** Error codes the server answers slot commands with. */
+const DUPLICATE_OBJECT = '42710';
+const UNDEFINED_OBJECT = '42704';
+const OBJECT_IN_USE = '55006';
+
+const codeOf = (error: unknown) => (error as { code?: string } | null)?.code;
+
+/** Creates the slot unless it exists; true when this call created it. */
+export async function createSlotIfMissing(config: PostgresSourceConfig, slot: string): Promise<boolean> {
+  return withReplicationClient(config, async (client) => {
+    try {
+      // The pre-15 spelling, which 15+ still accepts: one command for every version that has slots.
+      await client.query(`CREATE_REPLICATION_SLOT ${slot} PHYSICAL RESERVE_WAL`);
+      return true;
+    } catch (error) {
+      if (codeOf(error) === DUPLICATE_OBJECT) return false;
+      throw slotError(config, `cannot create the replication slot "${slot}"`, error);
+    }
+  });
+}
+
+/** Drops the slot; a missing slot is fine. A slot a running stream holds is refused (stop the stream first). */
+export async function dropSlot(config: PostgresSourceConfig, slot: string): Promise<void> {
+  await withReplicationClient(config, async (client) => {
+    try {
+      await client.query(`DROP_REPLICATION_SLOT ${slot}`);
+    } catch (error) {
+      if (codeOf(error) === UNDEFINED_OBJECT) return;
+      if (codeOf(error) === OBJECT_IN_USE) {
+        throw new AdapterError(ORIGIN, 'TRANSIENT', `the replication slot "${slot}" is in use by a running WAL stream; stop the stream, then drop it`, { cause: error });
+      }
+      throw slotError(config, `cannot drop the replication slot "${slot}"`, error);
+    }
+  });
+}
+
+function slotError(config: PostgresSourceConfig, what: string, error: unknown): AdapterError {
+  const message = scrub(error instanceof Error ? error.message : String(error), config);
+  const code = /max_replication_slots|all replication slots are in use/i.test(message) ? 'CONFIG' : 'TRANSIENT';
+  return new AdapterError(ORIGIN, code, `${what}: ${message}`, { cause: error });
+}
+
+/** The slot as pg_replication_slots shows it, with the server's current WAL position. */
+export interface SlotStatus {
+  exists: boolean;
+  currentLsn: bigint;
+  restartLsn?: bigint;
+  /** `reserved`, `extended`, `unreserved` or `lost` (invalidated past max_slot_wal_keep_size). */
+  walStatus?: string;
+  active: boolean;
+  /** `max_slot_wal_keep_size` as the server prints it; `-1` means unlimited. */
+  maxSlotWalKeepSize: string;
+}
+
+/** Reads the slot over an ordinary connection (pg_replication_slots is readable by every role). */
+export async function readSlotStatus(config: PostgresSourceConfig, slot: string): Promise<SlotStatus> {
+  return withClient(config, config.maintenanceDatabase, async (client) => {
+    const { rows } = await client.query<{ current: string; restart: string | null; wal_status: string | null; active: boolean | null; keep: string; found: boolean }>(
+      `SELECT pg_current_wal_lsn()::text AS current, s.restart_lsn::text AS restart, s.wal_status, s.active,
+              current_setting('max_slot_wal_keep_size') AS keep, s.slot_name IS NOT NULL AS found
+         FROM (SELECT 1) AS one LEFT JOIN pg_replication_slots s ON s.slot_name = $1`,
+      [slot],
+    );
+    const row = rows[0]!;
+    return {
+      exists: row.found,
+      currentLsn: parseLsn(row.current),
+      ...(row.restart ? { restartLsn: parseLsn(row.restart) } : {}),
+      ...(row.wal_status ? { walStatus: row.wal_status } : {}),
+      active: row.active === true,
+      maxSlotWalKeepSize: row.keep,
+    };
+  });
+}

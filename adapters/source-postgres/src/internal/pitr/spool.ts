@@ -1,0 +1,134 @@
+// The spool folder of one WAL stream, kept between restarts:
+//   <spool>/                  pg_receivewal's directory: the segment being written (`<name>.partial`) and the newest
+//                             completed segment, left there as the anchor pg_receivewal resumes after (it starts at
+//                             the segment following the newest complete one in its directory);
+//   <spool>/.ready/           completed segments waiting to be archived (hard links: no copy); deleted once archived;
+//   <spool>/.snapshots/       frozen copies of the partial segment, one per report; deleted once archived;
+//   <spool>/.holdfast-wal-stream.json   the slot and the newest segment moved to .ready (survives a crash).
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { copyFile, link, mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isSegmentName } from './wal-names.js';
+
+/** What the stream remembers across restarts. */
+export interface SpoolState {
+  slot?: string;
+  /** Newest completed segment handed to `.ready` (older ones in pg_receivewal's directory are already handled). */
+  lastCompleted?: string;
+}
+
+export class Spool {
+  readonly readyDir: string;
+  readonly snapshotDir: string;
+  private readonly stateFile: string;
+
+  constructor(readonly dir: string) {
+    this.readyDir = path.join(dir, '.ready');
+    this.snapshotDir = path.join(dir, '.snapshots');
+    this.stateFile = path.join(dir, '.holdfast-wal-stream.json');
+  }
+
+  /** Creates the folders; snapshots of an earlier run are dropped (the live partial is snapshotted afresh). */
+  async prepare(): Promise<void> {
+    await mkdir(this.readyDir, { recursive: true, mode: 0o700 });
+    await rm(this.snapshotDir, { recursive: true, force: true });
+    await mkdir(this.snapshotDir, { recursive: true, mode: 0o700 });
+  }
+
+  async readState(): Promise<SpoolState> {
+    try {
+      return JSON.parse(await readFile(this.stateFile, 'utf8')) as SpoolState;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw error;
+    }
+  }
+
+  /** Written to a temporary file and renamed, so a crash leaves the old state or the new one. */
+  async writeState(state: SpoolState): Promise<void> {
+    const temporary = `${this.stateFile}.${randomBytes(4).toString('hex')}`;
+    await writeFile(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 });
+    await rename(temporary, this.stateFile);
+  }
+
+  /** Completed segments in pg_receivewal's directory, oldest first. */
+  async completedInReceiveDir(): Promise<string[]> {
+    return (await readdir(this.dir)).filter(isSegmentName).sort();
+  }
+
+  /** The segment being written (`<name>.partial`), or undefined. */
+  async partialInReceiveDir(): Promise<string | undefined> {
+    const partials = (await readdir(this.dir)).filter((name) => name.endsWith('.partial') && isSegmentName(name.slice(0, -8))).sort();
+    return partials.at(-1)?.slice(0, -8);
+  }
+
+  /** Segments waiting in `.ready`, oldest first. */
+  async ready(): Promise<string[]> {
+    return (await readdir(this.readyDir)).filter(isSegmentName).sort();
+  }
+
+  /** Hands a completed segment to `.ready` (a hard link; an existing link from before a crash is fine). */
+  async moveToReady(name: string): Promise<void> {
+    try {
+      await link(path.join(this.dir, name), path.join(this.readyDir, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+
+  /** Removes `name` from pg_receivewal's directory (older anchors, the partial before a gap). */
+  async removeFromReceiveDir(name: string): Promise<void> {
+    await rm(path.join(this.dir, name), { force: true });
+  }
+
+  /**
+   * Freezes the partial segment: copies it (pg_receivewal keeps writing the original) and finds where its data ends.
+   * Undefined when there is no partial, or it holds no data.
+   */
+  async snapshotPartial(name: string, sequence: number): Promise<{ path: string; size: number; dataEnd: number } | undefined> {
+    const source = path.join(this.dir, `${name}.partial`);
+    const target = path.join(this.snapshotDir, `${name}.partial.${sequence}`);
+    try {
+      await copyFile(source, target, constants.COPYFILE_FICLONE);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined; // completed (renamed) meanwhile
+      throw error;
+    }
+    const size = (await stat(target)).size;
+    const dataEnd = await dataEndOf(target, size);
+    if (dataEnd === 0) {
+      await rm(target, { force: true });
+      return undefined;
+    }
+    return { path: target, size, dataEnd };
+  }
+
+  async remove(file: string): Promise<void> {
+    await rm(file, { force: true });
+  }
+}
+
+/**
+ * Where the data of a partial segment ends. pg_receivewal creates the file zero-filled to the full segment size and
+ * writes WAL from its start, so everything after the last non-zero byte is padding. WAL records start 8-byte aligned,
+ * so the end is rounded up to 8: the position the next record would take. (A record that itself ends in zero bytes
+ * makes this a little early: the value never claims more than the file holds.)
+ */
+export async function dataEndOf(file: string, size: number): Promise<number> {
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.alloc(256 * 1024);
+    for (let end = size; end > 0; ) {
+      const start = Math.max(0, end - buffer.length);
+      const { bytesRead } = await handle.read(buffer, 0, end - start, start);
+      for (let i = bytesRead - 1; i >= 0; i--) {
+        if (buffer[i] !== 0) return Math.min(size, Math.ceil((start + i + 1) / 8) * 8);
+      }
+      end = start;
+    }
+    return 0;
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,349 @@
+// The continuous WAL stream of one job (docs/pitr.md, "Continuous WAL archiving"): pg_receivewal on a physical slot
+// writes segments into the spool, and this module hands them to the archiver in order: every completed segment
+// once, and every flush interval a frozen copy of the segment being written when it grew. It restarts
+// pg_receivewal when it exits (a server restart, a network cut), recreates a slot someone dropped, and says so.
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { AdapterError, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
+import type { PostgresSourceConfig } from '../../config.js';
+import { ORIGIN, scrub } from '../connection.js';
+import type { ToolProcess } from '../tool-process.js';
+import { classifyReceiverExit, receiverError, startReceiver, type ReceiverEvent } from './receiver.js';
+import { replicationRefusal, identifyServer } from './replication-client.js';
+import { createSlotIfMissing, dropSlot, readSlotStatus, slotNameFor } from './slot.js';
+import { Spool } from './spool.js';
+import { formatLsn, nextSegmentName, parseLsn, parseSegmentName, segmentNameFor, segmentStartLsn } from './wal-names.js';
+
+/** How often the spool is looked at besides pg_receivewal's "finished segment" lines. */
+const POLL_MS = 500;
+/** How often the slot's lag is read. */
+const LAG_INTERVAL_MS = 5000;
+/** Restart backoff of pg_receivewal: 1 s doubling to 30 s; a run that streamed a minute resets it. */
+const BACKOFF_FIRST_MS = 1000;
+const BACKOFF_MAX_MS = 30_000;
+const STEADY_RUN_MS = 60_000;
+
+/** Drops the slot of a stream (the job stops archiving); a missing slot is not an error. */
+export async function dropWalStreamSlot(config: PostgresSourceConfig, streamId: string): Promise<void> {
+  await dropSlot(config, slotNameFor(streamId));
+}
+
+/** Starts the stream at once; it runs until `options.signal` aborts or it fails. */
+export function openWalStream(config: PostgresSourceConfig, options: ChangeLogStreamOptions): ChangeLogStream {
+  const stream = new WalStream(config, options);
+  return {
+    segments: stream.segments(),
+    archived: (segment) => stream.archived(segment),
+    onNotice: (listener) => stream.onNotice(listener),
+    done: stream.done,
+  };
+}
+
+class WalStream {
+  readonly done: Promise<void>;
+  private readonly slot: string;
+  private readonly spool: Spool;
+  private segmentSize = 0;
+  private failure: unknown;
+  private receiver: ToolProcess | undefined;
+  private readonly listeners: Array<(notice: ChangeLogNotice) => void> = [];
+  private readonly unheard: ChangeLogNotice[] = [];
+  private wake: (() => void) | undefined;
+  /** Serialises work on the spool between the segment loop and a gap (which clears pg_receivewal's directory). */
+  private spoolLock: Promise<unknown> = Promise.resolve();
+  private pendingGap: { lastArchived?: string; reason: string } | undefined;
+  private hasStarted = false;
+  private ready: Promise<void>;
+
+  constructor(
+    private readonly config: PostgresSourceConfig,
+    private readonly options: ChangeLogStreamOptions,
+  ) {
+    this.slot = slotNameFor(options.streamId);
+    this.spool = new Spool(options.spoolDir);
+    let markReady!: () => void;
+    this.ready = new Promise((resolve) => (markReady = resolve));
+    this.done = this.run(markReady).catch((error: unknown) => {
+      this.failure = error;
+      markReady();
+      this.poke();
+      throw error;
+    });
+    this.done.catch(() => undefined);
+  }
+
+  onNotice(listener: (notice: ChangeLogNotice) => void): void {
+    this.listeners.push(listener);
+    // Notices from before the first listener (the stream starts at once) are delivered to it.
+    for (const notice of this.unheard.splice(0)) listener(notice);
+  }
+
+  private notify(notice: ChangeLogNotice): void {
+    if (this.listeners.length === 0) this.unheard.push(notice);
+    for (const listener of this.listeners) listener(notice);
+  }
+
+  private poke(): void {
+    this.wake?.();
+  }
+
+  private async withSpool<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.spoolLock.then(work, work);
+    this.spoolLock = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Sets up the spool and the slot, then runs pg_receivewal again and again until the abort. */
+  private async run(markReady: () => void): Promise<void> {
+    const { signal } = this.options;
+    await this.spool.prepare();
+    const server = await identifyServer(this.config);
+    this.segmentSize = server.walSegmentSize;
+    const state = await this.spool.readState();
+    // The spool remembers the slot it streamed from: a slot that is gone now was dropped behind Holdfast's back.
+    if ((await createSlotIfMissing(this.config, this.slot)) && state.slot === this.slot) this.slotWasMissing('the replication slot was dropped while the stream was stopped');
+    await this.spool.writeState({ ...state, slot: this.slot });
+    markReady();
+    const lagTimer = this.watchLag();
+    let backoff = BACKOFF_FIRST_MS;
+    try {
+      while (!signal.aborted) {
+        const startedAt = Date.now();
+        const { code, stderr } = await this.runReceiverOnce();
+        if (signal.aborted) break;
+        if (Date.now() - startedAt > STEADY_RUN_MS) backoff = BACKOFF_FIRST_MS;
+        const kind = classifyReceiverExit(stderr);
+        if (kind === 'refused') throw await replicationRefusal(this.config, new Error(receiverError(this.config, stderr)));
+        if (kind === 'slot-missing') {
+          if (await createSlotIfMissing(this.config, this.slot)) this.slotWasMissing('the replication slot was dropped while the stream ran');
+          continue;
+        }
+        if (kind === 'wal-removed') {
+          await this.startAfterGap(receiverError(this.config, stderr));
+          continue;
+        }
+        this.notify({ type: 'warning', message: `pg_receivewal stopped (exit ${String(code)}): ${receiverError(this.config, stderr)}; restarting in ${backoff / 1000} s` });
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+      }
+    } finally {
+      clearInterval(lagTimer);
+      this.poke();
+    }
+  }
+
+  /** One pg_receivewal run; on abort it is asked to stop (SIGTERM) and waited for. */
+  private async runReceiverOnce(): Promise<{ code: number | null; stderr: string }> {
+    const { signal } = this.options;
+    const receiver = await startReceiver(this.config, this.spool.dir, this.slot, (event) => this.onReceiverEvent(event));
+    this.receiver = receiver;
+    const stop = () => void receiver.terminate?.();
+    signal.addEventListener('abort', stop, { once: true });
+    if (signal.aborted) stop();
+    try {
+      const code = await receiver.exited;
+      return { code, stderr: receiver.stderrTail() };
+    } finally {
+      signal.removeEventListener('abort', stop);
+      this.receiver = undefined;
+    }
+  }
+
+  private onReceiverEvent(event: ReceiverEvent): void {
+    if (event.type === 'segment-finished') {
+      this.poke();
+      return;
+    }
+    if (!this.hasStarted) {
+      this.hasStarted = true;
+      this.notify({ type: 'started', slot: this.slot, resumedFrom: event.lsn });
+    }
+    if (this.pendingGap) {
+      const { lastArchived, reason } = this.pendingGap;
+      this.pendingGap = undefined;
+      const nextAvailable = segmentNameFor(parseLsn(event.lsn), event.timeline, this.segmentSize);
+      const after = lastArchived ? `after segment ${lastArchived}` : 'before this point';
+      this.notify({
+        type: 'gap',
+        message: `the archive has a gap: WAL ${after} up to segment ${nextAvailable} is no longer on the server (${reason}); restores reach instants after the gap only from a base backup taken after it`,
+        ...(lastArchived ? { lastArchived } : {}),
+        nextAvailable,
+      });
+    }
+  }
+
+  private slotWasMissing(when: string): void {
+    this.notify({ type: 'slot-missing', slot: this.slot, message: `${when}; Holdfast created "${this.slot}" again (WAL the server removed meanwhile is lost)` });
+  }
+
+  /**
+   * The server no longer has the WAL pg_receivewal wants to resume from. Completed segments are handed to `.ready`
+   * first (they are whole and still get archived); then pg_receivewal's directory is emptied, so the next run starts
+   * where the slot is, and the gap is reported when it does. An invalidated slot is replaced.
+   */
+  private async startAfterGap(serverMessage: string): Promise<void> {
+    await this.withSpool(async () => {
+      await this.ingestCompleted();
+      const status = await readSlotStatus(this.config, this.slot).catch(() => undefined);
+      if (status?.walStatus === 'lost') {
+        await dropSlot(this.config, this.slot);
+        await createSlotIfMissing(this.config, this.slot);
+      }
+      const partial = await this.spool.partialInReceiveDir();
+      if (partial) await this.spool.removeFromReceiveDir(`${partial}.partial`);
+      for (const name of await this.spool.completedInReceiveDir()) await this.spool.removeFromReceiveDir(name);
+      const state = await this.spool.readState();
+      this.pendingGap = { ...(state.lastCompleted ? { lastArchived: state.lastCompleted } : {}), reason: scrub(serverMessage, this.config) };
+    });
+  }
+
+  /** Every few seconds: the slot's lag in bytes, and a warning (once) when nothing caps what the slot holds back. */
+  private watchLag(): NodeJS.Timeout {
+    let warned = false;
+    let reading = false;
+    const timer = setInterval(() => {
+      if (reading) return;
+      reading = true;
+      readSlotStatus(this.config, this.slot)
+        .then((status) => {
+          if (status.restartLsn !== undefined) this.notify({ type: 'lag', bytes: Number(status.currentLsn - status.restartLsn) });
+          if (!warned && status.maxSlotWalKeepSize === '-1') {
+            warned = true;
+            this.notify({
+              type: 'warning',
+              message: `max_slot_wal_keep_size is -1 on ${this.config.host}:${this.config.port}: if the WAL stream stops, the slot "${this.slot}" keeps WAL until the server's disk is full; set it (for example 50GB) and reload PostgreSQL`,
+            });
+          }
+        })
+        .catch(() => undefined) // a failed reading is retried at the next tick; the stream itself reports outages
+        .finally(() => (reading = false));
+    }, LAG_INTERVAL_MS);
+    timer.unref();
+    return timer;
+  }
+
+  /**
+   * Completed segments pg_receivewal wrote since the last look go to `.ready`; the newest stays in its directory as
+   * the point it resumes after, older ones are removed there (their `.ready` link keeps them until archived).
+   */
+  private async ingestCompleted(): Promise<void> {
+    const state = await this.spool.readState();
+    const completed = await this.spool.completedInReceiveDir();
+    let lastCompleted = state.lastCompleted;
+    for (const name of completed) {
+      if (lastCompleted !== undefined && name <= lastCompleted) continue;
+      await this.spool.moveToReady(name);
+      lastCompleted = name;
+    }
+    if (lastCompleted !== state.lastCompleted) await this.spool.writeState({ ...state, lastCompleted });
+    for (const name of completed.slice(0, -1)) await this.spool.removeFromReceiveDir(name);
+  }
+
+  /** Segments in log order until the abort; throws the stream's failure. */
+  async *segments(): AsyncGenerator<ChangeLogSegment> {
+    const { signal, flushIntervalMs } = this.options;
+    await this.ready;
+    const yielded = new Set<string>();
+    let lastPartial: { name: string; dataEnd: number } | undefined;
+    let lastPartialAt = Date.now();
+    let sequence = Date.now();
+    while (true) {
+      if (this.failure) throw this.failure;
+      if (signal.aborted) return;
+      const ready = await this.withSpool(async () => {
+        await this.ingestCompleted();
+        return this.spool.ready();
+      });
+      for (const name of ready) {
+        if (yielded.has(name)) continue;
+        yielded.add(name);
+        yield await this.completedSegment(name);
+        if (signal.aborted) return;
+      }
+      if (Date.now() - lastPartialAt >= flushIntervalMs) {
+        lastPartialAt = Date.now();
+        const partial = await this.withSpool(() => this.partialSnapshot(sequence++, lastPartial));
+        if (partial) {
+          lastPartial = { name: partial.name, dataEnd: partial.dataEnd };
+          yield partial.segment;
+          continue;
+        }
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.min(POLL_MS, Math.max(50, flushIntervalMs - (Date.now() - lastPartialAt))));
+        function done() {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          resolve();
+        }
+        this.wake = done;
+        signal.addEventListener('abort', done, { once: true });
+      });
+      this.wake = undefined;
+    }
+  }
+
+  private async completedSegment(name: string): Promise<ChangeLogSegment> {
+    const file = path.join(this.spool.readyDir, name);
+    const info = await stat(file);
+    return {
+      name,
+      partial: false,
+      timeline: parseSegmentName(name, this.segmentSize).timeline,
+      path: file,
+      size: info.size,
+      endPosition: formatLsn(segmentStartLsn(nextSegmentName(name, this.segmentSize), this.segmentSize)),
+      // pg_receivewal's last write to the file, which is when the segment was complete here.
+      coversUntil: info.mtime,
+    };
+  }
+
+  /** A frozen copy of the segment being written, when it holds more than the last one reported. */
+  private async partialSnapshot(
+    sequence: number,
+    last: { name: string; dataEnd: number } | undefined,
+  ): Promise<{ name: string; dataEnd: number; segment: ChangeLogSegment } | undefined> {
+    const name = await this.spool.partialInReceiveDir();
+    if (!name) return undefined;
+    // Everything pg_receivewal wrote before the copy starts is in the copy.
+    const coversUntil = new Date();
+    const snapshot = await this.spool.snapshotPartial(name, sequence);
+    if (!snapshot) return undefined;
+    if (last && last.name === name && snapshot.dataEnd <= last.dataEnd) {
+      await this.spool.remove(snapshot.path);
+      return undefined;
+    }
+    const segment: ChangeLogSegment = {
+      name,
+      partial: true,
+      timeline: parseSegmentName(name, this.segmentSize).timeline,
+      path: snapshot.path,
+      size: snapshot.size,
+      endPosition: formatLsn(segmentStartLsn(name, this.segmentSize) + BigInt(snapshot.dataEnd)),
+      coversUntil,
+    };
+    return { name, dataEnd: snapshot.dataEnd, segment };
+  }
+
+  /** The archiver stored `segment`: the spool forgets it. */
+  async archived(segment: ChangeLogSegment): Promise<void> {
+    if (segment.partial) {
+      if (path.dirname(segment.path) !== this.spool.snapshotDir) throw new AdapterError(ORIGIN, 'CONFIG', `${segment.path} is not a snapshot of this stream's spool`);
+      await this.spool.remove(segment.path);
+      return;
+    }
+    await this.withSpool(() => this.spool.remove(path.join(this.spool.readyDir, segment.name)));
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(finish, ms);
+    function finish() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', finish);
+      resolve();
+    }
+    signal.addEventListener('abort', finish, { once: true });
+  });
+}

@@ -1,0 +1,196 @@
+// Issue 43: the continuous WAL stream against the PITR test cluster (127.0.0.1:5433). pg_receivewal on a slot of its
+// own per test (holdfast_<unique id>, dropped in afterAll: a forgotten slot keeps WAL on the shared cluster); segments
+// are compared with the server's own files, read as superuser over the launcher's socket.
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChangeLogNotice, ChangeLogSegment, ChangeLogStream } from '@holdfast/sdk';
+import { slotNameFor } from '../src/internal/pitr/slot.js';
+import { dropWalStreamSlot, openWalStream } from '../src/internal/pitr/wal-stream.js';
+import { nextSegmentName, parseLsn } from '../src/internal/pitr/wal-names.js';
+import { physicalConfig, superSql } from './pitr-helpers.js';
+
+const config = physicalConfig();
+const work = mkdtempSync(join(tmpdir(), 'hf-pitr-wal-'));
+const streamIds: string[] = [];
+const table = `hf_walstream_${randomBytes(4).toString('hex')}`;
+
+/** Streams a failed test left running: stopped before their slots are dropped (an active slot cannot be). */
+const running = new Set<{ stop(): Promise<void> }>();
+
+afterAll(async () => {
+  for (const run of running) await run.stop().catch(() => undefined);
+  for (const id of streamIds) await dropWalStreamSlot(config, id);
+  await superSql(`DROP TABLE IF EXISTS ${table}`);
+  rmSync(work, { recursive: true, force: true });
+}, 30_000);
+
+function newStreamId(): string {
+  const id = `test-${randomBytes(6).toString('hex')}`;
+  streamIds.push(id);
+  return id;
+}
+
+interface Seen extends ChangeLogSegment {
+  seenAt: number;
+}
+
+/** Opens a stream and consumes its segments in the background. */
+function open(streamId: string, spoolDir: string, flushIntervalMs = 1000) {
+  const controller = new AbortController();
+  const stream: ChangeLogStream = openWalStream(config, { streamId, spoolDir, flushIntervalMs, signal: controller.signal });
+  const notices: ChangeLogNotice[] = [];
+  stream.onNotice((notice) => notices.push(notice));
+  const seen: Seen[] = [];
+  const consumed = (async () => {
+    for await (const segment of stream.segments) seen.push({ ...segment, seenAt: Date.now() });
+  })();
+  consumed.catch(() => undefined);
+  const until = async <T>(what: string, probe: () => T | undefined, ms = 15_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const found = probe();
+      if (found !== undefined && found !== false) return found;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting for ${what}; notices: ${JSON.stringify(notices)}; segments: ${seen.map((s) => `${s.name}${s.partial ? '(p)' : ''}`).join(' ')}`);
+  };
+  const stop = async () => {
+    running.delete(handle);
+    controller.abort();
+    await stream.done;
+    await consumed;
+  };
+  const handle = { stream, notices, seen, until, stop };
+  running.add(handle);
+  return handle;
+}
+
+/** Writes some WAL and ends the segment; returns the name of the segment the switch completed. */
+async function writeAndSwitch(rows = 2000): Promise<string> {
+  await superSql(`CREATE TABLE IF NOT EXISTS ${table} (id serial, note text)`);
+  await superSql(`INSERT INTO ${table} (note) SELECT md5(i::text) FROM generate_series(1, $1) i`, [rows]);
+  const [row] = await superSql<{ name: string }>('SELECT pg_walfile_name(pg_switch_wal()) AS name');
+  return row!.name;
+}
+
+const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+describe('the WAL stream of a physical-mode source', () => {
+  it('creates its slot, yields grown partials at the interval and the completed segment byte for byte, and forgets archived ones', async () => {
+    const streamId = newStreamId();
+    const spool = join(work, 'first');
+    const run = open(streamId, spool, 1000);
+    await run.until('started', () => run.notices.find((notice) => notice.type === 'started'));
+    const [slot] = await superSql<{ restart: string | null; active: boolean }>('SELECT restart_lsn::text AS restart, active FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)]);
+    expect(slot).toBeDefined();
+    expect(slot!.restart).not.toBeNull(); // RESERVE_WAL: the server holds WAL from the slot's creation on
+
+    await superSql(`CREATE TABLE IF NOT EXISTS ${table} (id serial, note text)`);
+    await superSql(`INSERT INTO ${table} (note) SELECT md5(i::text) FROM generate_series(1, 500) i`);
+    const partial = await run.until('a partial segment', () => run.seen.find((segment) => segment.partial));
+    expect(partial.size).toBe(16 * 1024 * 1024);
+    expect(partial.path).toContain(join(spool, '.snapshots'));
+    expect(existsSync(partial.path)).toBe(true);
+    expect(parseLsn(partial.endPosition!)).toBeGreaterThan(0n);
+
+    const switched = await writeAndSwitch();
+    const completed = await run.until(`completed segment ${switched}`, () => run.seen.find((segment) => !segment.partial && segment.name === switched));
+    const [server] = await superSql<{ bytes: Buffer }>('SELECT pg_read_binary_file($1) AS bytes', [`pg_wal/${switched}`]);
+    expect(completed.size).toBe(server!.bytes.length);
+    expect(sha(readFileSync(completed.path))).toBe(sha(server!.bytes));
+    expect(completed.coversUntil.getTime()).toBeLessThanOrEqual(Date.now());
+
+    // Partials of one segment are reported only when they grew, and no faster than the interval.
+    const partials = run.seen.filter((segment) => segment.partial);
+    for (let i = 1; i < partials.length; i++) {
+      if (partials[i]!.name !== partials[i - 1]!.name) continue;
+      expect(parseLsn(partials[i]!.endPosition!)).toBeGreaterThan(parseLsn(partials[i - 1]!.endPosition!));
+      expect(partials[i]!.seenAt - partials[i - 1]!.seenAt).toBeGreaterThanOrEqual(900);
+    }
+    // The completed segment comes after every partial of the same name.
+    const completedIndex = run.seen.indexOf(completed);
+    expect(run.seen.slice(completedIndex + 1).some((segment) => segment.name === switched)).toBe(false);
+
+    await run.stream.archived(completed);
+    expect(existsSync(completed.path)).toBe(false);
+    await run.stream.archived(partial);
+    expect(existsSync(partial.path)).toBe(false);
+    await run.stop();
+    const [after] = await superSql<{ active: boolean }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)]);
+    expect(after!.active).toBe(false); // pg_receivewal is gone
+    await dropWalStreamSlot(config, streamId);
+    await dropWalStreamSlot(config, streamId); // idempotent
+    expect(await superSql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)])).toEqual([]);
+  }, 60_000);
+
+  it('resumes after a stop on the same spool with no missing segment', async () => {
+    const streamId = newStreamId();
+    const spool = join(work, 'resume');
+    const first = open(streamId, spool);
+    const firstSegment = await writeAndSwitch();
+    await first.until(`segment ${firstSegment}`, () => first.seen.find((segment) => !segment.partial && segment.name === firstSegment));
+    // The new slot reserves WAL from the last checkpoint on, so segments from before the switch come too: all archived.
+    for (const segment of first.seen.filter((seen) => !seen.partial)) await first.stream.archived(segment);
+    await first.stop();
+
+    // WAL written while the stream is stopped: the slot keeps it.
+    await writeAndSwitch();
+    const lastWhileStopped = await writeAndSwitch();
+
+    const second = open(streamId, spool);
+    await second.until(`segment ${lastWhileStopped}`, () => second.seen.find((segment) => !segment.partial && segment.name === lastWhileStopped));
+    expect(second.notices[0]).toMatchObject({ type: 'started', slot: slotNameFor(streamId) });
+    const names = second.seen.filter((segment) => !segment.partial).map((segment) => segment.name);
+    expect(names[0]).toBe(nextSegmentName(firstSegment)); // the archived one is not reported again
+    for (let i = 1; i < names.length; i++) expect(names[i]).toBe(nextSegmentName(names[i - 1]!));
+    expect(names.at(-1)).toBe(lastWhileStopped);
+    expect(second.notices.some((notice) => notice.type === 'gap' || notice.type === 'slot-missing')).toBe(false);
+    await second.stop();
+    await dropWalStreamSlot(config, streamId);
+  }, 60_000);
+
+  it('reports a dropped slot and the gap it left, then streams on from the new slot', async () => {
+    const streamId = newStreamId();
+    const spool = join(work, 'dropped');
+    const first = open(streamId, spool);
+    const lastArchived = await writeAndSwitch();
+    await first.until(`segment ${lastArchived}`, () => first.seen.find((seen) => !seen.partial && seen.name === lastArchived));
+    for (const segment of first.seen.filter((seen) => !seen.partial)) await first.stream.archived(segment);
+    await first.stop();
+
+    // Someone drops the slot while the stream is stopped; the server then recycles the WAL nobody holds any more.
+    await superSql('SELECT pg_drop_replication_slot($1)', [slotNameFor(streamId)]);
+    for (let i = 0; i < 3; i++) await writeAndSwitch(200);
+    await superSql('CHECKPOINT');
+    const [kept] = await superSql<{ present: boolean }>('SELECT count(*) > 0 AS present FROM pg_ls_waldir() WHERE name = $1', [nextSegmentName(lastArchived)]);
+    const others = await superSql<{ slot_name: string }>('SELECT slot_name FROM pg_replication_slots');
+    expect(kept!.present, `the server still has ${nextSegmentName(lastArchived)}; slots on the shared cluster: ${others.map((o) => o.slot_name).join(', ')}`).toBe(false);
+
+    const second = open(streamId, spool);
+    const gap = await second.until('a gap notice', () => second.notices.find((notice) => notice.type === 'gap'));
+    expect(second.notices.find((notice) => notice.type === 'slot-missing')).toMatchObject({ slot: slotNameFor(streamId) });
+    expect(gap).toMatchObject({ lastArchived });
+    const nextAvailable = (gap as { nextAvailable: string }).nextAvailable;
+    expect(nextAvailable > nextSegmentName(lastArchived)).toBe(true);
+    // Streaming goes on from the new slot: the next completed segment is at or after the first available one.
+    const after = await writeAndSwitch();
+    await second.until(`segment ${after}`, () => second.seen.find((seen) => !seen.partial && seen.name === after));
+    expect(second.seen.filter((seen) => !seen.partial).every((seen) => seen.name >= nextAvailable)).toBe(true);
+    await second.stop();
+    await dropWalStreamSlot(config, streamId);
+  }, 60_000);
+
+  it('fails with the missing privilege for a role without REPLICATION', async () => {
+    const controller = new AbortController();
+    const stream = openWalStream(physicalConfig('norepl'), { streamId: newStreamId(), spoolDir: join(work, 'norepl'), flushIntervalMs: 1000, signal: controller.signal });
+    const failure = await stream.done.catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'AUTH', message: expect.stringContaining('role "holdfast_norepl" lacks the REPLICATION privilege') });
+    await expect((async () => {
+      for await (const segment of stream.segments) void segment;
+    })()).rejects.toBe(failure);
+    expect(statSync(join(work, 'norepl')).isDirectory()).toBe(true);
+  }, 30_000);
+});
