@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isAdapterError, type BaseBackupInfo, type PointRestoreInput, type PointRestoreResult, type RecoveryTarget } from '@holdfast/sdk';
 import { postgresSourceConfig } from '../src/config.js';
 import { restoreToPoint } from '../src/internal/pitr/point-restore.js';
-import { segmentOf } from '../src/internal/pitr/restore-wal.js';
+import { nextSegmentName, segmentOf } from '../src/internal/pitr/restore-wal.js';
 
 interface PitrState {
   host: string;
@@ -232,6 +232,15 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+describe('WAL segment names', () => {
+  it('steps to the next segment, rolling over after …FF, and names the segment of an LSN', () => {
+    expect(nextSegmentName('000000010000000000000003')).toBe('000000010000000000000004');
+    expect(nextSegmentName('0000000200000001000000FF')).toBe('000000020000000200000000');
+    expect(segmentOf('0/3000028', 1)).toBe('000000010000000000000003');
+    expect(segmentOf('1/FF000000', 2)).toBe('0000000200000001000000FF');
+  });
+});
+
 describe('restoreToPoint against the PITR test cluster', () => {
   it('restores to an instant between two commits: exactly the rows committed before it (check mode, server stopped)', async () => {
     const targetPath = join(work, 'restore-time');
@@ -295,6 +304,23 @@ describe('restoreToPoint against the PITR test cluster', () => {
     expect(existsSync(join(work, '.occupied.wal'))).toBe(false);
     const relative = await restoreToPoint(config, restoreInput({ type: 'latest' }, 'relative/path')).catch((caught: unknown) => caught);
     expect(isAdapterError(relative) && relative.code).toBe('CONFIG');
+    const shelly = await restoreToPoint(config, restoreInput({ type: 'latest' }, join(work, 'a$(touch x)'))).catch((caught: unknown) => caught);
+    expect(isAdapterError(shelly) && shelly.code).toBe('CONFIG');
+    const orphan = await restoreToPoint(config, restoreInput({ type: 'latest' }, join(work, 'missing-parent', 'copy'))).catch((caught: unknown) => caught);
+    expect((orphan as Error).message).toContain('does not exist');
+    const busy = createServer().listen(0, '127.0.0.1');
+    await new Promise((resolve) => busy.once('listening', resolve));
+    try {
+      const port = (busy.address() as { port: number }).port;
+      const taken = await restoreToPoint(config, restoreInput({ type: 'latest' }, join(work, 'restore-busy'), { servePort: port })).catch((caught: unknown) => caught);
+      expect((taken as Error).message).toContain(`port ${port} on 127.0.0.1 is already in use`);
+      expect(existsSync(join(work, 'restore-busy'))).toBe(false);
+    } finally {
+      busy.close();
+    }
+    const ancient = await restoreToPoint(config, restoreInput({ type: 'latest' }, join(work, 'restore-old'), { base: { ...base, serverVersion: '9.4.26' } })).catch((caught: unknown) => caught);
+    expect(isAdapterError(ancient) && ancient.code).toBe('CONFIG');
+    expect((ancient as Error).message).toMatch(/PostgreSQL 9\.4 server programs \(postgres, pg_ctl\) were not found; tried .*\/usr\/lib\/postgresql\/9\.4\/bin.*apt-get install postgresql-9\.4/);
   });
 
   it('stops the server and removes everything when aborted during recovery', async () => {

@@ -31,6 +31,10 @@ export async function checkTargetPath(targetPath: string): Promise<{ exists: boo
   if (!path.isAbsolute(targetPath)) {
     throw new AdapterError(ORIGIN, 'CONFIG', `restore target "${targetPath}" is not an absolute path`);
   }
+  // The path ends up inside restore_command (a shell command where % is a placeholder) and pg_ctl's shell line.
+  if (/["$`\\%\n]/.test(targetPath)) {
+    throw new AdapterError(ORIGIN, 'CONFIG', `restore target "${targetPath}" contains a character (" $ \` \\ % or a line break) that PostgreSQL's restore_command cannot carry safely; choose a plainer path`);
+  }
   const parent = path.dirname(targetPath);
   const parentStat = await stat(parent).catch(() => null);
   if (!parentStat?.isDirectory()) {
