@@ -131,7 +131,8 @@ export class ChangeLogSupervisor {
       } catch (error) {
         const running = this.running.get(job.id);
         if (running) wanted.set(job.id, running.fingerprint);
-        this.deps.logger.warn({ err: error, jobId: job.id }, 'change-log supervisor: job not resolved');
+        // A job that cannot be resolved fails its own runs loudly; here it is only skipped.
+        this.deps.logger.debug({ err: error, jobId: job.id }, 'change-log supervisor: job not resolved');
       }
     }
     return wanted;
