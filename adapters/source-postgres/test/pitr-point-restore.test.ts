@@ -238,6 +238,9 @@ describe('WAL segment names', () => {
     expect(nextSegmentName('0000000200000001000000FF')).toBe('000000020000000200000000');
     expect(segmentOf('0/3000028', 1)).toBe('000000010000000000000003');
     expect(segmentOf('1/FF000000', 2)).toBe('0000000200000001000000FF');
+    // 64 MiB segments (initdb --wal-segsize=64): 64 per 4 GiB log.
+    expect(nextSegmentName('00000001000000000000003F', 64 * 1024 * 1024)).toBe('000000010000000100000000');
+    expect(segmentOf('0/8000000', 1, 64 * 1024 * 1024)).toBe('000000010000000000000002');
   });
 });
 

@@ -10,7 +10,7 @@ import { canEnter, handOver, serverUser } from './restore-owner.js';
 import { checkPortFree, checkTargetPath, findServerBinaries, majorVersion } from './restore-preflight.js';
 import { awaitPromotion, startRecoveryServer, stopRecoveryServer, type RecoveryServer } from './restore-server.js';
 import { prepareRecovery, removeRecoverySettings } from './restore-settings.js';
-import { fetchWal } from './restore-wal.js';
+import { fetchWal, readSegmentBytes } from './restore-wal.js';
 
 /** In check mode the server only listens on its private socket folder, so any port number names the socket. */
 const CHECK_PORT = 5432;
@@ -80,7 +80,13 @@ export async function restoreToPoint(config: PostgresSourceConfig, input: PointR
     progress(`unpacking the base backup into ${targetPath}`);
     const unpacked = await extractBase(input.baseStream, targetPath, signal, warnings);
     progress(`unpacked ${unpacked.files} files (${unpacked.bytes} bytes); fetching WAL from ${input.base.startSegment}`);
-    const segments = await fetchWal(input, { walDir, ...(binaries.pgWaldump ? { pgWaldump: binaries.pgWaldump } : {}), onSegment: (name) => progress(`fetched WAL segment ${name}`) });
+    const segmentBytes = await readSegmentBytes(binaries.directory, targetPath);
+    const segments = await fetchWal(input, {
+      walDir,
+      segmentBytes,
+      ...(binaries.pgWaldump ? { pgWaldump: binaries.pgWaldump } : {}),
+      onSegment: (name) => progress(`fetched WAL segment ${name}`),
+    });
     progress(`fetched ${segments} WAL segments`);
     warnings.push(...(await prepareRecovery(targetPath, walDir, input.target)));
     for (const folder of [targetPath, walDir]) await handOver(user, folder);

@@ -8,30 +8,42 @@ import { ORIGIN } from '../connection.js';
 
 const run = promisify(execFile);
 
-/** Segments of 16 MiB (the default wal_segment_size): 256 of them per 4 GiB "log" number. */
-const SEGMENTS_PER_LOG = 0x100;
-const SEGMENT_BYTES = 16 * 1024 * 1024;
+/** The default wal_segment_size; initdb --wal-segsize may have chosen another power of two. */
+const DEFAULT_SEGMENT_BYTES = 16 * 1024 * 1024;
+const FOUR_GIB = 0x100000000;
 
 function hex8(value: number): string {
   return value.toString(16).toUpperCase().padStart(8, '0');
 }
 
-/** The segment after `name` on the same timeline: `…000000FF` is followed by the next log number's `…00000000`. */
-export function nextSegmentName(name: string): string {
+/** The cluster's WAL segment size as its pg_control records it (read with pg_controldata from the unpacked base). */
+export async function readSegmentBytes(binDirectory: string, dataDir: string): Promise<number> {
+  const { stdout } = await run(path.join(binDirectory, 'pg_controldata'), [dataDir], { env: { ...process.env, LC_ALL: 'C', LANG: 'C' } }).catch(() => ({ stdout: '' }));
+  const bytes = Number(/Bytes per WAL segment:\s+(\d+)/.exec(stdout)?.[1]);
+  return Number.isInteger(bytes) && bytes >= 1024 * 1024 && bytes <= 1024 ** 3 ? bytes : DEFAULT_SEGMENT_BYTES;
+}
+
+/**
+ * The segment after `name` on the same timeline: with 16 MiB segments `…000000FF` is followed by the next log
+ * number's `…00000000` (a 4 GiB log holds 4 GiB / segment size segments).
+ */
+export function nextSegmentName(name: string, segmentBytes = DEFAULT_SEGMENT_BYTES): string {
   const match = /^([0-9A-F]{8})([0-9A-F]{8})([0-9A-F]{8})$/i.exec(name);
   if (!match) throw new AdapterError(ORIGIN, 'CONFIG', `"${name}" is not a WAL segment name`);
   const [, timeline, log, segment] = match as unknown as [string, string, string, string];
   const next = parseInt(segment, 16) + 1;
-  return next >= SEGMENTS_PER_LOG ? `${timeline.toUpperCase()}${hex8(parseInt(log, 16) + 1)}00000000` : `${timeline.toUpperCase()}${log.toUpperCase()}${hex8(next)}`;
+  const rollsOver = next >= FOUR_GIB / segmentBytes;
+  return `${timeline.toUpperCase()}${hex8(parseInt(log, 16) + (rollsOver ? 1 : 0))}${hex8(rollsOver ? 0 : next)}`;
 }
 
-/** The segment holding LSN `X/Y` on `timeline` (16 MiB segments). */
-export function segmentOf(position: string, timeline: number): string {
+/** The segment holding LSN `X/Y` on `timeline`. */
+export function segmentOf(position: string, timeline: number, segmentBytes = DEFAULT_SEGMENT_BYTES): string {
   const match = /^([0-9A-F]{1,8})\/([0-9A-F]{1,8})$/i.exec(position.trim());
   if (!match) throw new AdapterError(ORIGIN, 'CONFIG', `"${position}" is not a WAL position (LSN such as 0/3000028)`);
-  const byte = BigInt(`0x${match[1]}`) * 0x100000000n + BigInt(`0x${match[2]}`);
-  const segment = Number(byte / BigInt(SEGMENT_BYTES));
-  return `${hex8(timeline)}${hex8(Math.floor(segment / SEGMENTS_PER_LOG))}${hex8(segment % SEGMENTS_PER_LOG)}`;
+  const byte = BigInt(`0x${match[1]}`) * BigInt(FOUR_GIB) + BigInt(`0x${match[2]}`);
+  const segment = Number(byte / BigInt(segmentBytes));
+  const perLog = FOUR_GIB / segmentBytes;
+  return `${hex8(timeline)}${hex8(Math.floor(segment / perLog))}${hex8(segment % perLog)}`;
 }
 
 /** Latest commit time `pg_waldump` sees in one segment file, or null when it shows none (or cannot read it). */
@@ -54,6 +66,7 @@ async function lastCommitIn(pgWaldump: string, file: string): Promise<Date | nul
 /** What the fetch needs besides the input. */
 export interface WalFetchPlan {
   walDir: string;
+  segmentBytes: number;
   pgWaldump?: string;
   onSegment(name: string, count: number): void;
 }
@@ -65,7 +78,7 @@ export interface WalFetchPlan {
  * pg_waldump shows a commit after the target (replay stops before that commit). `latest` and `name` fetch all.
  */
 export async function fetchWal(input: PointRestoreInput, plan: WalFetchPlan): Promise<number> {
-  const stopAfter = input.target.type === 'position' ? nextSegmentName(segmentOf(input.target.position, input.base.timeline)) : undefined;
+  const stopAfter = input.target.type === 'position' ? nextSegmentName(segmentOf(input.target.position, input.base.timeline, plan.segmentBytes), plan.segmentBytes) : undefined;
   let name = input.base.startSegment;
   let count = 0;
   for (;;) {
@@ -84,7 +97,7 @@ export async function fetchWal(input: PointRestoreInput, plan: WalFetchPlan): Pr
       const latest = await lastCommitIn(plan.pgWaldump, file);
       if (latest && latest > input.target.time) break;
     }
-    name = nextSegmentName(name);
+    name = nextSegmentName(name, plan.segmentBytes);
   }
   if (count === 0) {
     throw new AdapterError(ORIGIN, 'NOT_FOUND', `the archive has no WAL segment ${input.base.startSegment}, where the base backup starts: it cannot be made consistent`);
