@@ -103,15 +103,26 @@ export async function peekHead(stream: Readable, size: number): Promise<{ head: 
     chunks.push(next.value);
     length += next.value.length;
   }
-  const whole = Readable.from(
-    (async function* replay() {
-      yield* chunks;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
+  // A plain Readable rather than Readable.from(generator): destroying the latter waits for the generator's pending
+  // `next()`, which never settles while the source waits for more data (Node 24 waits, Node 20 did not), so an
+  // aborted restore would hang. Destroying `whole` destroys the source, which ends that wait.
+  const pending = [...chunks];
+  const whole = new Readable({
+    read() {
+      const buffered = pending.shift();
+      if (buffered) {
+        this.push(buffered);
+        return;
       }
-    })(),
-  );
+      iterator.next().then(
+        (next) => this.push(next.done ? null : next.value),
+        (error: unknown) => this.destroy(error as Error),
+      );
+    },
+    destroy(error, callback) {
+      if (!stream.destroyed) stream.destroy();
+      callback(error);
+    },
+  });
   return { head: Buffer.concat(chunks), whole };
 }
