@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ChangeLogNotice, ChangeLogSegment, ChangeLogStream, EventBus, JobCatalog, KernelLogger, RunPlan } from '@holdfast/kernel';
+import type { ChangeLogNotice, ChangeLogSegment, EventBus, JobCatalog, KernelLogger, RunPlan } from '@holdfast/kernel';
 import type { CompressionCodec } from '../codec/index.js';
 import { disposeAll, type AdapterFactory, type StorageInstance } from '../run/adapters.js';
 import { BackupStreamError, streamBackup } from '../run/backup-pipeline.js';

@@ -47,36 +47,40 @@ export class ScriptedLog {
     this.spoolDir = options.spoolDir;
     this.opens.push(options.spoolDir);
     this.listeners = [];
-    const log = this;
+    const pending = this.pending;
+    const archived = this.archived;
+    const closes = this.closes;
+    const waitForPiece = () => new Promise<void>((resolve) => (this.wake = resolve));
+    const wakeUp = () => this.wake?.();
     let settle!: () => void;
     const done = new Promise<void>((resolve) => (settle = resolve));
     options.signal.addEventListener('abort', () => {
-      log.closes.push(options.spoolDir);
-      log.wake?.();
+      closes.push(options.spoolDir);
+      wakeUp();
       settle();
     }, { once: true });
     async function* segments(): AsyncGenerator<ChangeLogSegment> {
       // Pieces already yielded by this stream; a new stream starts over with whatever is still pending (the spool).
       const yielded = new Set<ChangeLogSegment>();
       while (!options.signal.aborted) {
-        const next = log.pending.find((segment) => !yielded.has(segment));
+        const next = pending.find((segment) => !yielded.has(segment));
         if (next) {
           yielded.add(next);
           yield next;
           continue;
         }
-        await new Promise<void>((resolve) => (log.wake = resolve));
+        await waitForPiece();
       }
     }
     return {
       segments: segments(),
       archived: async (segment) => {
-        log.archived.push({ name: segment.name, partial: segment.partial, path: segment.path });
-        const index = log.pending.indexOf(segment);
-        if (index >= 0) log.pending.splice(index, 1);
         await rm(segment.path, { force: true });
+        const index = pending.indexOf(segment);
+        if (index >= 0) pending.splice(index, 1);
+        archived.push({ name: segment.name, partial: segment.partial, path: segment.path });
       },
-      onNotice: (listener) => void log.listeners.push(listener),
+      onNotice: (listener) => void this.listeners.push(listener),
       done,
     };
   }
