@@ -45,17 +45,28 @@ export async function createSlotIfMissing(config: PostgresSourceConfig, slot: st
   });
 }
 
+/** How long a drop waits for the slot to be released: the server's WAL sender outlives a stopped pg_receivewal briefly. */
+const RELEASE_WAIT_MS = 5000;
+
 /** Drops the slot; a missing slot is fine. A slot a running stream holds is refused (stop the stream first). */
 export async function dropSlot(config: PostgresSourceConfig, slot: string): Promise<void> {
+  const deadline = Date.now() + RELEASE_WAIT_MS;
   await withReplicationClient(config, async (client) => {
-    try {
-      await client.query(`DROP_REPLICATION_SLOT ${slot}`);
-    } catch (error) {
-      if (codeOf(error) === UNDEFINED_OBJECT) return;
-      if (codeOf(error) === OBJECT_IN_USE) {
-        throw new AdapterError(ORIGIN, 'TRANSIENT', `the replication slot "${slot}" is in use by a running WAL stream; stop the stream, then drop it`, { cause: error });
+    for (;;) {
+      try {
+        await client.query(`DROP_REPLICATION_SLOT ${slot}`);
+        return;
+      } catch (error) {
+        if (codeOf(error) === UNDEFINED_OBJECT) return;
+        if (codeOf(error) === OBJECT_IN_USE && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+          continue;
+        }
+        if (codeOf(error) === OBJECT_IN_USE) {
+          throw new AdapterError(ORIGIN, 'TRANSIENT', `the replication slot "${slot}" is in use by a running WAL stream; stop the stream, then drop it`, { cause: error });
+        }
+        throw slotError(config, `cannot drop the replication slot "${slot}"`, error);
       }
-      throw slotError(config, `cannot drop the replication slot "${slot}"`, error);
     }
   });
 }

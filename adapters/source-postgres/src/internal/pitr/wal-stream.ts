@@ -106,6 +106,7 @@ class WalStream {
     markReady();
     const lagTimer = this.watchLag();
     let backoff = BACKOFF_FIRST_MS;
+    let lastKind: string | undefined;
     try {
       while (!signal.aborted) {
         const startedAt = Date.now();
@@ -113,6 +114,13 @@ class WalStream {
         if (signal.aborted) break;
         if (Date.now() - startedAt > STEADY_RUN_MS) backoff = BACKOFF_FIRST_MS;
         const kind = classifyReceiverExit(stderr);
+        // A slot or gap repair is tried at once; the same failure right after it waits like any other.
+        if (kind === lastKind && kind !== 'transient') {
+          await sleep(backoff, signal);
+          backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+          if (signal.aborted) break;
+        }
+        lastKind = kind;
         if (kind === 'refused') throw await replicationRefusal(this.config, new Error(receiverError(this.config, stderr)));
         if (kind === 'slot-missing') {
           if (await createSlotIfMissing(this.config, this.slot)) this.slotWasMissing('the replication slot was dropped while the stream ran');
@@ -178,17 +186,17 @@ class WalStream {
 
   /**
    * The server no longer has the WAL pg_receivewal wants to resume from. Completed segments are handed to `.ready`
-   * first (they are whole and still get archived); then pg_receivewal's directory is emptied, so the next run starts
-   * where the slot is, and the gap is reported when it does. An invalidated slot is replaced.
+   * first (they are whole and still get archived); then pg_receivewal's directory is emptied and the slot replaced,
+   * so the next run starts where the new slot is, and the gap is reported when it does.
    */
   private async startAfterGap(serverMessage: string): Promise<void> {
     await this.withSpool(async () => {
       await this.ingestCompleted();
-      const status = await readSlotStatus(this.config, this.slot).catch(() => undefined);
-      if (status?.walStatus === 'lost') {
-        await dropSlot(this.config, this.slot);
-        await createSlotIfMissing(this.config, this.slot);
-      }
+      // The slot is replaced, not kept: a fresh one reserves WAL from the last checkpoint on, which the server has.
+      // The old one may point at the removed WAL (invalidated, or moved back by pg_receivewal's first status report
+      // of the failed run, which names the position it asked for), and pg_receivewal would ask for it again.
+      await dropSlot(this.config, this.slot);
+      await createSlotIfMissing(this.config, this.slot);
       const partial = await this.spool.partialInReceiveDir();
       if (partial) await this.spool.removeFromReceiveDir(`${partial}.partial`);
       for (const name of await this.spool.completedInReceiveDir()) await this.spool.removeFromReceiveDir(name);
@@ -201,7 +209,7 @@ class WalStream {
   private watchLag(): NodeJS.Timeout {
     let warned = false;
     let reading = false;
-    const timer = setInterval(() => {
+    const tick = () => {
       if (reading) return;
       reading = true;
       readSlotStatus(this.config, this.slot)
@@ -217,7 +225,10 @@ class WalStream {
         })
         .catch(() => undefined) // a failed reading is retried at the next tick; the stream itself reports outages
         .finally(() => (reading = false));
-    }, LAG_INTERVAL_MS);
+    };
+    // The first reading at once, so the gauge has a value as soon as the stream runs.
+    tick();
+    const timer = setInterval(tick, LAG_INTERVAL_MS);
     timer.unref();
     return timer;
   }
