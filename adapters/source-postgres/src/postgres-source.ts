@@ -63,7 +63,8 @@ export class PostgresSource implements SourceAdapter {
     return {
       logKind: 'postgres-wal',
       baseBackup: ({ signal }) => startBaseBackup(config, signal),
-      openChangeLogStream: (options) => openWalStream(config, options),
+      // The source's own walFlushIntervalSeconds sets the partial interval: the operator tunes it per server.
+      openChangeLogStream: (options) => openWalStream(config, { ...options, flushIntervalMs: config.walFlushIntervalSeconds * 1000 }),
       dropChangeLogStream: (streamId) => dropWalStreamSlot(config, streamId),
       restoreToPoint: (input) => restoreToPoint(config, input),
     };

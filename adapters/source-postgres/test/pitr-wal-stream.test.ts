@@ -5,12 +5,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { container } from 'tsyringe';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChangeLogNotice, ChangeLogSegment, ChangeLogStream } from '@holdfast/sdk';
+import { instantiateAdapter, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream } from '@holdfast/sdk';
+import definition from '../src/index.js';
 import { slotNameFor } from '../src/internal/pitr/slot.js';
 import { dropWalStreamSlot, openWalStream } from '../src/internal/pitr/wal-stream.js';
 import { nextSegmentName, parseLsn, segmentNameFor, segmentStartLsn } from '../src/internal/pitr/wal-names.js';
-import { physicalConfig, superSql } from './pitr-helpers.js';
+import { physicalConfig, physicalSettings, superSql } from './pitr-helpers.js';
 
 const config = physicalConfig();
 const work = mkdtempSync(join(tmpdir(), 'hf-pitr-wal-'));
@@ -195,6 +197,26 @@ describe('the WAL stream of a physical-mode source', () => {
     await second.stop();
     await dropWalStreamSlot(config, streamId);
   }, 60_000);
+
+  it('through the adapter, pointInTime() streams with the source\'s walFlushIntervalSeconds and drops the slot', async () => {
+    const streamId = newStreamId();
+    const support = instantiateAdapter(container, definition, physicalSettings('repl', { walFlushIntervalSeconds: 1 })).pointInTime!()!;
+    const controller = new AbortController();
+    // The engine's own interval (ten minutes here) gives way to the source's one second.
+    const stream = support.openChangeLogStream({ streamId, spoolDir: join(work, 'adapter'), flushIntervalMs: 600_000, signal: controller.signal });
+    const partial = (async () => {
+      for await (const segment of stream.segments) if (segment.partial) return segment;
+      return undefined;
+    })();
+    await superSql(`CREATE TABLE IF NOT EXISTS ${table} (id serial, note text)`);
+    await superSql(`INSERT INTO ${table} (note) SELECT md5(i::text) FROM generate_series(1, 300) i`);
+    const first = await Promise.race([partial, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8000))]);
+    expect(first?.partial).toBe(true);
+    controller.abort();
+    await stream.done;
+    await support.dropChangeLogStream!(streamId);
+    expect(await superSql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)])).toEqual([]);
+  }, 30_000);
 
   it('fails with the missing privilege for a role without REPLICATION', async () => {
     const controller = new AbortController();
