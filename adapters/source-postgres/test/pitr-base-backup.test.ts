@@ -2,12 +2,12 @@
 // dump() as a scheduled run takes them and through pointInTime().baseBackup. The tar is checked with GNU tar, the
 // recorded positions against backup_label and the server.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, type BaseBackupStats, type SourceAdapter } from '@holdfast/sdk';
 import definition from '../src/index.js';
 import { postgresSourceConfig } from '../src/config.js';
@@ -111,15 +111,45 @@ describe('failures of pg_basebackup', () => {
     await consumed.catch(() => undefined);
     expect(streamed).toBeGreaterThan(1024 * 1024);
   }, 30_000);
+});
 
-  it('a cluster with extra tablespaces is refused as CONFIG naming them', async () => {
-    // pg_basebackup's own words when the cluster has a tablespace besides pg_default and pg_global (the shared test
-    // cluster must not get one: every other base backup on it would fail).
-    const binDirectory = wrapper('tablespaces', 'echo "pg_basebackup: error: can only write single tablespace to stdout, database has 2" >&2\nexit 1');
-    const failure = await adapter(physicalSettings('repl', { binDirectory }))
+// The shared PITR cluster must not get a tablespace (every other base backup on it would fail), so a throwaway
+// cluster with one is started here (about 2 s), as replication-check.test.ts does for wal_level=minimal.
+const initdb = '/usr/lib/postgresql/15/bin/initdb';
+const canStartCluster = process.getuid?.() === 0 && existsSync(initdb);
+describe.skipIf(!canStartCluster)('a cluster with a tablespace besides pg_default (needs root and PostgreSQL 15 binaries)', () => {
+  const port = 5438;
+  const directory = join(work, 'tablespace-cluster');
+  const data = join(directory, 'data');
+  const asPostgres = (command: string, args: string[]) =>
+    spawnSync('runuser', ['-u', 'postgres', '--', `/usr/lib/postgresql/15/bin/${command}`, ...args], { encoding: 'utf8', timeout: 60_000 });
+
+  beforeAll(() => {
+    const taken = spawnSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.trim();
+    if (taken) throw new Error(`port ${port} is taken; the tablespace test cluster needs it`);
+    const postgresUid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout);
+    mkdirSync(join(directory, 'space'), { recursive: true });
+    chownSync(work, postgresUid, 0);
+    chownSync(directory, postgresUid, 0);
+    chownSync(join(directory, 'space'), postgresUid, 0);
+    const init = asPostgres('initdb', ['-D', data, '-U', 'root', '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
+    if (init.status !== 0) throw new Error(`initdb: ${init.stderr}`);
+    const settings = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${directory} -c wal_level=replica -c fsync=off`;
+    const start = asPostgres('pg_ctl', ['-D', data, '-o', settings, '-l', join(directory, 'log'), '-w', 'start']);
+    if (start.status !== 0) throw new Error(`pg_ctl start: ${start.stderr} ${start.stdout}`);
+    const create = spawnSync('psql', ['-h', directory, '-p', String(port), '-U', 'root', '-d', 'postgres', '-v', 'ON_ERROR_STOP=1', '-c', `CREATE TABLESPACE hf_extra LOCATION '${join(directory, 'space')}'`], { encoding: 'utf8' });
+    if (create.status !== 0) throw new Error(`CREATE TABLESPACE: ${create.stderr}`);
+  }, 60_000);
+
+  afterAll(() => {
+    asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  });
+
+  it('is refused as CONFIG naming the tablespace, before any byte', async () => {
+    const failure = await adapter({ host: '127.0.0.1', port, user: 'root', mode: 'physical' })
       .dump({ databases: [], signal: new AbortController().signal })
       .catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: 'CONFIG', message: expect.stringContaining('has 1 tablespace(s) besides pg_default and pg_global') });
+    expect(failure).toMatchObject({ code: 'CONFIG', message: expect.stringContaining('has 1 tablespace(s) ("hf_extra") besides pg_default and pg_global') });
   }, 30_000);
 });
 
@@ -141,6 +171,8 @@ describe('physical mode settings and refusals', () => {
       message: expect.stringContaining('a physical base backup is restored to a point in time (restore with a recovery target), not into a database'),
     });
     expect(() => source.scratch!()).toThrow(expect.objectContaining({ code: 'UNSUPPORTED' }));
+    const archive = { archiveName: 'x.hfa', createdAt: new Date(), compression: 'none' as const, chain: null };
+    await expect(source.dump({ databases: [], signal: new AbortController().signal, archive })).rejects.toMatchObject({ code: 'UNSUPPORTED', message: expect.stringContaining('not seekable archives') });
     expect(await source.listDatabases()).toContain('postgres');
   }, 30_000);
 });

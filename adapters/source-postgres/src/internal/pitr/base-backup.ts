@@ -6,7 +6,7 @@
 import { Readable } from 'node:stream';
 import { AdapterError, awaitFirstByte, isAbortError, type BaseBackupHandle, type BaseBackupInfo, type BaseBackupStats } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../../config.js';
-import { ORIGIN, scrub } from '../connection.js';
+import { ORIGIN, scrub, withClient } from '../connection.js';
 import { startTool, type ToolProcess } from '../tool-process.js';
 import { identifyServer, type ServerIdentity } from './replication-client.js';
 import { TarMemberWatcher } from './tar-members.js';
@@ -46,7 +46,7 @@ export async function startBaseBackup(config: PostgresSourceConfig, signal: Abor
           yield piece;
         }
         const code = await tool.exited;
-        if (code !== 0) throw baseBackupFailure(config, code, tool.stderrTail(), signal);
+        if (code !== 0) throw await baseBackupFailure(config, code, tool.stderrTail(), signal);
         const base = describeBackup(server, tar, progress, startedAt);
         settle.resolve({ bytes, databases: [], warnings: progress.warnings, engineVersion: server.serverVersion, base });
       } catch (error) {
@@ -107,15 +107,21 @@ function verboseProgress(tool: ToolProcess): VerboseProgress {
 }
 
 /** Turns pg_basebackup's failure into a coded error without the password. */
-function baseBackupFailure(config: PostgresSourceConfig, code: number | null, stderr: string, signal: AbortSignal): AdapterError {
+async function baseBackupFailure(config: PostgresSourceConfig, code: number | null, stderr: string, signal: AbortSignal): Promise<AdapterError> {
   if (signal.aborted) return new AdapterError(ORIGIN, 'ABORTED', 'base backup was aborted');
   const text = scrub(stderr, config);
   const tablespaces = /can only write single tablespace to stdout, database has (\d+)/.exec(text);
   if (tablespaces) {
+    // pg_basebackup counts the base tablespace with the others; their names help the operator (best effort).
+    const names = await withClient(config, config.maintenanceDatabase, async (client) => {
+      const { rows } = await client.query<{ spcname: string }>("SELECT spcname FROM pg_tablespace WHERE spcname NOT IN ('pg_default', 'pg_global') ORDER BY spcname");
+      return rows.map((row) => `"${row.spcname}"`);
+    }).catch(() => []);
+    const which = names.length > 0 ? ` (${names.join(', ')})` : '';
     return new AdapterError(
       ORIGIN,
       'CONFIG',
-      `the cluster on ${config.host}:${config.port} has ${Number(tablespaces[1]) - 1} tablespace(s) besides pg_default and pg_global; physical mode backs up clusters whose data lives in those two only (pg_basebackup streams one tablespace as one tar): move the tables of the other tablespaces to pg_default, or use mode "logical"`,
+      `the cluster on ${config.host}:${config.port} has ${Number(tablespaces[1]) - 1} tablespace(s)${which} besides pg_default and pg_global; physical mode backs up clusters whose data lives in those two only (pg_basebackup writes one tar per tablespace and cannot put several on stdout): move the tables of the other tablespaces to pg_default, or use mode "logical"`,
     );
   }
   const auth = /password authentication failed|no pg_hba\.conf entry|must be superuser or replication role|permission denied/i.test(text);

@@ -12,10 +12,8 @@ export interface KeepRule {
   from: 'head' | 'tail';
 }
 
-/** Names the watcher saw, and the kept text of the members asked for. */
+/** The kept text of the members asked for, and when their headers went by. */
 export class TarMemberWatcher {
-  /** Every member name, in order (a base backup holds a few thousand). */
-  readonly names: string[] = [];
   private readonly kept = new Map<string, Buffer>();
   /** When each watched member's header went by. */
   private readonly seenAt = new Map<string, Date>();
@@ -77,7 +75,6 @@ export class TarMemberWatcher {
     this.longName = undefined;
     if (type === 'L') name = '\0long-name';
     const rule = type === 'L' ? { limit: 65_536, from: 'head' as const } : this.keep[name];
-    if (type !== 'L') this.names.push(name);
     if (rule) this.seenAt.set(name, new Date());
     this.current = { name, rule, chunks: [], bytes: 0 };
     this.remaining = size;
