@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDecompressStream, createDecryptStream } from '../../src/codec/index.js';
+import { TOKENS } from '@holdfast/kernel';
 import { createTarget, type TestDatabaseTarget } from '../support/harness.js';
 import { refusing, scriptedLog, scriptedLogs } from './pitr-doubles.js';
 import { startPitrServer, until, type PitrServer } from './pitr-server.js';
@@ -121,6 +122,25 @@ describe('change-log archiving (test double source, libsql)', () => {
     for (const dir of dirs) expect((await openStored(join(dir, folder('job-retry'), `${SEG1}.gz.enc`), profileKey)).equals(bytes)).toBe(true);
     expect((await server.changeLogs.piecesOf('job-retry'))[0]!.destinations).toEqual(['dest-a', 'dest-down']);
     await until('the stream state to say streaming', async () => (await server.changeLogs.streamOf('job-retry'))?.state === 'streaming');
+  });
+
+  it('turns the stream\'s notices into events, and a failed stream into pitr_stream_stopped and a restart', async () => {
+    const events = server.handle.container.resolve(TOKENS.EventBus);
+    const seen: Array<[string, unknown]> = [];
+    for (const name of ['pitr_gap', 'pitr_slot_missing', 'pitr_stream_stopped'] as const) events.on(name, (payload) => void seen.push([name, payload]));
+    server.catalog.addJob({ id: 'job-events', name: 'events' }, 'pg', [{ configId: 'dest-a' }]);
+    const log = scriptedLog('job-events');
+    await until('the stream to open', () => log.opens.length === 1);
+    log.notice({ type: 'gap', message: 'segment 5 was removed before it was streamed', lastArchived: SEG1, nextAvailable: SEG2 });
+    log.notice({ type: 'slot-missing', slot: 'holdfast_job_events', message: 'the slot was invalidated' });
+    expect(seen).toEqual([
+      ['pitr_gap', { jobId: 'job-events', jobName: 'events', message: 'segment 5 was removed before it was streamed', lastArchived: SEG1, nextAvailable: SEG2 }],
+      ['pitr_slot_missing', { jobId: 'job-events', jobName: 'events', slot: 'holdfast_job_events', message: 'the slot was invalidated' }],
+    ]);
+    log.fail(new Error('server closed the replication connection'));
+    await until('pitr_stream_stopped', () => seen.some(([name]) => name === 'pitr_stream_stopped'));
+    expect(seen.at(-1)).toEqual(['pitr_stream_stopped', { jobId: 'job-events', jobName: 'events', message: 'The change-log stream of job "events" stopped: server closed the replication connection', error: 'server closed the replication connection' }]);
+    await until('the stream to be opened again', () => log.opens.length === 2);
   });
 
   it('stops the archiver of a job that is deleted or no longer point-in-time, and streams nothing for other jobs', async () => {

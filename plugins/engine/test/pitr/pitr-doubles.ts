@@ -39,6 +39,13 @@ export class ScriptedLog {
     return segment;
   }
 
+  /** Makes the open stream fail as a real one does when the server goes away (its segments throw, `done` rejects). */
+  fail(error: Error): void {
+    this.failure = error;
+    this.wake?.();
+  }
+  private failure: Error | undefined;
+
   notice(notice: ChangeLogNotice): void {
     for (const listener of this.listeners) listener(notice);
   }
@@ -53,7 +60,10 @@ export class ScriptedLog {
     const waitForPiece = () => new Promise<void>((resolve) => (this.wake = resolve));
     const wakeUp = () => this.wake?.();
     let settle!: () => void;
-    const done = new Promise<void>((resolve) => (settle = resolve));
+    let reject!: (error: Error) => void;
+    const done = new Promise<void>((resolve, fail) => ((settle = resolve), (reject = fail)));
+    this.failure = undefined;
+    const failureOf = () => this.failure;
     options.signal.addEventListener('abort', () => {
       closes.push(options.spoolDir);
       wakeUp();
@@ -63,6 +73,11 @@ export class ScriptedLog {
       // Pieces already yielded by this stream; a new stream starts over with whatever is still pending (the spool).
       const yielded = new Set<ChangeLogSegment>();
       while (!options.signal.aborted) {
+        const failure = failureOf();
+        if (failure) {
+          reject(failure);
+          throw failure;
+        }
         const next = pending.find((segment) => !yielded.has(segment));
         if (next) {
           yielded.add(next);

@@ -8,7 +8,7 @@ import { startPitrServer, until, type PitrServer } from './pitr-server.js';
 
 const seg = (n: number) => `00000001000000000000000${n}`;
 
-describe('GET /api/jobs/:id/point-in-time (test double source, libsql)', () => {
+describe.each(['sqlite', 'postgresql'] as const)('GET /api/jobs/:id/point-in-time (test double source, %s)', (dialect) => {
   let target: TestDatabaseTarget;
   let server: PitrServer;
   let dir: string;
@@ -16,7 +16,7 @@ describe('GET /api/jobs/:id/point-in-time (test double source, libsql)', () => {
 
   beforeAll(async () => {
     scriptedLogs.clear();
-    target = await createTarget('sqlite');
+    target = await createTarget(dialect);
     server = await startPitrServer(target);
     dir = await mkdtemp(join(tmpdir(), 'hf-pitr-route-'));
     server.catalog.addConfig({ configId: 'pg', name: 'Cluster', kind: 'source', adapterId: 'pitr-double', config: {} });
