@@ -78,6 +78,23 @@ describe('a physical-mode source takes base backups', () => {
     expect(stats.base.startSegment).toMatch(/^00000001[0-9A-F]{16}$/);
   }, 30_000);
 
+  it('an abort after the first bytes rejects done as ABORTED and ends the stream', async () => {
+    const controller = new AbortController();
+    const handle = await adapter(physicalSettings()).dump({ databases: [], signal: controller.signal });
+    let chunks = 0;
+    const reading = (async () => {
+      for await (const chunk of handle.stream) {
+        void chunk;
+        chunks++;
+        controller.abort();
+      }
+    })();
+    await expect(reading).rejects.toMatchObject({ code: 'ABORTED' });
+    await expect(handle.done).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(chunks).toBe(1);
+    expect(handle.stream.destroyed).toBe(true);
+  }, 30_000);
+
   it('a role without REPLICATION is refused with the replication check sentences, before any byte', async () => {
     const failure = await adapter(physicalSettings('norepl'))
       .dump({ databases: [], signal: new AbortController().signal })

@@ -198,6 +198,29 @@ describe('the WAL stream of a physical-mode source', () => {
     await dropWalStreamSlot(config, streamId);
   }, 60_000);
 
+  it('recreates a slot dropped while the stream runs and streams on', async () => {
+    const streamId = newStreamId();
+    const run = open(streamId, join(work, 'dropped-running'));
+    await run.until('started', () => run.notices.find((notice) => notice.type === 'started'));
+    // End pg_receivewal's WAL sender and drop the slot before the stream restarts pg_receivewal (1 s later).
+    const slot = slotNameFor(streamId);
+    const deadline = Date.now() + 900;
+    let dropped = false;
+    await superSql('SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = $1 AND active_pid IS NOT NULL', [slot]);
+    while (!dropped && Date.now() < deadline) {
+      dropped = await superSql('SELECT pg_drop_replication_slot($1)', [slot]).then(() => true, () => false);
+      if (!dropped) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(dropped).toBe(true);
+    const missing = await run.until('slot-missing', () => run.notices.find((notice) => notice.type === 'slot-missing'));
+    expect(missing).toMatchObject({ slot, message: expect.stringContaining('dropped while the stream ran') });
+    const after = await writeAndSwitch();
+    await run.until(`segment ${after}`, () => run.seen.find((seen) => !seen.partial && seen.name === after));
+    expect((await superSql<{ active: boolean }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slot]))[0]?.active).toBe(true);
+    await run.stop();
+    await dropWalStreamSlot(config, streamId);
+  }, 60_000);
+
   it('through the adapter, pointInTime() streams with the source\'s walFlushIntervalSeconds and drops the slot', async () => {
     const streamId = newStreamId();
     const support = instantiateAdapter(container, definition, physicalSettings('repl', { walFlushIntervalSeconds: 1 })).pointInTime!()!;
