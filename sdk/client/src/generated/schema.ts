@@ -1395,6 +1395,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{id}/point-in-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A point-in-time job's recoverable window, gaps in its archived change log, archive size, recovery point and streaming state
+         * @description Requires the permission `history:read` on the job named by `id`.
+         */
+        get: operations["getJobsByIdPointInTime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/{id}/restore-time": {
         parameters: {
             query?: never;
@@ -10755,6 +10775,126 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getJobsByIdPointInTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The window; `{ enabled: false }` for a job whose source is not set up for point-in-time recovery. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description True when the job's source is set up for point-in-time recovery */
+                            enabled: boolean;
+                            /** @description Missing segments: nothing between after and next */
+                            gaps?: {
+                                after: string;
+                                missing: number;
+                                next: string;
+                            }[];
+                            logKind?: string;
+                            /** @description Seconds since the newest instant a restore can reach */
+                            recoveryPointSeconds?: number | null;
+                            segments?: number;
+                            /** @description Bytes of the archived log, one copy */
+                            storedBytes?: number;
+                            streaming?: {
+                                lastError?: string;
+                                /** @description The server process that streams (or last streamed) the job */
+                                process?: {
+                                    host: string;
+                                    id: string;
+                                    pid: number;
+                                };
+                                /** @description When that process started streaming */
+                                since?: string;
+                                /**
+                                 * @description retrying: a destination refused a piece and it is being retried; stale: the streaming process stopped reporting
+                                 * @enum {string}
+                                 */
+                                state: "streaming" | "retrying" | "stopped" | "failed" | "stale" | "not-started";
+                            };
+                            /** @description Instants a restore can reach; null when no base backup is followed by unbroken archived log */
+                            window?: {
+                                baseExecutionId: string;
+                                end: string;
+                                start: string;
+                                timeline: number;
+                            } | null;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Invalid request: the field paths are listed in `issues`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unauthorized: no session cookie or API key, or an invalid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the identity lacks the permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Job not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
             /** @description Too many requests; see the Retry-After header. */
