@@ -28,7 +28,7 @@ export interface PitrServer extends EngineServer {
   changeLogs: ChangeLogStore;
 }
 
-export async function startPitrServer(target: TestDatabaseTarget, options: { catalog?: InMemoryJobCatalog } = {}): Promise<PitrServer> {
+export async function startPitrServer(target: TestDatabaseTarget, options: { catalog?: InMemoryJobCatalog; adapters?: AnyAdapterDefinition[] } = {}): Promise<PitrServer> {
   const catalog = options.catalog ?? new InMemoryJobCatalog();
   const settings = new MapSettings();
   const audit = new RecordingAuditWriter();
@@ -48,7 +48,7 @@ export async function startPitrServer(target: TestDatabaseTarget, options: { cat
     testPorts,
     createEnginePlugin({ env: {}, timings: { pollIntervalMs: 200, heartbeatMs: 200, staleAfterMs: 2_000, shutdownGraceMs: 2_000 }, pointInTime: FAST_PITR }),
   ];
-  const handle = await composeServer({ dataDir: target.dataDir, databaseUrl: target.url, plugins, logger: pino({ level: 'silent' }), adapters: ADAPTERS });
+  const handle = await composeServer({ dataDir: target.dataDir, databaseUrl: target.url, plugins, logger: pino({ level: 'silent' }), adapters: [...ADAPTERS, ...(options.adapters ?? [])] });
   const identity = handle.container.resolve(IDENTITY_SERVICES);
   for (const key of ['authPoints', 'apiPoints', 'mutationPoints']) settings.values.set(key, 100_000);
   return {
