@@ -216,11 +216,9 @@ describe('container image', { concurrency: false }, () => {
   });
 
   // Found by this test: pg_restore 17 (Debian trixie's newest, in the image) writes `SET transaction_timeout = 0`,
-  // which PostgreSQL 15 (the test server) rejects, and the adapter fails on pg_restore's exit code 1. Backups of
-  // 9.2-17 work; restores into servers older than 17 need the adapter to tolerate that statement.
-  test('restores the PostgreSQL backup from /data under a new name, equal to the original', {
-    todo: 'pg_restore 17 into PostgreSQL 15 fails on SET transaction_timeout (docs/operations/container.md)',
-  }, async () => {
+  // which PostgreSQL 15 (the test server) rejects; the adapter now records that lone error as a warning
+  // (adapters/source-postgres/src/internal/restore-quirks.ts) instead of failing the restore.
+  test('restores the PostgreSQL backup from /data under a new name, equal to the original', async () => {
     await restoreAndCompare(state.storage.local, state.pgBackup, names.pg, names.pgRestored, postgresDump);
   });
 

@@ -10,7 +10,9 @@ export const PODMAN_FLAGS = ['--runtime', 'runc', '--cgroup-manager=cgroupfs'];
 /** The environment every podman and podman-compose call gets. */
 export function podmanEnv() {
   mkdirSync(CONF_DIR, { recursive: true });
-  writeFileSync(CONTAINERS_CONF, '[containers]\ndefault_ulimits = []\n');
+  // netavark with aardvark-dns, named outright: podman 4.3 keeps using CNI on a machine where it first ran with CNI,
+  // and Debian's CNI has no DNS plugin, so compose services could not find each other by name (ENOTFOUND postgres).
+  writeFileSync(CONTAINERS_CONF, '[containers]\ndefault_ulimits = []\n\n[network]\nnetwork_backend = "netavark"\n');
   return { ...process.env, CONTAINERS_CONF };
 }
 

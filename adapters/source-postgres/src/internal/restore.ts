@@ -10,6 +10,7 @@ import { FrameReader, isMultiDump, MULTI_MAGIC } from './multi-dump-format.js';
 import { quoteLiteral, remoteQuery } from './remote-query.js';
 import { StagedRestore, type RestoreInto } from './staged-restore.js';
 import { startTool } from './tool-process.js';
+import { harmlessTransactionTimeoutError } from './restore-quirks.js';
 import { refuseNewerSource, type TargetVersion } from './version-guard.js';
 
 /** The most bytes read to find a dump header: database names and version strings are short. */
@@ -113,7 +114,9 @@ export async function restoreOne(context: RestoreContext, staged: StagedRestore,
   try {
     await pipeline(whole, tool.stdin, { signal });
     const code = await tool.exited;
-    if (code !== 0) {
+    const harmless = code === 1 ? harmlessTransactionTimeoutError(tool.stderrTail(), await context.targetVersion()) : null;
+    if (harmless) context.warnings.push(`restore into "${database}": ${harmless}`);
+    else if (code !== 0) {
       throw new AdapterError(ORIGIN, 'TRANSIENT', `pg_restore into "${database}" failed (exit ${String(code)}): ${scrub(tool.stderrTail(), config)}`);
     }
   } catch (error) {
