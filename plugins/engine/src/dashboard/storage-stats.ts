@@ -4,6 +4,7 @@ import type { EventBus, JobCatalog, KernelLogger } from '@holdfast/kernel';
 import type { Knex } from '@mikro-orm/knex';
 import { disposeAll, type AdapterFactory, type StorageInstance } from '../run/adapters.js';
 import { isSidecarKey } from '../run/sidecar.js';
+import { isChangeLogKey } from '../pitr/segment-key.js';
 import type { JobDirectory } from '../scheduler/job-directory.js';
 import { dateOf } from '../history/history-store.js';
 import { raiseSystemError } from '../run/system-error.js';
@@ -153,7 +154,7 @@ export class StorageStats {
         let newest = 0;
         for await (const object of instance.adapter.list('', { signal: this.controller.signal })) {
           size += object.size;
-          if (!isSidecarKey(object.key)) {
+          if (!isSidecarKey(object.key) && !isChangeLogKey(object.key)) {
             count += 1;
             newest = Math.max(newest, new Date(object.modifiedAt).getTime() || 0);
           }

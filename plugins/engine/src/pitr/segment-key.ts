@@ -12,6 +12,14 @@ export function changeLogFolder(jobId: string): string {
   return `pitr/${jobId}`;
 }
 
+/**
+ * True for objects of an archived change log. They are not backups: storage statistics count their bytes but neither
+ * count them as backups nor take their (seconds-old) times as the newest backup, which would hide a failing schedule.
+ */
+export function isChangeLogKey(key: string): boolean {
+  return key.startsWith('pitr/');
+}
+
 /** Suffix of a partial segment (PostgreSQL's own word for the segment being written). */
 export const PARTIAL_SUFFIX = '.partial';
 

@@ -100,6 +100,14 @@ describe('change-log archiving (test double source, libsql)', () => {
     expect(await readdir(join(target.dataDir, 'pitr-spool', 'job-wal'))).toEqual([]);
     const stream = await server.changeLogs.streamOf('job-wal');
     expect(stream).toMatchObject({ processId: server.engine().processId, state: 'streaming', pid: process.pid });
+
+    // Storage statistics count the log's bytes, but its pieces are not backups (nor their times the newest backup's).
+    const events = server.handle.container.resolve(TOKENS.EventBus);
+    const snapshots: Array<{ configId: string; size: number; count: number; newestBackupAt: string | null }> = [];
+    events.on('storage_snapshot', (snapshot) => void snapshots.push(snapshot));
+    await events.emit('storage_stats_refresh', { reason: 'test' });
+    const snapshot = await until('a snapshot of Disk A', () => snapshots.find((s) => s.configId === 'dest-a'));
+    expect(snapshot).toMatchObject({ count: 0, newestBackupAt: null, size: rows[0]!.storedSize + rows[1]!.storedSize });
   });
 
   it('a destination that refuses holds the piece back: archived() waits, the spool keeps it, retries store it everywhere', async () => {
