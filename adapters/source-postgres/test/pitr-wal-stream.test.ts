@@ -2,7 +2,7 @@
 // own per test (holdfast_<unique id>, dropped in afterAll: a forgotten slot keeps WAL on the shared cluster); segments
 // are compared with the server's own files, read as superuser over the launcher's socket.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { container } from 'tsyringe';
@@ -217,6 +217,26 @@ describe('the WAL stream of a physical-mode source', () => {
     const after = await writeAndSwitch();
     await run.until(`segment ${after}`, () => run.seen.find((seen) => !seen.partial && seen.name === after));
     expect((await superSql<{ active: boolean }>('SELECT active FROM pg_replication_slots WHERE slot_name = $1', [slot]))[0]?.active).toBe(true);
+    await run.stop();
+    await dropWalStreamSlot(config, streamId);
+  }, 60_000);
+
+  it('sets aside the WAL of another server left in the spool and starts afresh', async () => {
+    const streamId = newStreamId();
+    const spool = join(work, 'foreign');
+    mkdirSync(join(spool, '.ready'), { recursive: true });
+    writeFileSync(join(spool, '.holdfast-wal-stream.json'), JSON.stringify({ slot: slotNameFor(streamId), systemId: '1234', lastCompleted: '000000010000000000000002' }));
+    writeFileSync(join(spool, '000000010000000000000002'), Buffer.alloc(16 * 1024 * 1024, 1));
+    writeFileSync(join(spool, '.ready', '000000010000000000000002'), Buffer.alloc(16 * 1024 * 1024, 1));
+    const run = open(streamId, spool);
+    const warning = await run.until('the warning', () => run.notices.find((notice) => notice.type === 'warning'));
+    expect(warning).toMatchObject({ message: expect.stringContaining('another server (system identifier 1234') });
+    expect(readdirSync(join(spool, '.foreign-1234')).sort()).toEqual(['000000010000000000000002', 'ready-000000010000000000000002']);
+    // Not a dropped slot: the state of the other server was dropped with its WAL.
+    expect(run.notices.some((notice) => notice.type === 'slot-missing')).toBe(false);
+    const after = await writeAndSwitch();
+    await run.until(`segment ${after}`, () => run.seen.find((seen) => !seen.partial && seen.name === after));
+    expect(run.seen.some((seen) => seen.name === '000000010000000000000002')).toBe(false);
     await run.stop();
     await dropWalStreamSlot(config, streamId);
   }, 60_000);

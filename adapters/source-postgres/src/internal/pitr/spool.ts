@@ -14,6 +14,8 @@ import { isSegmentName } from './wal-names.js';
 /** What the stream remembers across restarts. */
 export interface SpoolState {
   slot?: string;
+  /** The server the spool's WAL came from (`system_identifier`). */
+  systemId?: string;
   /** Newest completed segment handed to `.ready` (older ones in pg_receivewal's directory are already handled). */
   lastCompleted?: string;
 }
@@ -102,6 +104,20 @@ export class Spool {
       return undefined;
     }
     return { path: target, size, dataEnd };
+  }
+
+  /**
+   * Moves everything WAL of the spool (pg_receivewal's files and `.ready`) into `.foreign-<systemId>/`: it came from
+   * another server, must not be archived as this one's, and is kept for the operator rather than deleted.
+   */
+  async setAsideForeign(systemId: string): Promise<string> {
+    const target = path.join(this.dir, `.foreign-${systemId}`);
+    await mkdir(target, { recursive: true, mode: 0o700 });
+    for (const name of await readdir(this.dir)) {
+      if (isSegmentName(name) || name.endsWith('.partial') || name.endsWith('.history')) await rename(path.join(this.dir, name), path.join(target, name));
+    }
+    for (const name of await this.ready()) await rename(path.join(this.readyDir, name), path.join(target, `ready-${name}`));
+    return target;
   }
 
   async remove(file: string): Promise<void> {

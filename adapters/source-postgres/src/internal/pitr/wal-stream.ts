@@ -99,10 +99,19 @@ class WalStream {
     await this.spool.prepare();
     const server = await identifyServer(this.config);
     this.segmentSize = server.walSegmentSize;
-    const state = await this.spool.readState();
+    let state = await this.spool.readState();
+    if (state.systemId !== undefined && state.systemId !== server.systemId) {
+      // The server at this address is another one (rebuilt, restored): its WAL does not continue the spool's.
+      const folder = await this.spool.setAsideForeign(state.systemId);
+      this.notify({
+        type: 'warning',
+        message: `the spool held WAL of another server (system identifier ${state.systemId}, now ${server.systemId}); it was moved to ${folder} and the stream starts afresh: take a new base backup`,
+      });
+      state = {};
+    }
     // The spool remembers the slot it streamed from: a slot that is gone now was dropped behind Holdfast's back.
     if ((await createSlotIfMissing(this.config, this.slot)) && state.slot === this.slot) this.slotWasMissing('the replication slot was dropped while the stream was stopped');
-    await this.spool.writeState({ ...state, slot: this.slot });
+    await this.spool.writeState({ ...state, slot: this.slot, systemId: server.systemId });
     markReady();
     const lagTimer = this.watchLag();
     let backoff = BACKOFF_FIRST_MS;
