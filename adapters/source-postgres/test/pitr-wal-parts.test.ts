@@ -29,6 +29,8 @@ describe('pg_receivewal exits', () => {
     expect(classifyReceiverExit('FATAL:  must be superuser or replication role to start walsender')).toBe('refused');
     expect(classifyReceiverExit('pg_receivewal: error: unexpected termination of replication stream: FATAL:  terminating connection due to administrator command')).toBe('transient');
     expect(classifyReceiverExit('pg_receivewal: error: connection to server at "127.0.0.1", port 5433 failed: Connection refused')).toBe('transient');
+    // A local folder it cannot write is not a refusal by the server.
+    expect(classifyReceiverExit('pg_receivewal: error: could not open file "/spool/000000010000000000000003.partial": Permission denied')).toBe('transient');
   });
 });
 

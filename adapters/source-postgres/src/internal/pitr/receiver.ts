@@ -56,7 +56,7 @@ export type ReceiverExitKind =
 export function classifyReceiverExit(stderr: string): ReceiverExitKind {
   if (/replication slot "[^"]+" does not exist/.test(stderr)) return 'slot-missing';
   if (/has already been removed|has been invalidated|cannot read from .*replication slot/i.test(stderr)) return 'wal-removed';
-  if (/password authentication failed|no pg_hba\.conf entry|must be superuser or replication role|permission denied|role "[^"]+" does not exist|must have the REPLICATION attribute/i.test(stderr)) {
+  if (/password authentication failed|no pg_hba\.conf entry|must be superuser or replication role|FATAL:\s+permission denied|role "[^"]+" does not exist|must have the REPLICATION attribute/i.test(stderr)) {
     return 'refused';
   }
   return 'transient';
