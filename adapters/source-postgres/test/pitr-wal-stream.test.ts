@@ -261,6 +261,23 @@ describe('the WAL stream of a physical-mode source', () => {
     expect(await superSql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)])).toEqual([]);
   }, 30_000);
 
+  it('keeps trying, with warnings, while the server cannot be reached, and stops cleanly on abort', async () => {
+    const controller = new AbortController();
+    // Nothing listens on port 1: the connection is refused, a passing failure (a server restarting looks the same).
+    const stream = openWalStream(physicalConfig('repl', { port: 1 }), { streamId: newStreamId(), spoolDir: join(work, 'unreachable'), flushIntervalMs: 1000, signal: controller.signal });
+    const notices: ChangeLogNotice[] = [];
+    stream.onNotice((notice) => notices.push(notice));
+    const consumed = (async () => {
+      for await (const segment of stream.segments) void segment;
+    })();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(notices.filter((notice) => notice.type === 'warning').length).toBeGreaterThanOrEqual(2); // at once, then after 1 s
+    expect(notices[0]).toMatchObject({ type: 'warning', message: expect.stringMatching(/^starting the WAL stream failed: .*cannot connect to 127\.0\.0\.1:1.*; retrying in 1 s$/) });
+    controller.abort();
+    await expect(stream.done).resolves.toBeUndefined();
+    await consumed;
+  }, 30_000);
+
   it('fails with the missing privilege for a role without REPLICATION', async () => {
     const controller = new AbortController();
     const stream = openWalStream(physicalConfig('norepl'), { streamId: newStreamId(), spoolDir: join(work, 'norepl'), flushIntervalMs: 1000, signal: controller.signal });

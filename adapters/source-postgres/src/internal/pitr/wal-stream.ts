@@ -7,7 +7,6 @@ import path from 'node:path';
 import { AdapterError, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, scrub } from '../connection.js';
-import type { ToolProcess } from '../tool-process.js';
 import { classifyReceiverExit, receiverError, startReceiver, type ReceiverEvent } from './receiver.js';
 import { replicationRefusal, identifyServer } from './replication-client.js';
 import { createSlotIfMissing, dropSlot, readSlotStatus, slotNameFor } from './slot.js';
@@ -45,7 +44,6 @@ class WalStream {
   private readonly spool: Spool;
   private segmentSize = 0;
   private failure: unknown;
-  private receiver: ToolProcess | undefined;
   private readonly listeners: Array<(notice: ChangeLogNotice) => void> = [];
   private readonly unheard: ChangeLogNotice[] = [];
   private wake: (() => void) | undefined;
@@ -93,16 +91,50 @@ class WalStream {
     return result;
   }
 
+  /**
+   * Runs `step` again, with backoff and a warning each time, while it fails for a passing reason (TRANSIENT: the
+   * server restarting or unreachable); other failures (AUTH, CONFIG) are thrown. Undefined when aborted meanwhile.
+   */
+  private async untilDone<T>(what: string, step: () => Promise<T>): Promise<T | undefined> {
+    const { signal } = this.options;
+    let backoff = BACKOFF_FIRST_MS;
+    for (;;) {
+      try {
+        return await step();
+      } catch (error) {
+        if (!(error instanceof AdapterError) || error.code !== 'TRANSIENT' || signal.aborted) throw error;
+        this.notify({ type: 'warning', message: `${what} failed: ${error.message}; retrying in ${backoff / 1000} s` });
+        await sleep(backoff, signal);
+        backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+        if (signal.aborted) return undefined;
+      }
+    }
+  }
+
   /** Sets up the spool and the slot, then runs pg_receivewal again and again until the abort. */
   private async run(markReady: () => void): Promise<void> {
-    const { signal } = this.options;
     await this.spool.prepare();
+    const isSetUp = await this.untilDone('starting the WAL stream', () => this.setUp());
+    markReady();
+    if (!isSetUp) return;
+    const lagTimer = this.watchLag();
+    try {
+      await this.loop();
+    } finally {
+      clearInterval(lagTimer);
+      this.poke();
+    }
+  }
+
+  /** Reads the server, checks the spool belongs to it, and makes sure the slot exists. */
+  private async setUp(): Promise<true> {
     const server = await identifyServer(this.config);
     this.segmentSize = server.walSegmentSize;
     let state = await this.spool.readState();
     if (state.systemId !== undefined && state.systemId !== server.systemId) {
       // The server at this address is another one (rebuilt, restored): its WAL does not continue the spool's.
       const folder = await this.spool.setAsideForeign(state.systemId);
+      await this.spool.writeState({ systemId: server.systemId });
       this.notify({
         type: 'warning',
         message: `the spool held WAL of another server (system identifier ${state.systemId}, now ${server.systemId}); it was moved to ${folder} and the stream starts afresh: take a new base backup`,
@@ -112,40 +144,40 @@ class WalStream {
     // The spool remembers the slot it streamed from: a slot that is gone now was dropped behind Holdfast's back.
     if ((await createSlotIfMissing(this.config, this.slot)) && state.slot === this.slot) this.slotWasMissing('the replication slot was dropped while the stream was stopped');
     await this.spool.writeState({ ...state, slot: this.slot, systemId: server.systemId });
-    markReady();
-    const lagTimer = this.watchLag();
+    return true;
+  }
+
+  /** Runs pg_receivewal again and again until the abort, repairing the slot or the spool when its exit asks for it. */
+  private async loop(): Promise<void> {
+    const { signal } = this.options;
     let backoff = BACKOFF_FIRST_MS;
     let lastKind: string | undefined;
-    try {
-      while (!signal.aborted) {
-        const startedAt = Date.now();
-        const { code, stderr } = await this.runReceiverOnce();
-        if (signal.aborted) break;
-        if (Date.now() - startedAt > STEADY_RUN_MS) backoff = BACKOFF_FIRST_MS;
-        const kind = classifyReceiverExit(stderr);
-        // A slot or gap repair is tried at once; the same failure right after it waits like any other.
-        if (kind === lastKind && kind !== 'transient') {
-          await sleep(backoff, signal);
-          backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
-          if (signal.aborted) break;
-        }
-        lastKind = kind;
-        if (kind === 'refused') throw await replicationRefusal(this.config, new Error(receiverError(this.config, stderr)));
-        if (kind === 'slot-missing') {
-          if (await createSlotIfMissing(this.config, this.slot)) this.slotWasMissing('the replication slot was dropped while the stream ran');
-          continue;
-        }
-        if (kind === 'wal-removed') {
-          await this.startAfterGap(receiverError(this.config, stderr));
-          continue;
-        }
-        this.notify({ type: 'warning', message: `pg_receivewal stopped (exit ${String(code)}): ${receiverError(this.config, stderr)}; restarting in ${backoff / 1000} s` });
+    while (!signal.aborted) {
+      const startedAt = Date.now();
+      const { code, stderr } = await this.runReceiverOnce();
+      if (signal.aborted) break;
+      if (Date.now() - startedAt > STEADY_RUN_MS) backoff = BACKOFF_FIRST_MS;
+      const kind = classifyReceiverExit(stderr);
+      // A slot or gap repair is tried at once; the same failure right after it waits like any other.
+      if (kind === lastKind && kind !== 'transient') {
         await sleep(backoff, signal);
         backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
+        if (signal.aborted) break;
       }
-    } finally {
-      clearInterval(lagTimer);
-      this.poke();
+      lastKind = kind;
+      if (kind === 'refused') throw await replicationRefusal(this.config, new Error(receiverError(this.config, stderr)));
+      if (kind === 'slot-missing') {
+        const created = await this.untilDone('recreating the replication slot', () => createSlotIfMissing(this.config, this.slot));
+        if (created) this.slotWasMissing('the replication slot was dropped while the stream ran');
+        continue;
+      }
+      if (kind === 'wal-removed') {
+        await this.untilDone('restarting the stream after a gap', () => this.startAfterGap(receiverError(this.config, stderr)));
+        continue;
+      }
+      this.notify({ type: 'warning', message: `pg_receivewal stopped (exit ${String(code)}): ${receiverError(this.config, stderr)}; restarting in ${backoff / 1000} s` });
+      await sleep(backoff, signal);
+      backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
     }
   }
 
@@ -153,7 +185,6 @@ class WalStream {
   private async runReceiverOnce(): Promise<{ code: number | null; stderr: string }> {
     const { signal } = this.options;
     const receiver = await startReceiver(this.config, this.spool.dir, this.slot, (event) => this.onReceiverEvent(event));
-    this.receiver = receiver;
     const stop = () => void receiver.terminate?.();
     signal.addEventListener('abort', stop, { once: true });
     if (signal.aborted) stop();
@@ -162,7 +193,6 @@ class WalStream {
       return { code, stderr: receiver.stderrTail() };
     } finally {
       signal.removeEventListener('abort', stop);
-      this.receiver = undefined;
     }
   }
 
