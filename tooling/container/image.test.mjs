@@ -216,8 +216,8 @@ describe('container image', { concurrency: false }, () => {
   });
 
   // Found by this test: pg_restore 17 (Debian trixie's newest, in the image) writes `SET transaction_timeout = 0`,
-  // which PostgreSQL 15 (the test server) rejects; the adapter now records that lone error as a warning
-  // (adapters/source-postgres/src/internal/restore-quirks.ts) instead of failing the restore.
+  // which PostgreSQL 15 (the test server) rejects; the adapter now logs that lone error
+  // (adapters/source-postgres/src/internal/restore-quirks.ts) and the restore succeeds.
   test('restores the PostgreSQL backup from /data under a new name, equal to the original', async () => {
     await restoreAndCompare(state.storage.local, state.pgBackup, names.pg, names.pgRestored, postgresDump);
   });

@@ -184,6 +184,7 @@ export class PostgresSource implements SourceAdapter {
       overwrite,
       targetVersion: onceVersion(async () => (await this.detectVersion()).version),
       warnings: [],
+      note: (message) => this.context.logger.info({ adapter: 'source-postgres' }, message),
     };
   }
 

@@ -5,7 +5,7 @@ import { majorVersion } from './dump-header.js';
  * statement fails, pg_restore goes on, restores everything else and exits 1 with "errors ignored on restore: 1".
  * The container image ships only Debian's newest client (17), so a restore into PostgreSQL 15 would always "fail".
  *
- * Returns the warning to record instead of failing when that is the only error: the target server is older than 17
+ * Returns the line to log instead of failing when that is the only error: the target server is older than 17
  * and every error pg_restore reported is that statement, counted against pg_restore's own total. Anything else (a
  * second error, a truncated stderr where the count does not add up) returns null and the restore fails as before.
  */
