@@ -31,6 +31,7 @@ import { ChangeLogStore } from './pitr/change-log-store.js';
 import { ChangeLogSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type SupervisorOptions } from './pitr/change-log-supervisor.js';
 import { PostgresJobLeases, SingleProcessLeases } from './pitr/job-leases.js';
 import { pointInTimeRoutes } from './pitr/point-in-time-route.js';
+import { pointInTimeRestoreRoutes } from './pitr/point-in-time-restore-route.js';
 
 /** The engine's service in the container: queue runs (scheduler, CLI), restores, cancellations. */
 export const ENGINE = Symbol.for('holdfast:engine') as InjectionToken<Engine>;
@@ -109,6 +110,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       TOKENS.RuntimeConfig,
       optionalToken(TOKENS.AccessPolicy),
       optionalToken(TOKENS.AuditWriter),
+      optionalToken(TOKENS.LocalPathPolicy),
     ],
     entities: [ExecutionEntity, ExecutionLogEntity],
     migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables, createChangeLogTables],
@@ -133,6 +135,13 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         ...archiveRoutes(catalog, () => adaptersOf(container)),
         ...verificationRoutes({ engine: running, store: storeOf(container), catalog, audit: audit(container) }),
         ...pointInTimeRoutes({ catalog, adapters: () => adaptersOf(container), store: () => changeLogStoreOf(container) }),
+        ...pointInTimeRestoreRoutes(running, {
+          catalog,
+          adapters: () => adaptersOf(container),
+          store: () => changeLogStoreOf(container),
+          localPaths: () => resolveOptional(container, TOKENS.LocalPathPolicy),
+          audit: audit(container),
+        }),
         ...reportingOf(container).routes(),
       ];
     },

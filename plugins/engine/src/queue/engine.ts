@@ -11,6 +11,8 @@ import { settingOr, type RunServices } from '../run/services.js';
 import { raiseSystemError } from '../run/system-error.js';
 import { runRestore, type RestoreRequest } from '../restore/restore-run.js';
 import { isTestRestoreRequest, runTestRestore } from '../test-restore/test-restore-run.js';
+import { isPointRestoreRequest, type PointRestoreRequest } from '../pitr/restore/point-restore-request.js';
+import { runPointRestore } from '../pitr/restore/point-restore-run.js';
 import { integrityScope, type IntegrityRequest, type VerificationRequest } from '../verify/integrity-request.js';
 import { runIntegrity } from '../verify/integrity-run.js';
 import type { EngineOptions } from './engine-options.js';
@@ -136,6 +138,13 @@ export class Engine {
   /** Queues a restore. */
   async enqueueRestore(request: RestoreRequest, trigger: RunTrigger): Promise<Execution> {
     const execution = await this.store.create({ type: 'Restore', jobId: null, trigger, request, metadata: { label: `Restore of ${request.file}` } });
+    this.queueChanged();
+    return execution;
+  }
+
+  /** Queues a point-in-time restore of a job (the route checked the request: pitr/restore/point-restore-preflight.ts). */
+  async enqueuePointRestore(request: PointRestoreRequest, jobName: string, trigger: RunTrigger): Promise<Execution> {
+    const execution = await this.store.create({ type: 'Restore', jobId: request.jobId, trigger, request, metadata: { label: `Point-in-time restore of ${jobName}` } });
     this.queueChanged();
     return execution;
   }
@@ -291,7 +300,11 @@ export class Engine {
   private runByType(context: RunContext): Promise<RunOutcome> {
     const { execution } = context;
     if (execution.type === 'IntegrityCheck' || execution.type === 'Verification') return runIntegrity(context, this.services, this.store);
-    if (execution.type === 'Restore') return isTestRestoreRequest(JSON.parse(execution.request ?? '{}')) ? runTestRestore(context, this.services, this.store) : runRestore(context, this.services);
+    if (execution.type === 'Restore') {
+      const request: unknown = JSON.parse(execution.request ?? '{}');
+      if (isTestRestoreRequest(request)) return runTestRestore(context, this.services, this.store);
+      return isPointRestoreRequest(request) ? runPointRestore(context, this.services) : runRestore(context, this.services);
+    }
     return runBackup(context, this.services);
   }
 
@@ -356,8 +369,12 @@ export class Engine {
       return;
     }
     if (execution.type === 'Restore') {
-      const request = JSON.parse(execution.request ?? '{}') as RestoreRequest;
-      const payload = { executionId: execution.id, file: request.file, storageId: request.storageId, targetSourceId: request.targetSourceId ?? null };
+      const request = JSON.parse(execution.request ?? '{}') as RestoreRequest | PointRestoreRequest;
+      // A point-in-time restore names the base backup it started from and the destination it was asked to read
+      // (empty: it read the job's destinations by priority).
+      const payload = isPointRestoreRequest(request)
+        ? { executionId: execution.id, file: outcome.path ?? `point-in-time restore of job ${request.jobId}`, storageId: request.destinationId ?? '', targetSourceId: null }
+        : { executionId: execution.id, file: request.file, storageId: request.storageId, targetSourceId: request.targetSourceId ?? null };
       if (outcome.status === 'Success' || outcome.status === 'Partial') await events.emit('restore_complete', payload);
       else await events.emit('restore_failure', { ...payload, ...(error ? { error } : {}) });
       return;

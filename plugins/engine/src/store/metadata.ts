@@ -46,6 +46,15 @@ export interface ExecutionMetadata {
   testRestore?: TestRestoreMetadata;
   /** Physical base backups: the base's place in the change log (as in the sidecar's `pointInTime`). */
   pointInTime?: import('../pitr/base-backup-record.js').PointInTimeSidecar;
+  /** Point-in-time restores: what was asked and the last commit the restored copy holds (`recoveredTo`, ISO 8601). */
+  pointRestore?: {
+    jobId: string;
+    target: import('../pitr/restore/point-restore-request.js').PointRestoreBody['target'];
+    targetPath: string;
+    baseExecutionId: string;
+    recoveredTo: string | null;
+    served?: { port: number; dataDir: string };
+  };
 }
 
 /** Record of an integrity check or verification run. */

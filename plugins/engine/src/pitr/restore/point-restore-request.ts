@@ -1,0 +1,71 @@
+import { lineText, type RecoveryTarget } from '@holdfast/kernel';
+import { z } from 'zod';
+
+// The body of `POST /api/jobs/:id/point-in-time/restore` (docs/pitr.md, "Restoring through Holdfast (API)"). Every
+// field is checked before a run is queued: a bad body answers 400 naming the field and queues nothing.
+
+/** An ISO 8601 instant with its offset (`Z` or `+02:00`): a time without one would be read in some server's zone. */
+const isoInstant = z
+  .string()
+  .max(64)
+  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i, 'must be an ISO 8601 time with an offset, e.g. 2026-12-06T04:05:06.789Z')
+  .refine((value) => Number.isFinite(Date.parse(value)), 'is not a valid date');
+
+/** A PostgreSQL log position as the server writes it (`0/3000028`: two hex numbers of at most 8 digits). */
+export const logPosition = z.string().regex(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i, 'must be a log position like 0/3000028');
+
+/** A restore point name (`pg_create_restore_point`, at most 63 bytes like every PostgreSQL name). */
+const restorePointName = lineText({ min: 1, max: 63 }).refine((name) => Buffer.byteLength(name) <= 63, 'must be at most 63 bytes');
+
+const targetSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('latest') }),
+  z.strictObject({ type: z.literal('time'), time: isoInstant }),
+  z.strictObject({ type: z.literal('position'), position: logPosition }),
+  z.strictObject({ type: z.literal('name'), name: restorePointName }),
+]);
+
+/** The request body; unknown fields are refused. */
+export const pointRestoreBodySchema = z.strictObject({
+  target: targetSchema.describe('Where replay stops: latest, a time (ISO 8601 with offset), a log position (0/3000028) or a restore point name'),
+  targetPath: lineText({ min: 2, max: 4096 })
+    .regex(/^\//, 'must be an absolute path')
+    .refine((path) => !path.split('/').includes('..'), 'must not contain ".." segments')
+    .describe('Absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS'),
+  servePort: z.number().int().min(1024).max(65535).optional().describe('Leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop'),
+  destinationId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe("Read the base backup and the log from this destination of the job only; default: the job's destinations by priority, the next one when one fails"),
+});
+
+export type PointRestoreBody = z.output<typeof pointRestoreBodySchema>;
+
+/** The request stored on the execution (type `Restore`, with the job id). */
+export interface PointRestoreRequest {
+  pointInTime: true;
+  jobId: string;
+  target: PointRestoreBody['target'];
+  targetPath: string;
+  servePort?: number;
+  destinationId?: string;
+  /** The base backup the route chose, so the run restores what the refusals were checked against. */
+  baseExecutionId: string;
+}
+
+/** True for the request of a point-in-time restore. */
+export function isPointRestoreRequest(request: unknown): request is PointRestoreRequest {
+  return typeof request === 'object' && request !== null && (request as { pointInTime?: unknown }).pointInTime === true;
+}
+
+/** The contract's target from the stored one (dates travel as ISO strings). */
+export function recoveryTargetOf(target: PointRestoreBody['target']): RecoveryTarget {
+  return target.type === 'time' ? { type: 'time', time: new Date(target.time) } : target;
+}
+
+/** A PostgreSQL log position as one number, to compare positions. */
+export function positionValue(position: string): bigint {
+  const [high, low] = position.split('/');
+  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
+}
