@@ -1415,6 +1415,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/jobs/{id}/point-in-time/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore a point-in-time job's database cluster to an instant of its recoverable window, into a local folder
+         * @description Requires the permission `storage:restore` on the job named by `id`.
+         */
+        post: operations["postJobsByIdPointInTimeRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/jobs/{id}/restore-time": {
         parameters: {
             query?: never;
@@ -10888,6 +10908,153 @@ export interface operations {
             };
             /** @description Job not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postJobsByIdPointInTimeRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Read the base backup and the log from this destination of the job only; default: the job's destinations by priority, the next one when one fails */
+                    destinationId?: string;
+                    /** @description Leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop */
+                    servePort?: number;
+                    /** @description Where replay stops: latest, a time (ISO 8601 with offset), a log position (0/3000028) or a restore point name */
+                    target: {
+                        /** @constant */
+                        type: "latest";
+                    } | {
+                        time: string;
+                        /** @constant */
+                        type: "time";
+                    } | {
+                        position: string;
+                        /** @constant */
+                        type: "position";
+                    } | {
+                        name: string;
+                        /** @constant */
+                        type: "name";
+                    };
+                    /** @description Absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS */
+                    targetPath: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Queued: follow the run with GET /api/executions/{executionId}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            executionId: string;
+                        };
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Bad body (unknown field, time without offset, relative path), a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Unauthorized: no session cookie or API key, or an invalid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description targetPath (or the WAL folder beside it) is outside the folders allowed for local paths (HOLDFAST_LOCAL_ROOTS). Nothing is queued. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Job not found. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, or servePort is in use. Nothing is queued. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, or a job encrypted with a public-key profile. Nothing is queued. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
