@@ -27,6 +27,21 @@ export interface HoldfastEvents {
   storage_stats_refresh: { reason: string };
   /** An action that can lose backups was taken (issue 45.4: backup deleted or unlocked, destination or profile deleted, retention changed). */
   protected_action: ProtectedActionEvent;
+  /** The archived change log of a point-in-time job has a hole: restores cannot cross it until a new base backup. */
+  pitr_gap: PitrEventBase & { lastArchived?: string; nextAvailable?: string };
+  /** A job's change-log stream stopped on an error (the engine restarts it on its next supervisor pass). */
+  pitr_stream_stopped: PitrEventBase & { error: string };
+  /** The replication slot the stream resumes from is gone (dropped or invalidated): the log since is lost. */
+  pitr_slot_missing: PitrEventBase & { slot: string };
+  /** The stream's replication slot holds more unarchived log on the database server than the alert threshold. */
+  pitr_lag: PitrEventBase & { bytes: number; thresholdBytes: number };
+}
+
+/** Facts common to the point-in-time events (docs/pitr.md): which job's change log, and what happened in one sentence. */
+export interface PitrEventBase {
+  jobId: string;
+  jobName: string;
+  message: string;
 }
 
 /** Payload of `protected_action` (identity plugin's guard, after the action succeeded). */

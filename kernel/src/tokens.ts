@@ -8,7 +8,7 @@ import type { KernelLogger } from './logger.js';
 import type { HoldfastPlugin } from './plugin.js';
 import type { AccessPolicy, Authenticator, DatabasePort, RateLimiter } from './access.js';
 import type { ConfigExporter, JobCatalog, ResourceNames, SecretSealer, SettingsReader } from './ports/catalog.js';
-import type { BackupReader, ExecutionStats, RecoveryKitBuilder, StorageUsage } from './ports/engine.js';
+import type { BackupReader, ExecutionStats, PointInTimeStats, RecoveryKitBuilder, StorageUsage } from './ports/engine.js';
 import type { DeliveryStats } from './ports/notifications.js';
 import type { AdapterHealth, SystemTaskSchedules } from './ports/observability.js';
 import type { AuditWriter, ProtectedActionGuard } from './ports/identity.js';
@@ -54,6 +54,8 @@ export const TOKENS = {
   ExecutionStats: Symbol.for('holdfast:execution-stats') as InjectionToken<ExecutionStats>,
   /** Recorded storage snapshots of each destination (engine plugin; observability's storage alerts and usage route). */
   StorageUsage: Symbol.for('holdfast:storage-usage') as InjectionToken<StorageUsage>,
+  /** Point-in-time archive figures of every job (engine plugin; observability's `/metrics` gauges). */
+  PointInTimeStats: Symbol.for('holdfast:point-in-time-stats') as InjectionToken<PointInTimeStats>,
   /** The health state of adapter configurations (observability plugin; the catalog's adapter answers and connection tests). */
   AdapterHealth: Symbol.for('holdfast:adapter-health') as InjectionToken<AdapterHealth>,
   /** The system task schedules (observability plugin; the catalog's configuration export and import). */

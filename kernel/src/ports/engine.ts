@@ -81,3 +81,27 @@ export interface StorageUsage {
   /** A destination's snapshots taken from `from` to `to` (both included), oldest first, at most `limit`. */
   between(configId: string, from: Date, to: Date, limit: number): Promise<StorageUsagePoint[]>;
 }
+
+/** The point-in-time archive of one job as the gauges show it (engine plugin; observability's `/metrics`). */
+export interface PointInTimeFigures {
+  jobId: string;
+  jobName: string;
+  /** Recoverable window; null when no base backup is followed by unbroken archived log. */
+  windowStart: Date | null;
+  windowEnd: Date | null;
+  /** Seconds from the window's end to now; null without a window. */
+  recoveryPointSeconds: number | null;
+  /** Archived pieces (completed segments and current partials) and their stored bytes, one copy. */
+  segments: number;
+  storedBytes: number;
+  /** Log the replication slot retains on the database server beyond what was received, as last reported; null when never reported. */
+  slotLagBytes: number | null;
+}
+
+/**
+ * Figures of every point-in-time job's change-log archive, read from the engine's tables at scrape time so any process
+ * of a shared database answers the same, whichever process streams (engine plugin; observability's Prometheus gauges).
+ */
+export interface PointInTimeStats {
+  archives(): Promise<PointInTimeFigures[]>;
+}

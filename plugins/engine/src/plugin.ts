@@ -27,6 +27,8 @@ import { createReporting, type Reporting, type ReportingOptions } from './schedu
 import { runsJobs } from './queue/process-role.js';
 import { schedulerOptionsFrom } from './scheduler/scheduler-env.js';
 import { createChangeLogTables } from './pitr/change-log-tables.js';
+import { pointInTimeStatsPort } from './pitr/pitr-gauges.js';
+import { addChangeLogStreamGauges } from './pitr/pitr-gauges-tables.js';
 import { ChangeLogStore } from './pitr/change-log-store.js';
 import { ChangeLogSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type SupervisorOptions } from './pitr/change-log-supervisor.js';
 import { PostgresJobLeases, SingleProcessLeases } from './pitr/job-leases.js';
@@ -99,7 +101,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
 
   return {
     name: 'engine',
-    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks, TOKENS.ExecutionStats, TOKENS.StorageUsage],
+    provides: [ENGINE, TOKENS.RecoveryKitBuilder, TOKENS.BackupReader, TOKENS.IntegrityChecks, TOKENS.ExecutionStats, TOKENS.StorageUsage, TOKENS.PointInTimeStats],
     requires: [
       ORM_DATABASE,
       TOKENS.AdapterRegistry,
@@ -113,7 +115,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       optionalToken(TOKENS.LocalPathPolicy),
     ],
     entities: [ExecutionEntity, ExecutionLogEntity],
-    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables, createChangeLogTables],
+    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables, createChangeLogTables, addChangeLogStreamGauges],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });
@@ -123,6 +125,8 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       container.register(TOKENS.ExecutionStats, { useValue: executionStatsPort(() => container.resolve(ORM_DATABASE)) });
       // Its storage alerts and usage route read the storage snapshots through this one, never the table.
       container.register(TOKENS.StorageUsage, { useValue: storageUsagePort(() => container.resolve(ORM_DATABASE)) });
+      // And the point-in-time gauges read the change-log archive through this one.
+      container.register(TOKENS.PointInTimeStats, { useValue: pointInTimeStatsPort({ store: () => changeLogStoreOf(container), catalog: () => container.resolve(TOKENS.JobCatalog) }) });
     },
     routes(container) {
       const running = engineOf(container);
@@ -173,6 +177,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
             leases: database.dialect === 'postgresql' ? new PostgresJobLeases(database) : new SingleProcessLeases(),
             events: container.resolve(TOKENS.EventBus),
             logger: loggerOf(container),
+            settings: () => resolveOptional(container, TOKENS.Settings),
             dataDir: container.resolve(TOKENS.RuntimeConfig).dataDir,
             processId: engineOf(container).processId,
           },

@@ -105,6 +105,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       health: () => states,
       executions: () => resolveOptional(container, TOKENS.ExecutionStats),
       deliveries: () => resolveOptional(container, TOKENS.DeliveryStats),
+      pointInTime: () => resolveOptional(container, TOKENS.PointInTimeStats),
       withProcessMetrics: options.processMetrics,
     });
 
@@ -203,6 +204,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       optionalToken(TOKENS.ExecutionStats),
       optionalToken(TOKENS.StorageUsage),
       optionalToken(TOKENS.DeliveryStats),
+      optionalToken(TOKENS.PointInTimeStats),
     ],
     entities: [SystemTaskRunEntity, SystemTaskScheduleEntity, HealthCheckLogEntity, ObservabilitySettingEntity, StorageAlertStateEntity],
     migrations: [createObservabilityTables, createAdapterHealthTable, createSystemTaskSchedulesTable],

@@ -1,11 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { ChangeLogNotice, ChangeLogSegment, EventBus, JobCatalog, KernelLogger, RunPlan } from '@holdfast/kernel';
+import type { ChangeLogNotice, ChangeLogSegment, EventBus, JobCatalog, KernelLogger, RunPlan, SettingsReader } from '@holdfast/kernel';
 import type { CompressionCodec } from '../codec/index.js';
 import { disposeAll, type AdapterFactory, type StorageInstance } from '../run/adapters.js';
 import { BackupStreamError, streamBackup } from '../run/backup-pipeline.js';
 import type { ChangeLogStore } from './change-log-store.js';
 import { emitPitrEvent } from './pitr-events.js';
+import { LagWatch } from './pitr-gauges-lag.js';
 import { segmentKey } from './segment-key.js';
 
 /** Delays between attempts to store a piece that some destination refused (doubling from `firstMs` up to `maxMs`). */
@@ -21,6 +22,8 @@ export interface ArchiverDeps {
   store: ChangeLogStore;
   events: EventBus | undefined;
   logger: KernelLogger;
+  /** Where the lag alert threshold is read (`pitr.lagAlertBytes`); absent: the default. */
+  settings?: SettingsReader;
 }
 
 /** Options of {@link runChangeLogArchiver}. */
@@ -50,7 +53,8 @@ export async function runChangeLogArchiver(deps: ArchiverDeps, options: Archiver
     if (!support) throw new Error(`source ${plan.source.name} (${plan.source.adapterId}) is not set up for point-in-time recovery`);
     if (storages.length === 0) throw new Error('the job has no destination');
     const stream = support.openChangeLogStream({ streamId: plan.job.id, spoolDir: options.spoolDir, flushIntervalMs: options.flushIntervalMs, signal: options.signal });
-    stream.onNotice((notice) => reportNotice(deps, logger, plan, notice));
+    const lag = new LagWatch({ store: deps.store, events: deps.events, settings: deps.settings, logger }, { jobId: plan.job.id, jobName: plan.job.name });
+    stream.onNotice((notice) => reportNotice(deps, logger, plan, notice, lag));
     // `done` may reject while the segment loop waits; it is awaited below, so the rejection is handled.
     stream.done.catch(() => undefined);
     logger.info(`change-log archiving of job "${plan.job.name}" started: ${storages.map((s) => s.name).join(', ')}`);
@@ -71,7 +75,7 @@ export async function runChangeLogArchiver(deps: ArchiverDeps, options: Archiver
   }
 }
 
-function reportNotice(deps: ArchiverDeps, logger: KernelLogger, plan: RunPlan, notice: ChangeLogNotice): void {
+function reportNotice(deps: ArchiverDeps, logger: KernelLogger, plan: RunPlan, notice: ChangeLogNotice, lag: LagWatch): void {
   const job = { jobId: plan.job.id, jobName: plan.job.name };
   switch (notice.type) {
     case 'started':
@@ -87,6 +91,7 @@ function reportNotice(deps: ArchiverDeps, logger: KernelLogger, plan: RunPlan, n
       return;
     case 'lag':
       logger.debug(`change-log stream lag: ${notice.bytes} bytes`);
+      void lag.report(notice.bytes);
       return;
     case 'warning':
       logger.warn(`change-log stream: ${notice.message}`);

@@ -139,6 +139,11 @@ export class ChangeLogStore {
     });
   }
 
+  /** The destinations still holding a piece after some of them deleted it (WAL retention). */
+  async setPieceDestinations(id: number, destinations: string[]): Promise<void> {
+    await this.knex()('change_log_segments').where({ id }).update({ destinations: JSON.stringify(destinations) });
+  }
+
   async deletePieces(ids: number[]): Promise<void> {
     if (ids.length > 0) await this.knex()('change_log_segments').whereIn('id', ids).delete();
   }
@@ -194,6 +199,39 @@ export class ChangeLogStore {
       updated_at: record.updatedAt.getTime(),
     };
     await this.knex()('change_log_streams').insert(row).onConflict('job_id').merge();
+  }
+
+  /** Records the slot lag the stream reported (gauges; any process reads it). */
+  async saveLag(jobId: string, bytes: number, at: Date): Promise<void> {
+    await this.knex()('change_log_streams').where({ job_id: jobId }).update({ lag_bytes: bytes, lag_at: at.getTime() });
+  }
+
+  /** Remembers which source a job streams from, so its slot can be dropped once the job is gone. */
+  async saveStreamSource(jobId: string, sourceConfigId: string): Promise<void> {
+    await this.knex()('change_log_streams').where({ job_id: jobId }).update({ source_config_id: sourceConfigId });
+  }
+
+  /** Every job that has a stream row, with its last lag and source (gauges, slot clean-up). */
+  async streamFacts(): Promise<Array<{ jobId: string; lagBytes: number | null; lagAt: Date | null; sourceConfigId: string | null }>> {
+    const rows: Row[] = await this.knex()('change_log_streams').select('job_id', 'lag_bytes', 'lag_at', 'source_config_id');
+    return rows.map((row) => ({
+      jobId: String(row.job_id),
+      lagBytes: row.lag_bytes == null ? null : Number(row.lag_bytes),
+      lagAt: row.lag_at == null ? null : ms(row.lag_at),
+      sourceConfigId: row.source_config_id == null ? null : String(row.source_config_id),
+    }));
+  }
+
+  /** Jobs with archived pieces or recorded base backups (gauges). */
+  async archivedJobIds(): Promise<string[]> {
+    const pieces: Row[] = await this.knex()('change_log_segments').distinct('job_id');
+    const bases: Row[] = await this.knex()('change_log_bases').distinct('job_id');
+    return [...new Set([...pieces, ...bases].map((row) => String(row.job_id)))];
+  }
+
+  /** Forgets a job's stream row (its slot was dropped: the job is gone). */
+  async deleteStream(jobId: string): Promise<void> {
+    await this.knex()('change_log_streams').where({ job_id: jobId }).delete();
   }
 
   async streamOf(jobId: string): Promise<StreamRecord | null> {

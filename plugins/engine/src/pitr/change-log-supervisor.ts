@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { EventBus, JobCatalog, KernelLogger, RunPlan } from '@holdfast/kernel';
+import type { EventBus, JobCatalog, KernelLogger, ResolvedAdapterConfig, RunPlan, SettingsReader } from '@holdfast/kernel';
 import { disposeAll, type AdapterFactory } from '../run/adapters.js';
 import { runChangeLogArchiver, type RetryPolicy } from './change-log-archiver.js';
 import type { ChangeLogStore, StreamState } from './change-log-store.js';
@@ -34,6 +34,8 @@ export interface SupervisorDeps {
   leases: JobLeases;
   events: EventBus | undefined;
   logger: KernelLogger;
+  /** The settings (the lag alert threshold); absent: defaults. */
+  settings?: () => SettingsReader | undefined;
   /** The data directory: spools live in `<dataDir>/pitr-spool/<job id>`. */
   dataDir: string;
   processId: string;
@@ -43,9 +45,20 @@ interface Running {
   controller: AbortController;
   done: Promise<void>;
   fingerprint: string;
+  /** The source as the archiver streamed from it: its slot is dropped through this config once the job is gone. */
+  source: ResolvedAdapterConfig;
   since: Date;
   state: 'streaming' | 'retrying';
   lastError: string | null;
+}
+
+/** What one pass learnt of the jobs: those to stream, and those that no longer need a slot. */
+interface JobsSeen {
+  wanted: Map<string, { fingerprint: string; source: ResolvedAdapterConfig }>;
+  /** Every job id the catalog lists (enabled or not). */
+  listed: Set<string>;
+  /** Jobs that resolved and whose source is not (or no longer) set up for point-in-time recovery. */
+  notPointInTime: Set<string>;
 }
 
 /**
@@ -53,6 +66,11 @@ interface Running {
  * holds the job's lease. Every pass re-reads the jobs: a new job starts streaming, a disabled, deleted or changed one
  * (source, destinations, codec or encryption) stops (and a changed one restarts with its new settings); an archiver
  * that failed is started again on the next pass, resuming from the spool and the source's slot.
+ *
+ * A deleted job, or one whose source left point-in-time mode, also loses its replication slot
+ * (`dropChangeLogStream`): a slot nobody reads would hold WAL on the database server forever. A disabled job keeps
+ * its slot (and so keeps WAL on the server: `max_slot_wal_keep_size` bounds it, docs/pitr.md), so enabling it again
+ * resumes without a gap.
  */
 export class ChangeLogSupervisor {
   private readonly running = new Map<string, Running>();
@@ -95,14 +113,17 @@ export class ChangeLogSupervisor {
   }
 
   private async reconcileOnce(): Promise<void> {
-    const wanted = await this.wantedJobs();
+    const seen = await this.seeJobs();
+    const { wanted } = seen;
     for (const [jobId, run] of [...this.running]) {
-      const fingerprint = wanted.get(jobId);
+      const fingerprint = wanted.get(jobId)?.fingerprint;
       if (fingerprint === run.fingerprint) continue;
       this.deps.logger.info({ jobId }, fingerprint ? 'change-log archiving restarts: the job changed' : 'change-log archiving stops: the job is gone, disabled or no longer point-in-time');
       await this.stopJob(jobId);
+      if (!fingerprint && isSlotUnwanted(seen, jobId)) await this.dropSlot(jobId, run.source);
     }
-    for (const [jobId, fingerprint] of wanted) {
+    await this.dropSlotsOfGoneJobs(seen);
+    for (const [jobId, { fingerprint, source }] of wanted) {
       if (this.isStopped) return;
       const running = this.running.get(jobId);
       if (running) {
@@ -111,42 +132,95 @@ export class ChangeLogSupervisor {
         continue;
       }
       if (!(await this.deps.leases.tryAcquire(jobId).catch(() => false))) continue;
-      this.startJob(jobId, fingerprint);
+      this.startJob(jobId, fingerprint, source);
     }
   }
 
-  /** Enabled point-in-time jobs and a fingerprint of what their archiver depends on. A job that fails to resolve keeps its current state. */
-  private async wantedJobs(): Promise<Map<string, string>> {
-    const wanted = new Map<string, string>();
+  /**
+   * Enabled point-in-time jobs and a fingerprint of what their archiver depends on; which jobs exist; which resolved
+   * without point-in-time. A job that fails to resolve keeps its current state.
+   */
+  private async seeJobs(): Promise<JobsSeen> {
+    const seen: JobsSeen = { wanted: new Map(), listed: new Set(), notPointInTime: new Set() };
+    const { wanted } = seen;
     for (const job of await this.deps.catalog().listJobs()) {
+      seen.listed.add(job.id);
       if (!job.enabled) continue;
       try {
         const plan = await this.deps.catalog().resolveRunPlan(job.id);
         const source = this.deps.adapters().source(plan.source);
         try {
-          if (source.pointInTime?.()) wanted.set(job.id, fingerprintOf(plan));
+          if (source.pointInTime?.()) wanted.set(job.id, { fingerprint: fingerprintOf(plan), source: plan.source });
+          else seen.notPointInTime.add(job.id);
         } finally {
           await disposeAll([source]);
         }
       } catch (error) {
         const running = this.running.get(job.id);
-        if (running) wanted.set(job.id, running.fingerprint);
+        if (running) wanted.set(job.id, { fingerprint: running.fingerprint, source: running.source });
         // A job that cannot be resolved fails its own runs loudly; here it is only skipped.
         this.deps.logger.debug({ err: error, jobId: job.id }, 'change-log supervisor: job not resolved');
       }
     }
-    return wanted;
+    return seen;
   }
 
-  private startJob(jobId: string, fingerprint: string): void {
+  /**
+   * Slots of jobs that streamed (a `change_log_streams` row) and are now deleted or out of point-in-time mode, but
+   * that no archiver of this process was running (it had failed, or another process streamed it before it died):
+   * dropped through the source the row names, under the job's lease so no live stream loses its slot.
+   */
+  private async dropSlotsOfGoneJobs(seen: JobsSeen): Promise<void> {
+    const facts = await this.deps.store.streamFacts().catch(() => []);
+    for (const fact of facts) {
+      if (this.running.has(fact.jobId) || !isSlotUnwanted(seen, fact.jobId) || this.isStopped) continue;
+      if (!(await this.deps.leases.tryAcquire(fact.jobId).catch(() => false))) continue;
+      try {
+        const source = fact.sourceConfigId ? await this.deps.catalog().resolveAdapterConfig(fact.sourceConfigId).catch(() => null) : null;
+        if (source) await this.dropSlot(fact.jobId, source);
+        else {
+          this.deps.logger.warn({ jobId: fact.jobId }, 'change-log stream of a removed job: its source is gone too, so its replication slot cannot be dropped from here; drop it on the database server (docs/pitr.md)');
+          await this.deps.store.deleteStream(fact.jobId);
+        }
+      } finally {
+        await this.deps.leases.release(fact.jobId).catch(() => undefined);
+      }
+    }
+  }
+
+  /**
+   * Drops the job's replication slot through `source` and forgets its stream row. A source that is not (any longer)
+   * set up for point-in-time recovery cannot drop it: the slot is named in a warning for the administrator.
+   */
+  private async dropSlot(jobId: string, resolved: ResolvedAdapterConfig): Promise<void> {
+    const source = this.deps.adapters().source(resolved);
+    try {
+      const support = source.pointInTime?.();
+      if (!support?.dropChangeLogStream) {
+        this.deps.logger.warn({ jobId }, `change-log stream of job ${jobId} ended, but source ${resolved.name} can no longer drop its replication slot (it left point-in-time mode); drop the slot on the database server by hand (docs/pitr.md)`);
+      } else {
+        await support.dropChangeLogStream(jobId);
+        this.deps.logger.info({ jobId }, `replication slot of job ${jobId} dropped on ${resolved.name}: the job is gone or no longer point-in-time`);
+      }
+      await this.deps.store.deleteStream(jobId);
+    } catch (error) {
+      // The row stays, so the next pass tries again.
+      this.deps.logger.warn({ err: error, jobId }, `replication slot of job ${jobId} not dropped (retried on the next pass)`);
+    } finally {
+      await disposeAll([source]);
+    }
+  }
+
+  private startJob(jobId: string, fingerprint: string, source: ResolvedAdapterConfig): void {
     const controller = new AbortController();
     const since = new Date();
     const jobLogger = this.deps.logger.child?.({ jobId }) ?? this.deps.logger;
     const done = (async () => {
       await this.record(jobId, since, 'streaming', null);
+      await this.deps.store.saveStreamSource(jobId, source.configId).catch((error: unknown) => jobLogger.warn({ err: error }, 'change-log stream source not recorded'));
       try {
         await runChangeLogArchiver(
-          { catalog: this.deps.catalog(), adapters: this.deps.adapters(), store: this.deps.store, events: this.deps.events, logger: jobLogger },
+          { catalog: this.deps.catalog(), adapters: this.deps.adapters(), store: this.deps.store, events: this.deps.events, logger: jobLogger, settings: this.deps.settings?.() },
           {
             jobId,
             spoolDir: join(this.deps.dataDir, 'pitr-spool', jobId),
@@ -176,7 +250,7 @@ export class ChangeLogSupervisor {
         await this.deps.leases.release(jobId).catch(() => undefined);
       }
     })();
-    this.running.set(jobId, { controller, done, fingerprint, since, state: 'streaming', lastError: null });
+    this.running.set(jobId, { controller, done, fingerprint, source, since, state: 'streaming', lastError: null });
   }
 
   private async stopJob(jobId: string): Promise<void> {
@@ -211,6 +285,11 @@ export class ChangeLogSupervisor {
     await Promise.all([...this.running.values()].map((run) => run.done));
     await this.deps.leases.releaseAll();
   }
+}
+
+/** A job deleted from the catalog, or one that resolved without point-in-time, needs no slot; a disabled one keeps it. */
+function isSlotUnwanted(seen: JobsSeen, jobId: string): boolean {
+  return !seen.listed.has(jobId) || seen.notPointInTime.has(jobId);
 }
 
 /** What an archiver depends on: when it changes, the archiver restarts. Hashed: configs hold secrets. */

@@ -10,6 +10,7 @@ import { backupExtension, pickBackupKey, renderStem } from './file-name.js';
 import { cancellationOf, messageOf, streamingProgress, type RunOutcome } from './outcome.js';
 import { retainUntilOf } from './object-lock.js';
 import { applyRetention, planRetention } from './retention.js';
+import { pruneChangeLog } from '../pitr/wal-retention.js';
 import type { RunContext } from './run-context.js';
 import { settingOr, type RunServices } from './services.js';
 import { SIDECAR_EXTENSION, SIDECAR_FORMAT_VERSION, writeSidecar, type BackupSidecar } from './sidecar.js';
@@ -288,9 +289,22 @@ async function retention(ctx: RunContext, services: RunServices, prepared: Prepa
       ctx.log.error(`retention on ${storage.name} failed: ${messageOf(error)}`);
     }
   }
+  await pruneChangeLogAfterRetention(ctx, prepared);
   ctx.progress(100, {}, true);
   // The upload is done: a retention problem makes the run Partial, never Failed.
   return hasFailure && outcome.status === 'Success' ? { ...outcome, status: 'Partial' } : outcome;
+}
+
+/**
+ * Point-in-time jobs: the archived change log older than the oldest base backup retention kept goes too (docs/pitr.md
+ * "Retention"). A failure is logged and retried by the next run's pass; it never changes the run's status.
+ */
+async function pruneChangeLogAfterRetention(ctx: RunContext, prepared: Prepared): Promise<void> {
+  try {
+    await pruneChangeLog({ store: new ChangeLogStore(ctx.store.database), storages: prepared.storages, logger: ctx.log }, prepared.plan.job.id);
+  } catch (error) {
+    ctx.log.warn(`WAL retention failed (retried after the next run): ${messageOf(error)}`);
+  }
 }
 
 /** Deletes the backup and its sidecar on every destination (best effort; used after a failure or an abort). */

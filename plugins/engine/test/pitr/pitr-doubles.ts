@@ -109,6 +109,8 @@ export function scriptedLog(jobId: string): ScriptedLog {
   return log;
 }
 export const nextBase: { info?: BaseBackupInfo; bytes: Buffer } = { bytes: Buffer.from('base backup bytes\n') };
+/** Stream ids whose slot the engine dropped (`dropChangeLogStream`), in call order. */
+export const droppedStreams: string[] = [];
 
 const pitrConfig = z.object({ pointInTime: z.boolean().default(true) });
 
@@ -143,6 +145,9 @@ class PitrDoubleSource implements SourceAdapter {
       openChangeLogStream: (options) => scriptedLog(options.streamId).open(options),
       restoreToPoint: async () => {
         throw new Error('test double: no point-in-time restore');
+      },
+      dropChangeLogStream: async (streamId) => {
+        droppedStreams.push(streamId);
       },
     };
   }

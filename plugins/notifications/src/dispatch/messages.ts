@@ -78,6 +78,12 @@ export const SYSTEM_EVENT_DEFAULTS = {
   storage_alert: true,
   // Decision (issue 45.4): every action that can lose backups notifies by default, category security.
   protected_action: true,
+  // Decision (issue 43): the point-in-time archive's failures are enabled, category system; each one means restores
+  // to a point in time stop short of now until someone acts.
+  pitr_gap: true,
+  pitr_stream_stopped: true,
+  pitr_slot_missing: true,
+  pitr_lag: true,
 } as const;
 
 /** One of the system events. */
@@ -219,6 +225,11 @@ export function systemPayload<K extends SystemEventType>(eventType: K, data: Hol
         success: true,
       };
     }
+    case 'pitr_gap':
+    case 'pitr_stream_stopped':
+    case 'pitr_slot_missing':
+    case 'pitr_lag':
+      return pitrPayload(eventType, data as HoldfastEvents['pitr_gap' | 'pitr_stream_stopped' | 'pitr_slot_missing' | 'pitr_lag']);
     default: {
       const change = data as HoldfastEvents['db_version_changed'];
       const label = change.isDowngrade ? 'Downgrade' : 'Upgrade';
@@ -237,6 +248,34 @@ export function systemPayload<K extends SystemEventType>(eventType: K, data: Hol
         color: change.isDowngrade ? COLORS.partial : COLORS.info,
         success: !change.isDowngrade,
       };
+    }
+  }
+}
+
+/** The point-in-time events (docs/pitr.md): what broke in the change-log archive of a job, and what to do. */
+function pitrPayload(eventType: 'pitr_gap' | 'pitr_stream_stopped' | 'pitr_slot_missing' | 'pitr_lag', data: HoldfastEvents['pitr_gap' | 'pitr_stream_stopped' | 'pitr_slot_missing' | 'pitr_lag']): NotificationPayload {
+  const job = data.jobName || data.jobId;
+  const fields: NotificationField[] = [{ name: 'Job', value: job, inline: true }];
+  switch (eventType) {
+    case 'pitr_gap': {
+      const gap = data as HoldfastEvents['pitr_gap'];
+      fields.push({ name: 'Last archived', value: gap.lastArchived ?? '', inline: true }, { name: 'Next available', value: gap.nextAvailable ?? '', inline: true });
+      return { title: `WAL archive gap: ${job}`, message: `${gap.message} Restores cannot cross the gap; run a new base backup of job "${job}" to restore to instants after it.`, fields, color: COLORS.failure, success: false };
+    }
+    case 'pitr_stream_stopped': {
+      const stopped = data as HoldfastEvents['pitr_stream_stopped'];
+      fields.push({ name: 'Error', value: stopped.error });
+      return { title: `WAL stream stopped: ${job}`, message: `${stopped.message} Holdfast restarts it on its next pass; while it is down the recovery point grows older.`, fields, color: COLORS.failure, success: false };
+    }
+    case 'pitr_slot_missing': {
+      const missing = data as HoldfastEvents['pitr_slot_missing'];
+      fields.push({ name: 'Slot', value: missing.slot, inline: true });
+      return { title: `Replication slot missing: ${job}`, message: `${missing.message} The WAL since the last archived segment is lost; a new base backup of job "${job}" starts a new window.`, fields, color: COLORS.failure, success: false };
+    }
+    default: {
+      const lag = data as HoldfastEvents['pitr_lag'];
+      fields.push({ name: 'Slot lag', value: humanSize(lag.bytes), inline: true }, { name: 'Threshold', value: humanSize(lag.thresholdBytes), inline: true });
+      return { title: `WAL stream falling behind: ${job}`, message: `${lag.message} The slot keeps that WAL on the database server's disk until it is archived.`, fields, color: COLORS.partial, success: false };
     }
   }
 }

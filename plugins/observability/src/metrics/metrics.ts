@@ -1,6 +1,6 @@
 import type { OrmDatabase } from '@holdfast/orm-port';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { AdapterHealth, BackupOutcomeEvent, DeliveryStats, EventBus, ExecutionStats, JobCatalog } from '@holdfast/kernel';
+import type { AdapterHealth, BackupOutcomeEvent, DeliveryStats, EventBus, ExecutionStats, JobCatalog, PointInTimeFigures, PointInTimeStats } from '@holdfast/kernel';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Buckets of run durations (seconds): 1 s to 6 h. */
@@ -34,6 +34,8 @@ export class HoldfastMetrics {
       executions?: () => ExecutionStats | undefined;
       /** The notifications plugin's delivery figures; without it that gauge stays empty. */
       deliveries?: () => DeliveryStats | undefined;
+      /** The engine's point-in-time archive figures; without them the `holdfast_pitr_*` gauges stay empty. */
+      pointInTime?: () => PointInTimeStats | undefined;
       withProcessMetrics?: boolean;
     },
   ) {
@@ -94,6 +96,45 @@ export class HoldfastMetrics {
         for (const row of (await deps.deliveries?.()?.failuresByEvent()) ?? []) this.set({ event: row.event }, row.count);
       },
     });
+    this.registerPointInTimeGauges();
+  }
+
+  /**
+   * The `holdfast_pitr_*` gauges (docs/pitr.md, "Watching the archive"), one series per point-in-time job labelled
+   * `job` (the name) and `job_id`. One read of the engine's figures serves all six in a scrape: prom-client starts
+   * the collects in registration order, so the first gauge reads afresh and the other five take its answer.
+   */
+  private registerPointInTimeGauges(): void {
+    let current: Promise<PointInTimeFigures[]> = Promise.resolve([]);
+    const figures = (isFirst: boolean) => {
+      // A failed read leaves the gauges empty for this scrape rather than failing the whole scrape.
+      if (isFirst) current = (this.deps.pointInTime?.()?.archives() ?? Promise.resolve([])).catch(() => []);
+      return current;
+    };
+    let registered = 0;
+    const gauge = (name: string, help: string, value: (row: PointInTimeFigures) => number | null) => {
+      const isFirst = registered++ === 0;
+      return new Gauge({
+        name,
+        help,
+        labelNames: ['job_id', 'job'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const row of await figures(isFirst)) {
+            const reading = value(row);
+            if (reading !== null) this.set({ job_id: row.jobId, job: row.jobName }, reading);
+          }
+        },
+      });
+    };
+    const seconds = (date: Date | null) => (date ? date.getTime() / 1000 : null);
+    gauge('holdfast_pitr_recovery_point_seconds', 'Seconds since the end of the recoverable window (the newest instant a point-in-time restore reaches); absent without a window', (row) => row.recoveryPointSeconds);
+    gauge('holdfast_pitr_slot_lag_bytes', "Bytes of log the job's replication slot holds on the database server beyond what the stream received (last reading, at most 5 minutes old)", (row) => row.slotLagBytes);
+    gauge('holdfast_pitr_window_start_timestamp_seconds', 'Start of the recoverable window (Unix seconds)', (row) => seconds(row.windowStart));
+    gauge('holdfast_pitr_window_end_timestamp_seconds', 'End of the recoverable window (Unix seconds)', (row) => seconds(row.windowEnd));
+    gauge('holdfast_pitr_segments', 'Archived change-log pieces (completed segments and current partials)', (row) => row.segments);
+    gauge('holdfast_pitr_stored_bytes', 'Bytes of the archived change log, one copy', (row) => row.storedBytes);
   }
 
   /** Counts outcome events; returns the unsubscribe functions. */
