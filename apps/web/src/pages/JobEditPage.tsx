@@ -16,6 +16,7 @@ import { RetentionPreview } from '../configuration/RetentionPreview';
 import { TestRestoreFields, type TestRestore } from '../configuration/TestRestoreFields';
 import { useUnsavedChangesGuard } from '../configuration/unsaved-changes';
 import { useRunJob } from './JobsPage';
+import { PointInTimePanel } from '../pitr/PointInTimePanel';
 
 /** Built-in schedule choices; a custom 5-part cron expression is always possible. */
 const SCHEDULE_PRESETS = [
@@ -71,6 +72,12 @@ type JobForm = z.infer<typeof jobSchema>;
 // New jobs start on ZSTD (level 3, threads auto): measured about 3x faster than GZIP on PostgreSQL and 5x on
 // directories, with an output no larger (docs/benchmarks.md, issue 21). The API's own default stays NONE (SPEC.md).
 const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', schedulePresetId: null, skipVerification: false, destinations: [], databases: [], compression: 'ZSTD', compressionLevel: null, compressionThreads: null, archiveFormat: 'PLAIN', fullEveryRuns: null, fullEveryDays: null, encryptionProfileId: null, namingTemplateId: null, notificationTemplateId: null, enabled: true, testRestore: null };
+
+/** A physical-mode PostgreSQL source's `walFlushIntervalSeconds` (the panel's recovery point threshold), when set. */
+function walFlushIntervalOf(source: { config?: unknown } | undefined): number | undefined {
+  const value = (source?.config as Record<string, unknown> | undefined)?.walFlushIntervalSeconds;
+  return typeof value === 'number' ? value : undefined;
+}
 
 export default function JobEditPage() {
   const { id } = useParams();
@@ -226,6 +233,7 @@ export default function JobEditPage() {
             {clone.error && <ErrorAlert error={clone.error} />}
           </Paper>
         )}
+        {id && <PointInTimePanel jobId={id} encryptionProfileId={loaded.encryptionProfileId} flushIntervalSeconds={walFlushIntervalOf(sources.data?.find((source) => source.id === loaded.sourceId))} />}
         <Paper withBorder p="md">
           <form onSubmit={submit} noValidate>
             <Stack>
