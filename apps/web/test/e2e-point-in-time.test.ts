@@ -16,7 +16,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWebBuilt, findChromium } from './support/browser.js';
 import { captureHere, describeViolations, type AxeFinding } from './support/pages.js';
-import { useSessionIn, waitForFinal, type SessionCaller } from './support/sessions.js';
+import { signInCaller, useSessionIn, waitForFinal, type SessionCaller } from './support/sessions.js';
 import { startWebStack } from './support/web-stack.js';
 
 const run = promisify(execFile);
@@ -137,8 +137,13 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     const job = await admin.call('POST', '/api/jobs', { name: 'cluster pitr', sourceId: source.body.id, databases: [], schedule: '0 3 * * *', destinations: [{ configId: destination.body.id }] });
     expect(job.status, JSON.stringify(job.body)).toBe(201);
     jobId = job.body.id as string;
-    // Before any base backup: enabled, no window.
+    // Before any base backup: enabled, no window; the page says what to do.
     expect(await pointInTime()).toMatchObject({ enabled: true, window: null });
+    await page.goto(`${server.url}/jobs/${jobId}`);
+    const empty = page.getByTestId('pitr-no-window');
+    await empty.waitFor();
+    expect(await empty.textContent()).toContain('Take a base backup: run the job.');
+    expect(await page.getByTestId('pitr-recovery-point').textContent()).toBe('none yet');
     // The supervisor re-reads the jobs every 15 s and opens the stream (and its slot) for the new job.
     await until('the WAL stream to start', async () => (await pointInTime()).streaming?.state === 'streaming', 60_000);
     const trigger = await admin.call('POST', `/api/jobs/${jobId}/run`, {});
@@ -263,6 +268,38 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     expect(await page.getByTestId('pitr-restore-summary').textContent()).toContain('at the restore point "before-migration"');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
+  }, 120_000);
+
+  it('a reader without storage:restore sees the panel but no restore button; a logical-mode job has no panel', async () => {
+    // The job page itself needs the sources and destinations readable; everything but storage:restore.
+    const group = await admin.call('POST', '/api/groups', { name: 'PITR readers', permissions: ['jobs:read', 'history:read', 'sources:read', 'destinations:read'] });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    const reader = { name: 'Rita Reader', email: 'pitr-reader@example.test', password: `pw-${STAMP}-only looking` };
+    const made = await admin.call('POST', '/api/users', { ...reader, groupId: group.body.id });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const readerContext = await browser.newContext({ viewport: { width: 1440, height: 900 }, timezoneId: TIME_ZONE });
+    await useSessionIn(readerContext, server.url, await signInCaller(server.url, reader.email, reader.password));
+    const readerPage = await readerContext.newPage();
+    await readerPage.goto(`${server.url}/jobs/${jobId}`);
+    try {
+      await readerPage.getByTestId('pitr-window').waitFor();
+      expect(await readerPage.getByTestId('pitr-restore-open').count()).toBe(0);
+    } finally {
+      await readerPage.screenshot({ path: join(SHOTS, 'pitr-panel-reader.png') });
+      await readerContext.close();
+    }
+
+    const logical = await admin.call('POST', '/api/adapters', { type: 'database', adapterId: 'postgres', name: 'logical pg', config: { host: '127.0.0.1', port: 5432, user: 'postgres' } });
+    expect(logical.status, JSON.stringify(logical.body)).toBe(201);
+    const destinations = (await admin.call('GET', '/api/adapters?type=storage')).body as Array<{ id: string }>;
+    const dumps = await admin.call('POST', '/api/jobs', { name: 'logical dumps', sourceId: logical.body.id, databases: ['postgres'], schedule: '0 3 * * *', destinations: [{ configId: destinations[0]!.id }] });
+    expect(dumps.status, JSON.stringify(dumps.body)).toBe(201);
+    const answered = page.waitForResponse((response) => response.url().endsWith(`/api/jobs/${dumps.body.id}/point-in-time`));
+    await page.goto(`${server.url}/jobs/${dumps.body.id}`);
+    const answer = await answered;
+    expect(await answer.json()).toEqual({ success: true, data: { enabled: false } });
+    await page.getByTestId('run-now').waitFor();
+    expect(await page.getByTestId('pitr-panel').count()).toBe(0);
   }, 120_000);
 
   it('has no serious accessibility problems in the panel and the dialog', () => {
