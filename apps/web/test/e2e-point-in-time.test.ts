@@ -247,7 +247,7 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     }
   }, 360_000);
 
-  it('the latest choice and the advanced targets', async () => {
+  it('the latest choice, a refusal of the server shown in its words, and the advanced targets', async () => {
     await page.goto(`${server.url}/jobs/${jobId}`);
     await page.getByTestId('pitr-restore-open').click();
     const dialog = page.getByRole('dialog');
@@ -256,6 +256,18 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     await dialog.getByLabel('The latest archived WAL').check();
     expect(await page.getByTestId('pitr-restore-summary').textContent()).toContain(`Restore the cluster as of the newest archived WAL into ${join(restoreParent, 'latest')}.`);
     expect(await page.getByTestId('pitr-restore-start').isDisabled()).toBe(false);
+    // The server's refusal is shown in the dialog in its own words: the parent holds the restored cluster, not empty.
+    await field('pitr-target-path').fill(restoreParent);
+    const answered = page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(`/api/jobs/${jobId}/point-in-time/restore`));
+    await page.getByTestId('pitr-restore-start').click();
+    const refusal = await answered;
+    expect(refusal.status()).toBeGreaterThanOrEqual(400);
+    const refusalBody = (await refusal.json()) as { error: string };
+    expect(refusalBody.error).toMatch(/empty/);
+    const shown = dialog.getByRole('alert').filter({ hasText: 'Restore refused' });
+    await shown.waitFor();
+    expect(await shown.textContent()).toContain(refusalBody.error);
+    expect(page.url()).toBe(`${server.url}/jobs/${jobId}`);
     await field('pitr-advanced').click();
     await dialog.getByLabel('A WAL position (LSN)').check();
     await field('pitr-position').fill('3000028');
