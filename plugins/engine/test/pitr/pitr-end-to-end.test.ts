@@ -205,7 +205,19 @@ describe('point-in-time restore through the API, S3 and SFTP, encrypted (issue 4
         await rm(targetPath, { recursive: true, force: true });
       }
     }
-  }, 420_000);
+
+    // A failing run (a restore point that was never created: replay ends before the target) is Failed with the
+    // server's reason and leaves nothing at the target nor beside it.
+    const failedPath = fresh();
+    const missingPoint = await call(server.url, 'POST', `/api/jobs/${JOB}/point-in-time/restore`, { key, json: { target: { type: 'name', name: `never-${SUFFIX}` }, targetPath: failedPath, destinationId: 'sftp' } });
+    expect(missingPoint.status, JSON.stringify(missingPoint.body)).toBe(202);
+    const failed = await waitForEnd(server.url, key, missingPoint.body.data.executionId, 150_000);
+    expect(failed.status).toBe('Failed');
+    expect(JSON.stringify(failed.logs)).toContain('point-in-time restore failed');
+    expect(JSON.stringify(failed.logs)).toMatch(/recovery ended before configured recovery target was reached/);
+    expect(await stat(failedPath).catch(() => null)).toBeNull();
+    expect((await readdir(work)).filter((name) => name !== occupied.slice(work.length + 1))).toEqual([]);
+  }, 480_000);
 
   /** One autocommitted insert about every {@link COMMIT_EVERY_MS} for {@link WRITE_FOR_MS}, each commit logged. */
   async function writeRows(): Promise<Commit[]> {
