@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { SourceAdapter } from '@holdfast/kernel';
 import { disposeAll, type StorageInstance } from '../../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js';
@@ -19,6 +20,7 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
   let source: SourceAdapter | undefined;
   let storages: StorageInstance[] = [];
   let path: string | null = null;
+  let baseStream: Readable | undefined;
   try {
     await ctx.enter('01-initialize', 0);
     const plan = await services.catalog.resolveRunPlan(request.jobId);
@@ -42,6 +44,7 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     ctx.log.info(`point-in-time restore of job "${plan.job.name}" to ${describeTarget(request)} into ${request.targetPath}, from base backup ${base.storageKey} (consistent at ${base.consistentAt.toISOString()}, timeline ${base.timeline})`);
     await ctx.enter('02-download', 5);
     const opened = await openStoredBase(deps, base);
+    baseStream = opened.stream;
     ctx.log.info(`reading the base backup from ${opened.from.name}`);
     let fetched = 0;
     const fetchSegment = segmentFetcher(deps, base.timeline, (piece, from) => {
@@ -51,7 +54,17 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     });
     await ctx.enter('03-restore', 10);
     const result = await support.restoreToPoint({
-      base: { ...base, startedAt: base.startedAt, consistentAt: base.consistentAt },
+      base: {
+        logKind: base.logKind,
+        startPosition: base.startPosition,
+        stopPosition: base.stopPosition,
+        startSegment: base.startSegment,
+        timeline: base.timeline,
+        systemId: base.systemId,
+        serverVersion: base.serverVersion,
+        startedAt: base.startedAt,
+        consistentAt: base.consistentAt,
+      },
       baseStream: opened.stream,
       fetchSegment,
       target: recoveryTargetOf(request.target),
@@ -63,7 +76,6 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
         ctx.progress(ctx.metadata.progress ?? 10);
       },
     });
-    opened.stream.destroy();
     await ctx.enter('04-completion', 95);
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
     const recoveredTo = result.recoveredTo?.toISOString() ?? null;
@@ -77,6 +89,8 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     else ctx.log.error(`point-in-time restore failed: ${messageOf(error)}`);
     return { status: cancelled ? 'Cancelled' : 'Failed', path };
   } finally {
+    // A restore that refused before reading the whole base (or read it all) leaves no download running.
+    baseStream?.destroy();
     await disposeAll([source, ...storages.map((storage) => storage.adapter)]);
   }
 }
