@@ -11,7 +11,7 @@ import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, DeleteObjectsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import sourcePostgres from '@holdfast/source-postgres';
 import storageS3 from '@holdfast/storage-s3';
 import storageSftp from '@holdfast/storage-sftp';
@@ -205,6 +205,28 @@ describe('point-in-time restore through the API, S3 and SFTP, encrypted (issue 4
         await rm(targetPath, { recursive: true, force: true });
       }
     }
+
+    // Without destinationId the run reads the job's destinations by priority and falls back to the next: with the
+    // base backup and its first log segment deleted from S3 by hand, those come from SFTP, the rest from S3, and the
+    // copy at `latest` holds every row.
+    const [recorded] = await server.changeLogs.basesOf(JOB);
+    const firstSegment = (await server.changeLogs.piecesOf(JOB)).find((piece) => piece.name === recorded!.startSegment && !piece.partial);
+    expect(firstSegment, 'the base backup\'s first segment is archived complete').toBeDefined();
+    for (const gone of [recorded!.storageKey, `${recorded!.storageKey}.meta.json`, firstSegment!.storageKey]) await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: gone }));
+    const latestPath = fresh();
+    const latestPort = 20_000 + randomInt(20_000);
+    const latest = await call(server.url, 'POST', `/api/jobs/${JOB}/point-in-time/restore`, { key, json: { target: { type: 'latest' }, targetPath: latestPath, servePort: latestPort } });
+    expect(latest.status, JSON.stringify(latest.body)).toBe(202);
+    served.push(latestPath);
+    const latestRun = await waitForEnd(server.url, key, latest.body.data.executionId, 150_000);
+    expect(latestRun.status, JSON.stringify(latestRun.logs?.slice?.(-15))).toBe('Success');
+    expect(JSON.stringify(latestRun.logs)).toContain(`${firstSegment!.storageKey} could not be read from Ceph S3`);
+    expect(JSON.stringify(latestRun.logs)).toMatch(/read from Ceph S3"/);
+    expect(JSON.stringify(latestRun.logs)).toContain('reading the base backup from SFTP');
+    const allRows = await rowsOf(latestPort);
+    await run('runuser', ['-u', 'postgres', '--', PG_CTL, '-D', latestPath, 'stop', '-m', 'fast']);
+    expect(allRows).toEqual(commits.map((commit) => commit.id));
+    await rm(latestPath, { recursive: true, force: true });
 
     // A failing run (a restore point that was never created: replay ends before the target) is Failed with the
     // server's reason and leaves nothing at the target nor beside it.

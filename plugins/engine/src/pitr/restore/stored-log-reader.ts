@@ -1,4 +1,5 @@
 import { PassThrough, Readable, Writable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import { abortablePipeline } from '@holdfast/kernel';
 import { CODEC_EXTENSIONS, createDecompressStream, createDecryptStream, parseCompressionCodec, type CompressionCodec } from '../../codec/index.js';
 import { isAgeEncryption } from '../../codec/age/index.js';
@@ -8,7 +9,6 @@ import { messageOf } from '../../run/outcome.js';
 import { ENCRYPTED_EXTENSION } from '../../run/file-name.js';
 import { readSidecar } from '../../run/sidecar.js';
 import type { ArchivedPiece, ChangeLogStore, RecordedBase } from '../change-log-store.js';
-import { PARTIAL_SUFFIX } from '../segment-key.js';
 
 /** What reading a job's stored base backups and log needs. */
 export interface StoredLogDeps {
@@ -79,24 +79,36 @@ export function pieceFor(pieces: ArchivedPiece[], name: string): ArchivedPiece |
  */
 export function segmentFetcher(deps: StoredLogDeps, timeline: number, onFetched?: (piece: ArchivedPiece, from: StorageInstance) => void): (name: string) => Promise<Readable | null> {
   return async (name) => {
-    const piece = pieceFor(await deps.store.piecesNamed(deps.jobId, timeline, name), name);
-    if (!piece) return null;
-    const holders = deps.storages.filter((storage) => piece.destinations.includes(storage.configId));
     const failures: string[] = [];
-    for (const storage of holders) {
-      try {
-        const chunks = await readPiece(deps, storage, piece);
-        onFetched?.(piece, storage);
-        return Readable.from(chunks);
-      } catch (error) {
-        if (deps.signal.aborted) throw error;
-        failures.push(`${storage.name}: ${messageOf(error)}`);
-        deps.warn(`${piece.storageKey} could not be read from ${storage.name}: ${messageOf(error)}`);
+    for (let attempt = 0; attempt <= PARTIAL_REREADS; attempt++) {
+      const piece = pieceFor(await deps.store.piecesNamed(deps.jobId, timeline, name), name);
+      if (!piece) return null;
+      const holders = deps.storages.filter((storage) => piece.destinations.includes(storage.configId));
+      if (holders.length === 0) failures.push('no destination of the job holds it');
+      for (const storage of holders) {
+        try {
+          const chunks = await readPiece(deps, storage, piece);
+          onFetched?.(piece, storage);
+          return Readable.from(chunks);
+        } catch (error) {
+          if (deps.signal.aborted) throw error;
+          failures.push(`${storage.name}: ${messageOf(error)}`);
+          deps.warn(`${piece.storageKey} could not be read from ${storage.name}: ${messageOf(error)}`);
+        }
       }
+      // The newest partial is rewritten in place while the stream runs, and its row (with the checksum) is updated
+      // only once every destination holds the new bytes: a read in between sees new bytes and the old checksum.
+      // The row is read again after a pause; a completed segment never changes, so its failure is final.
+      if (!piece.partial) break;
+      await delay(PARTIAL_REREAD_MS, undefined, { signal: deps.signal });
     }
-    throw new Error(`log segment ${name}${piece.partial ? PARTIAL_SUFFIX : ''} could not be read from any destination (${failures.join('; ') || 'no destination of the job holds it'})`);
+    throw new Error(`log segment ${name} could not be read from any destination (${failures.join('; ')})`);
   };
 }
+
+/** How often the newest partial is read again when it fails (see {@link segmentFetcher}), and the pause between. */
+const PARTIAL_REREADS = 3;
+const PARTIAL_REREAD_MS = 2_000;
 
 async function readPiece(deps: StoredLogDeps, storage: StorageInstance, piece: ArchivedPiece): Promise<Buffer[]> {
   const { codec, isEncrypted } = codecOfKey(piece.storageKey);
