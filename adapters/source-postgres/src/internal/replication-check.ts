@@ -5,6 +5,7 @@
 import type pg from 'pg';
 import type { PostgresSourceConfig } from '../config.js';
 import { connectionError, scrub, withClient } from './connection.js';
+import { replicationClientOptions } from './replication-options.js';
 
 /** What the server says about itself and the connecting role over an ordinary connection. */
 export interface ReplicationSettings {
@@ -58,18 +59,7 @@ async function readSettings(client: pg.Client): Promise<ReplicationSettings> {
 /** Opens a physical replication connection (the kind pg_basebackup and pg_receivewal open) and identifies the system. */
 async function tryReplicationConnection(config: PostgresSourceConfig): Promise<ReplicationConnection> {
   const { default: driver } = await import('pg');
-  // The driver sends `replication` in the startup packet; its type declarations do not list the option.
-  const options: pg.ClientConfig & { replication: string } = {
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password ?? '',
-    database: config.maintenanceDatabase,
-    connectionTimeoutMillis: config.connectTimeoutSeconds * 1000,
-    ssl: config.sslMode === 'disable' || config.sslMode === 'prefer' ? false : { rejectUnauthorized: config.sslMode === 'verify-full' },
-    application_name: 'holdfast',
-    replication: 'true',
-  };
+  const options = replicationClientOptions(config);
   const client = new driver.Client(options);
   client.on('error', () => undefined);
   try {

@@ -7,22 +7,12 @@ import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, connectionError, scrub } from '../connection.js';
 import { checkReplication } from '../replication-check.js';
 import { DEFAULT_WAL_SEGMENT_SIZE, parseSizeSetting } from './wal-names.js';
+import { replicationClientOptions } from '../replication-options.js';
 
 /** Runs `work` on a replication connection; a refused connection becomes an AdapterError saying what is missing. */
 export async function withReplicationClient<T>(config: PostgresSourceConfig, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const { default: driver } = await import('pg');
-  // The driver sends `replication` in the startup packet; its type declarations do not list the option.
-  const options: pg.ClientConfig & { replication: string } = {
-    host: config.host,
-    port: config.port,
-    user: config.user,
-    password: config.password ?? '',
-    database: config.maintenanceDatabase,
-    connectionTimeoutMillis: config.connectTimeoutSeconds * 1000,
-    ssl: config.sslMode === 'disable' || config.sslMode === 'prefer' ? false : { rejectUnauthorized: config.sslMode === 'verify-full' },
-    application_name: 'holdfast',
-    replication: 'true',
-  };
+  const options = replicationClientOptions(config);
   const client = new driver.Client(options);
   client.on('error', () => undefined);
   try {
