@@ -89,19 +89,24 @@ function firstByte(stream: Readable, signal: AbortSignal, ORIGIN: AdapterErrorOr
 }
 
 
+/** When {@link peekHead} has read enough: a byte count, or a test of the head read so far with a byte limit. */
+export type HeadWanted = number | { enough: (head: Buffer) => boolean; limit: number };
+
 /**
- * Reads at least `size` bytes (or all there is) and returns them with a stream of the whole input, head included.
- * Iterating by hand, rather than breaking out of `for await`, keeps the source open for the replay.
+ * Reads at least `size` bytes (or all there is), or until `wanted.enough(head)` holds or `wanted.limit` bytes were
+ * read, and returns the head with a stream of the whole input, head included. Iterating by hand, rather than
+ * breaking out of `for await`, keeps the source open for the replay.
  */
-export async function peekHead(stream: Readable, size: number): Promise<{ head: Buffer; whole: Readable }> {
+export async function peekHead(stream: Readable, wanted: HeadWanted): Promise<{ head: Buffer; whole: Readable }> {
   const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   const chunks: Buffer[] = [];
-  let length = 0;
-  while (length < size) {
+  let head: Buffer = Buffer.alloc(0);
+  const isEnough = typeof wanted === 'number' ? (bytes: Buffer) => bytes.length >= wanted : (bytes: Buffer) => bytes.length >= wanted.limit || wanted.enough(bytes);
+  while (!isEnough(head)) {
     const next = await iterator.next();
     if (next.done) break;
     chunks.push(next.value);
-    length += next.value.length;
+    head = chunks.length === 1 ? next.value : Buffer.concat(chunks);
   }
   // A plain Readable rather than Readable.from(generator): destroying the latter waits for the generator's pending
   // `next()`, which never settles while the source waits for more data (Node 24 waits, Node 20 did not), so an
@@ -124,5 +129,5 @@ export async function peekHead(stream: Readable, size: number): Promise<{ head: 
       callback(error);
     },
   });
-  return { head: Buffer.concat(chunks), whole };
+  return { head, whole };
 }

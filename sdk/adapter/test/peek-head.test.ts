@@ -29,6 +29,17 @@ describe('peekHead', () => {
     expect(source.destroyed).toBe(true);
   });
 
+  it('reads until a test of the head holds, or up to a limit', async () => {
+    const chunks = () => Readable.from([Buffer.from('ab'), Buffer.from('cd;'), Buffer.from('ef'), Buffer.from('gh')], { objectMode: false });
+    const untilSemicolon = await peekHead(chunks(), { enough: (head) => head.includes(0x3b), limit: 100 });
+    expect(untilSemicolon.head.toString()).toBe('abcd;');
+    const limited = await peekHead(chunks(), { enough: () => false, limit: 6 });
+    expect(limited.head.toString()).toBe('abcd;ef');
+    const rest: Buffer[] = [];
+    for await (const chunk of limited.whole) rest.push(chunk as Buffer);
+    expect(Buffer.concat(rest).toString()).toBe('abcd;efgh');
+  });
+
   it('passes a source error on', async () => {
     const source = new PassThrough();
     source.write(Buffer.from('TAPE'));

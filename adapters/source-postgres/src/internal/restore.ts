@@ -1,7 +1,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
-import { AdapterError, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
+import { AdapterError, peekHead, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../config.js';
 import { ORIGIN, connectionArgs, scrub, withClient } from './connection.js';
 import { parseDumpHeader, PGDMP_MAGIC, type DumpHeader } from './dump-header.js';
@@ -48,34 +48,6 @@ function restoreArgs(config: PostgresSourceConfig): string[] {
   return [...(config.restoreClean ? ['--clean', '--if-exists'] : []), ...(config.restoreNoOwner ? ['--no-owner', '--no-privileges'] : [])];
 }
 
-/**
- * Reads bytes until `enough(head)` holds (or the input ends, or `limit` bytes were read) and returns the head with a
- * stream of the whole input (head included). Iterating by hand, rather than breaking out of `for await`, keeps the
- * source open.
- */
-async function splitHead(stream: Readable, enough: (head: Buffer) => boolean, limit = HEADER_LIMIT): Promise<{ head: Buffer; whole: Readable }> {
-  const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-  const headChunks: Buffer[] = [];
-  let head = Buffer.alloc(0);
-  while (head.length < limit && !enough(head)) {
-    const next = await iterator.next();
-    if (next.done) break;
-    headChunks.push(next.value);
-    head = Buffer.concat(headChunks);
-  }
-  const whole = Readable.from(
-    (async function* replay() {
-      yield* headChunks;
-      for (;;) {
-        const next = await iterator.next();
-        if (next.done) return;
-        yield next.value;
-      }
-    })(),
-  );
-  return { head, whole };
-}
-
 /** The header of a custom-format dump at the start of `input`, plus the input to restore from. */
 export async function readDumpHeader(input: Readable): Promise<{ header: DumpHeader; whole: Readable }> {
   const parsed = (head: Buffer) => {
@@ -85,7 +57,7 @@ export async function readDumpHeader(input: Readable): Promise<{ header: DumpHea
       throw new AdapterError(ORIGIN, 'CONFIG', `the backup cannot be restored: ${(error as Error).message}`);
     }
   };
-  const { head, whole } = await splitHead(input, (bytes) => parsed(bytes) !== undefined);
+  const { head, whole } = await peekHead(input, { enough: (bytes) => parsed(bytes) !== undefined, limit: HEADER_LIMIT });
   const header = parsed(head);
   if (!header) {
     whole.destroy();
@@ -144,7 +116,7 @@ export async function restoreDump(context: RestoreContext, stream: Readable, tar
 }
 
 async function restoreDumpStaged(context: RestoreContext, staged: StagedRestore, stream: Readable, target: RestoreTarget): Promise<void> {
-  const { head, whole } = await splitHead(stream, (bytes) => bytes.length >= MULTI_MAGIC.length);
+  const { head, whole } = await peekHead(stream, MULTI_MAGIC.length);
   if (head.length === 0) throw new AdapterError(ORIGIN, 'CONFIG', 'the backup is empty: nothing to restore');
   if (!isMultiDump(head)) {
     if (!head.subarray(0, PGDMP_MAGIC.length).equals(PGDMP_MAGIC)) {
