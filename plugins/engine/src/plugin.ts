@@ -32,6 +32,7 @@ import { addChangeLogStreamGauges } from './pitr/pitr-gauges-tables.js';
 import { ChangeLogStore } from './pitr/change-log-store.js';
 import { ChangeLogSupervisor, DEFAULT_SUPERVISOR_OPTIONS, type SupervisorOptions } from './pitr/change-log-supervisor.js';
 import { PostgresJobLeases, SingleProcessLeases } from './pitr/job-leases.js';
+import { pointInTimeOverviewRoutes } from './pitr/point-in-time-overview-route.js';
 import { pointInTimeRoutes } from './pitr/point-in-time-route.js';
 import { pointInTimeRestoreRoutes } from './pitr/point-in-time-restore-route.js';
 
@@ -139,6 +140,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
         ...archiveRoutes(catalog, () => adaptersOf(container)),
         ...verificationRoutes({ engine: running, store: storeOf(container), catalog, audit: audit(container) }),
         ...pointInTimeRoutes({ catalog, adapters: () => adaptersOf(container), store: () => changeLogStoreOf(container) }),
+        ...pointInTimeOverviewRoutes({ stats: () => container.resolve(TOKENS.PointInTimeStats), access: () => resolveOptional(container, TOKENS.AccessPolicy) }),
         ...pointInTimeRestoreRoutes(running, {
           catalog,
           adapters: () => adaptersOf(container),
