@@ -17,9 +17,10 @@ const TOKEN = randomBytes(16).toString('hex');
 
 /**
  * Starts the stack on `dataDir` (libsql) or `databaseUrl` (PostgreSQL); answers `call()` and `close()`. `systemKey`
- * (64 hex): the system encryption key, random when not given.
+ * (64 hex): the system encryption key, random when not given. `pointInTime`: change-log supervisor timings (the PITR
+ * bench picks a new job up sooner than the production 15 s pass); absent: the production defaults.
  */
-export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true, systemKey }) {
+export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true, systemKey, pointInTime }) {
   const container = rootContainer.createChildContainer();
   const logger = pino({ level: process.env.HOLDFAST_BENCH_LOG ?? 'warn' }, pino.destination(2));
   const adapters = await Promise.all(ADAPTERS.map(async (name) => (await import(name)).default));
@@ -32,7 +33,7 @@ export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true,
   container.register(TOKENS.AuditWriter, { useValue: { write: async () => undefined } });
   // A second process on the same data directory (a restore after a backup) must bring the same system key.
   const env = { HOLDFAST_ENCRYPTION_KEY: systemKey ?? randomBytes(32).toString('hex') };
-  const plugins = [createPersistencePlugin(), createCatalogPlugin({ env }), createEnginePlugin({ reporting: { isSchedulerEnabled: false } }), createHttpPlugin()];
+  const plugins = [createPersistencePlugin(), createCatalogPlugin({ env }), createEnginePlugin({ reporting: { isSchedulerEnabled: false }, ...(pointInTime ? { pointInTime } : {}) }), createHttpPlugin()];
   const stack = await composeHoldfast({
     plugins,
     container,
