@@ -7,9 +7,12 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { extractArchive } from './archive-extract.mjs';
 import { EXIT, KitError, createDecrypter, readKey } from './hfenc.mjs';
+import { restoreToPoint } from './pitr-restore.mjs';
+import { parseTarget } from './pitr-settings.mjs';
 
 const USAGE = `Usage: node holdfast-decrypt.mjs [options] <backup-file | ->
        node holdfast-decrypt.mjs extract [options] <archive> <output-folder>
+       node holdfast-decrypt.mjs pitr [options] --base <base backup> --wal <folder> --out <data directory>
 
 Decrypts a Holdfast encrypted backup to standard output or to --out.
 
@@ -19,7 +22,7 @@ Options:
   --out <path>          write here instead of standard output (refuses to overwrite unless --force)
   --force               overwrite --out if it exists
   --decompress <codec>  gzip, brotli, zstd or none; default: read from <backup-file>.meta.json when present, else none
-  --help                show this text (extract --help: the extract command)
+  --help                show this text (extract --help, pitr --help: those commands)
 
 Exit codes: 0 done, 2 usage or key format, 3 wrong key, 4 damaged or not a Holdfast file, 5 decompression failed,
 6 file could not be read or written.`;
@@ -41,6 +44,34 @@ archive) are not restored, and setuid/setgid/sticky bits are dropped without --k
 
 Exit codes: 0 done, 2 usage or key format, 3 wrong key, 4 damaged archive or chain, 5 no zstd decoder available,
 6 a file is missing or could not be written, 7 restored but members were refused or lost special bits (named above).`;
+
+const PITR_USAGE = `Usage: node holdfast-decrypt.mjs pitr --key-file holdfast-key.txt --base <base backup> --wal <folder>
+         (--target-time <ISO time with offset> | --target-lsn <X/Y> | --target-name <restore point> | --latest)
+         --out <new data directory> [--start [--port <n>]] [--pg-bin <folder>] [--run-as <user>]
+
+Restores a PostgreSQL base backup of a point-in-time job and its archived WAL to a point in time: the base is
+decrypted, decompressed and unpacked into a new data directory, the WAL it needs (downloaded from pitr/<job id>/wal/
+of a destination into --wal) is decrypted into <out>/holdfast-restore-wal/, and recovery settings make PostgreSQL
+replay to the target and promote. <base>.meta.json next to the base is read when present.
+
+Options:
+  --key-file <path>     the kit's holdfast-key.txt (default: the HOLDFAST_KEY environment variable)
+  --base <file>         the base backup (<name>.tar.zst.enc, .tar.gz.enc, ...)
+  --wal <folder>        the downloaded WAL objects (the wal/ folder, its timeline folders, or the objects themselves)
+  --target-time <time>  restore to this instant, with its offset: 2026-12-06T14:03:27+01:00 or 2026-12-06T13:03:27Z
+  --target-lsn <X/Y>    restore to this WAL position
+  --target-name <name>  restore to this restore point (pg_create_restore_point)
+  --latest              restore everything the WAL holds
+  --out <folder>        the new data directory (absent or empty); built in <out>.partial and renamed at the end
+  --start               start PostgreSQL on it (pg_ctl of the base's major version) and wait until it has promoted
+  --port <n>            the port PostgreSQL listens on (default: the base's postgresql.conf)
+  --pg-bin <folder>     where pg_ctl and pg_waldump are (default: /usr/lib/postgresql/<major>/bin, then PATH)
+  --run-as <user>       as root: the user the data directory is handed to and PostgreSQL runs as (default postgres)
+  --help                show this text
+
+Exit codes: 0 done, 2 usage or key format, 3 wrong key, 4 damaged file, 5 decompression failed or no zstd decoder,
+6 a file could not be read or written (or --out is not empty), 8 the target lies outside what the base and WAL
+reach, 9 WAL is missing (the start segment, or a gap), 10 PostgreSQL failed to start or recover (--start).`;
 
 const DECOMPRESSORS = {
   gzip: () => zlib.createGunzip(),
@@ -73,6 +104,10 @@ function codecFromSidecar(file) {
 // Hand-written rather than util.parseArgs, which early Node 18 releases lack.
 const DECRYPT_OPTIONS = { values: new Set(['key-file', 'out', 'decompress']), flags: new Set(['force', 'help']) };
 const EXTRACT_OPTIONS = { values: new Set(['key-file', 'only']), flags: new Set(['help', 'keep-special-modes']) };
+const PITR_OPTIONS = {
+  values: new Set(['key-file', 'base', 'wal', 'out', 'target-time', 'target-lsn', 'target-name', 'port', 'pg-bin', 'run-as']),
+  flags: new Set(['latest', 'start', 'help']),
+};
 
 function parseOptions(argv, spec, usage) {
   const values = {};
@@ -122,6 +157,33 @@ function parseExtractCommand(argv) {
     throw new KitError(EXIT.usage, '--keep-special-modes restores owners with the setuid/setgid/sticky bits, which needs root: run it as root or leave it out');
   }
   return { archive: positionals[0], out: positionals[1], keyFile: values['key-file'], only: values.only, keepSpecialModes };
+}
+
+function parsePitrCommand(argv) {
+  const { values, positionals } = parseOptions(argv, PITR_OPTIONS, PITR_USAGE);
+  if (values.help) return { help: PITR_USAGE };
+  if (positionals.length > 0) throw new KitError(EXIT.usage, `unexpected argument ${positionals[0]}\n\n${PITR_USAGE}`);
+  for (const name of ['base', 'wal', 'out']) if (!values[name]) throw new KitError(EXIT.usage, `--${name} is required\n\n${PITR_USAGE}`);
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new KitError(EXIT.usage, `--port must be a port number, not "${values.port}"`);
+  if (port !== undefined && !values.start) throw new KitError(EXIT.usage, '--port goes with --start (without it, the printed pg_ctl command takes -o "-p <port>")');
+  return {
+    base: values.base,
+    wal: values.wal,
+    out: values.out,
+    keyFile: values['key-file'],
+    target: parseTarget(values),
+    start: values.start === true,
+    port,
+    pgBin: values['pg-bin'],
+    runAs: values['run-as'],
+  };
+}
+
+async function pitrCommand(argv) {
+  const options = parsePitrCommand(argv);
+  if (options.help) return void process.stdout.write(`${options.help}\n`);
+  return restoreToPoint(options);
 }
 
 async function decryptCommand(argv) {
@@ -187,15 +249,18 @@ async function extractCommand(argv) {
 
 const [command, ...rest] = process.argv.slice(2);
 const isExtract = command === 'extract';
-(isExtract ? extractCommand(rest) : decryptCommand(process.argv.slice(2))).then(
+const isPitr = command === 'pitr';
+(isExtract ? extractCommand(rest) : isPitr ? pitrCommand(rest) : decryptCommand(process.argv.slice(2))).then(
   (exitCode) => {
     process.exitCode = exitCode ?? 0;
   },
   (error) => {
     const exitCode = error instanceof KitError ? error.exitCode : 1;
-    const isOutputSuspect = !isExtract && (exitCode === EXIT.damaged || exitCode === EXIT.decompress);
-    // extract builds into <out>.partial and removes it on failure, so it leaves nothing to distrust.
-    const tail = isExtract && exitCode !== EXIT.usage ? ' (nothing was restored)' : isOutputSuspect ? ' (any output written is incomplete)' : '';
+    const isOutputSuspect = !isExtract && !isPitr && (exitCode === EXIT.damaged || exitCode === EXIT.decompress);
+    // extract and pitr build into <out>.partial and remove it on failure, so they leave nothing to distrust; a pitr
+    // run whose server failed (--start) names the prepared data directory in its message.
+    const isNothingRestored = (isExtract && exitCode !== EXIT.usage) || (isPitr && exitCode !== EXIT.usage && !error.isAfterRestore);
+    const tail = isNothingRestored ? ' (nothing was restored)' : isOutputSuspect ? ' (any output written is incomplete)' : '';
     process.stderr.write(`holdfast-decrypt: ${error.message}${tail}\n`);
     process.exit(exitCode);
   },

@@ -23,8 +23,24 @@ export interface RecoveryKitOptions {
 /** File names inside the kit; the kit README refers to them. */
 export const RECOVERY_KIT_FILES = {
   script: 'holdfast-decrypt.mjs',
-  /** Modules the script imports from its own folder (decryption, archive reading, chains, restoring, containment). */
-  modules: ['hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs', 'containment.mjs'],
+  /**
+   * Modules the script imports from its own folder (decryption, archive reading, chains, restoring, containment, and
+   * the point-in-time restore of a PostgreSQL base backup and its WAL: `pitr`).
+   */
+  modules: [
+    'hfenc.mjs',
+    'archive-reader.mjs',
+    'archive-chain.mjs',
+    'archive-extract.mjs',
+    'restore-target.mjs',
+    'containment.mjs',
+    'decompress.mjs',
+    'tar-unpack.mjs',
+    'pitr-restore.mjs',
+    'pitr-wal.mjs',
+    'pitr-settings.mjs',
+    'pitr-server.mjs',
+  ],
   readme: 'README.md',
   key: 'holdfast-key.txt',
 } as const;
@@ -62,6 +78,7 @@ function keyFileText(key: Buffer, profileName: string | undefined): string {
     `# Key fingerprint: ${keyFingerprint(key).toString('hex')}`,
     `# Use: node ${RECOVERY_KIT_FILES.script} --key-file ${RECOVERY_KIT_FILES.key} --out <output> <backup-file>`,
     `# Archives (.hfa.enc): node ${RECOVERY_KIT_FILES.script} extract --key-file ${RECOVERY_KIT_FILES.key} <archive> <output-folder>`,
+    `# PostgreSQL point in time: node ${RECOVERY_KIT_FILES.script} pitr --key-file ${RECOVERY_KIT_FILES.key} --base <base backup> --wal <folder> --target-time <time> --out <data directory>`,
     key.toString('hex'),
     '',
   ].join('\n');

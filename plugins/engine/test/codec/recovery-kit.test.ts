@@ -76,6 +76,12 @@ describe('recovery kit', () => {
       ['archive-extract.mjs', 0o644],
       ['restore-target.mjs', 0o644],
       ['containment.mjs', 0o644],
+      ['decompress.mjs', 0o644],
+      ['tar-unpack.mjs', 0o644],
+      ['pitr-restore.mjs', 0o644],
+      ['pitr-wal.mjs', 0o644],
+      ['pitr-settings.mjs', 0o644],
+      ['pitr-server.mjs', 0o644],
       ['README.md', 0o644],
       ['holdfast-key.txt', 0o600],
     ]);
