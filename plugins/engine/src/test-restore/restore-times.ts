@@ -1,3 +1,4 @@
+import type { PointTestRestoreMetadata } from '../pitr/test-restore/point-test-restore-run.js';
 import type { Execution } from '../store/entities.js';
 import type { ExecutionStore } from '../store/execution-store.js';
 import { parseMetadata } from '../store/metadata.js';
@@ -13,6 +14,11 @@ export interface RestoreTime {
   measuredExecutionId: string | null;
   /** The newest test restore, passing or not. */
   last: { executionId: string; status: string; endedAt: string | null; error: string | null; file: string | null } | null;
+  /**
+   * Point-in-time jobs only (absent for others): the recovery point the newest passing test restore achieved, the
+   * random instant it restored to and the seconds between them (docs/pitr.md, "Test restores").
+   */
+  recoveryPoint?: { target: string; recoveredTo: string | null; differenceSeconds: number | null; restoreSeconds: number | null };
 }
 
 const isTestRestore = (row: Execution): boolean => {
@@ -27,13 +33,16 @@ function summarise(jobId: string, rows: Execution[]): RestoreTime {
   const tests = rows.filter(isTestRestore);
   const passed = tests.find((row) => row.status === 'Success');
   const last = tests[0];
-  const measured = passed ? parseMetadata(passed.metadata).testRestore?.durationMs : undefined;
+  const record = passed ? (parseMetadata(passed.metadata).testRestore as PointTestRestoreMetadata | undefined) : undefined;
+  const measured = record?.durationMs;
+  const point = record?.pointInTime;
   return {
     jobId,
     measuredRestoreMs: measured ?? null,
     measuredAt: passed?.endedAt ? new Date(passed.endedAt).toISOString() : null,
     measuredExecutionId: passed?.id ?? null,
     last: last ? { executionId: last.id, status: last.status, endedAt: last.endedAt ? new Date(last.endedAt).toISOString() : null, error: last.error ?? null, file: last.path ?? null } : null,
+    ...(point ? { recoveryPoint: { target: point.target, recoveredTo: point.recoveredTo, differenceSeconds: point.differenceSeconds, restoreSeconds: point.restoreSeconds } } : {}),
   };
 }
 

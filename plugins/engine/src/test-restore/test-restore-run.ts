@@ -3,6 +3,7 @@ import { abortablePipeline, type RestoreResult, type SourceAdapter, type TestRes
 import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
+import { pointInTimeKindOf, runPointTestRestore } from '../pitr/test-restore/point-test-restore-run.js';
 import { ChecksumGate, RESTORE_INPUT_BUFFER_BYTES } from '../restore/restore-run.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
@@ -35,6 +36,8 @@ export function isTestRestoreRequest(request: unknown): request is TestRestoreRe
  * SQLite file, or a Redis index reserved for it), checked against the figures recorded at backup time, and the
  * scratch is dropped whatever happened. The time from
  * the first byte read to the last check is the job's measured restore time (RTO). Any failed check fails the run.
+ * Jobs whose source is set up for point-in-time recovery take the point-in-time test restore instead
+ * (`runPointTestRestore`: a random instant of the window, into a throwaway folder below the directory target's path).
  */
 export async function runTestRestore(ctx: RunContext, services: RunServices, store: ExecutionStore): Promise<RunOutcome> {
   const request = JSON.parse(ctx.execution.request ?? '{}') as TestRestoreRequest;
@@ -47,6 +50,10 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const plan = await services.catalog.resolveRunPlan(request.jobId);
     const config = plan.job.testRestore;
     if (!config) throw new Error(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
+    // A physical base backup restores only to an instant, never into a scratch database: a point-in-time job's test
+    // restore is always one to a random instant of its window (docs/pitr.md, "Test restores").
+    const logKind = await pointInTimeKindOf(services, plan);
+    if (logKind) return await runPointTestRestore(ctx, services, { plan, config, logKind, tagEnded: (tag) => tagEnded(store, tag) });
     // A target that cannot work is reported before any destination is listed.
     target = await resolveScratchSource(services, plan.source, config);
     const { config: targetConfig, source } = target;
