@@ -9,6 +9,7 @@ import { ensureAzurite } from './azurite.mjs';
 import { ensureCephRgw } from './ceph-rgw.mjs';
 import { ensureChromium } from './chromium.mjs';
 import { ensureMariadb } from './mariadb.mjs';
+import { ensureMariadbPitr } from './mariadb-pitr.mjs';
 import { ensurePodman } from './podman.mjs';
 import { ensurePostgresPitr } from './postgres-pitr.mjs';
 import { ensureRclone } from './rclone.mjs';
@@ -74,6 +75,7 @@ export const TEST_SERVICES = [
   ['PostgreSQL (127.0.0.1:5432, trust auth, role root)', ensurePostgres],
   ['PostgreSQL PITR cluster (127.0.0.1:5433, wal_level=replica, roles holdfast_repl/holdfast_norepl/holdfast_repl_nohba)', ensurePostgresPitr],
   ['MariaDB (127.0.0.1:3306, root without password) + mariadb-client', ensureMariadb],
+  ['MariaDB PITR server (127.0.0.1:3307, log_bin, server_id=1, ROW; users holdfast_binlog/holdfast_noslave/holdfast_norepl) + mariadb-backup', ensureMariadbPitr],
   ['Redis (127.0.0.1:6379) + redis-tools', ensureRedis],
   ['sqlite3 CLI', ensureSqlite],
   ['OpenSSH sshd (127.0.0.1:2222, user sshtest)', ensureSshd],

@@ -5,16 +5,17 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { stopCephRgw } from './ceph-rgw.mjs';
+import { stopMariadbPitr } from './mariadb-pitr.mjs';
 import { stopPostgresPitr } from './postgres-pitr.mjs';
 
 const ROOT = '/tmp/holdfast-test-services';
 
-/** Every `*.pid` file below `directory`, except Ceph's and the PITR cluster's (their own stops order the processes). */
+/** Every `*.pid` file below `directory`, except Ceph's and the PITR servers' (their own stops order the processes). */
 function pidFiles(directory) {
   if (!existsSync(directory)) return [];
   return readdirSync(directory).flatMap((name) => {
     const path = join(directory, name);
-    if (name === 'ceph-rgw' || name === 'postgres-pitr') return [];
+    if (name === 'ceph-rgw' || name === 'postgres-pitr' || name === 'mariadb-pitr') return [];
     if (statSync(path).isDirectory()) return pidFiles(path);
     return name.endsWith('.pid') ? [path] : [];
   });
@@ -35,7 +36,7 @@ function stopPid(file) {
 function pidsNamingStateFolder() {
   return readdirSync('/proc').filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid).filter((entry) => {
     try {
-      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(`${ROOT}/`) && !arg.startsWith(`${ROOT}/ceph-rgw`) && !arg.startsWith(`${ROOT}/postgres-pitr`));
+      return readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').some((arg) => arg.startsWith(`${ROOT}/`) && !arg.startsWith(`${ROOT}/ceph-rgw`) && !arg.startsWith(`${ROOT}/postgres-pitr`) && !arg.startsWith(`${ROOT}/mariadb-pitr`));
     } catch {
       return false;
     }
@@ -45,6 +46,7 @@ function pidsNamingStateFolder() {
 stopCephRgw();
 process.stdout.write('test services: Ceph RADOS Gateway stopped\n');
 process.stdout.write(`test services: PostgreSQL PITR cluster ${stopPostgresPitr()}\n`);
+process.stdout.write(`test services: MariaDB PITR server ${stopMariadbPitr()}\n`);
 for (const file of pidFiles(ROOT)) process.stdout.write(`test services: ${stopPid(file)}\n`);
 for (const pid of pidsNamingStateFolder()) {
   try {
