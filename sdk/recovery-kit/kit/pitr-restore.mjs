@@ -68,7 +68,7 @@ export async function restoreToPoint(options) {
     if (sidecar && sidecar.base.startSegment !== facts.startSegment) {
       throw new KitError(EXIT.damaged, `${sidecar.path} says the base starts at WAL segment ${sidecar.base.startSegment}, its backup_label says ${facts.startSegment}: the sidecar belongs to another backup`);
     }
-    checkTargetAfterBase(target, { ...facts, ...(sidecar ? { consistentAt: sidecar.base.consistentAt, stopPosition: sidecar.base.stopPosition } : {}) });
+    checkTargetAfterBase(target, { ...facts, consistentAt: sidecar?.base.consistentAt, stopPosition: sidecar?.base.stopPosition ?? facts.stopPosition });
     const major = readFileSync(join(staging, 'PG_VERSION'), 'utf8').trim();
     for (const folder of ['pg_wal', 'pg_wal/archive_status', WAL_FOLDER]) await mkdir(join(staging, folder), { recursive: true, mode: 0o700 });
 
@@ -115,10 +115,10 @@ async function restoreWal(walFolder, facts, target, walDir, key, dataDir) {
   }
   const plan = planWal(pieces, { startSegment: facts.startSegment, timeline: facts.timeline, names, lastSequence });
   const files = [firstFile];
-  await checkSegmentSize(firstFile, header.segmentBytes);
+  await checkSegmentSize(firstFile, header.segmentBytes, plan[0].partial);
   for (const piece of plan.slice(1)) {
     const file = await restorePiece(piece, walDir, key);
-    await checkSegmentSize(file, header.segmentBytes);
+    await checkSegmentSize(file, header.segmentBytes, piece.partial);
     files.push(file);
   }
   const last = plan[plan.length - 1];
@@ -167,7 +167,7 @@ async function finish(options, out, owner) {
   note(`starting PostgreSQL ${major} (${programs.dir}) on ${out}${options.port ? ` port ${options.port}` : ''}: replaying the WAL`);
   let outcome;
   try {
-    outcome = await startAndAwaitPromotion({ pgCtl, dataDir: out, port: options.port, owner });
+    outcome = await startAndAwaitPromotion({ pgCtl, dataDir: out, port: options.port, owner, onProgress: note });
   } catch (error) {
     const stop = startArguments(pgCtl, out).slice(0, 3).concat(['-m', 'immediate', 'stop']);
     const [command, ...args] = owner ? ['runuser', '-u', owner.name, '--', ...stop] : stop;

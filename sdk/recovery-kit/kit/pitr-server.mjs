@@ -101,9 +101,9 @@ export function startArguments(pgCtl, dataDir, port, extraOptions = []) {
  * connections", said after recovery; read-only ones are said earlier) or failed (a FATAL or PANIC of the server,
  * such as "recovery ended before configured recovery target was reached", or its exit). Returns what replay did.
  */
-export async function startAndAwaitPromotion({ pgCtl, dataDir, port, owner, onLine }) {
+export async function startAndAwaitPromotion({ pgCtl, dataDir, port, owner, onProgress }) {
   // Command-line settings win over the copied files: English messages in this log, UTC times, process types named.
-  const options = ['-c logging_collector=off', '-c lc_messages=C', '-c log_timezone=UTC', "-c 'log_line_prefix=%m [%p] %b: '"];
+  const options = ['-c logging_collector=off', '-c log_destination=stderr', '-c lc_messages=C', '-c log_timezone=UTC', "-c 'log_line_prefix=%m [%p] %b: '"];
   const argv = startArguments(pgCtl, dataDir, port, options);
   argv.splice(argv.length - 1, 0, '-W');
   const [command, ...args] = owner ? ['runuser', '-u', owner.name, '--', ...argv] : argv;
@@ -138,12 +138,15 @@ export async function startAndAwaitPromotion({ pgCtl, dataDir, port, owner, onLi
         const isTarget = /recovery target|recovery stop point/.test(failure[1]);
         throw new KitError(isTarget ? EXIT.target : EXIT.server, `PostgreSQL stopped: ${failure[1].trim()} (log: ${logFile})`);
       }
-      if (/restored log file "[0-9A-F]{24}" from archive/.test(line)) outcome.segments += 1;
+      const restored = /restored log file "([0-9A-F]{24})" from archive/.exec(line);
+      if (restored) {
+        outcome.segments += 1;
+        onProgress?.(`replayed WAL segment ${restored[1]} (${outcome.segments})`);
+      }
       const stopping = /(recovery stopping (?:before|after) .*)$/.exec(line);
       if (stopping) outcome.stoppedAt = stopping[1];
       const last = /last completed transaction was at log time (.+)$/.exec(line);
       if (last) outcome.lastTransactionAt = last[1].trim();
-      onLine?.(line);
       if (/database system is ready to accept connections/.test(line)) return outcome;
     }
     // The server keeps postmaster.pid while it runs (pg_ctl -W may return before it is written): once seen, gone

@@ -139,12 +139,16 @@ export async function restorePiece(piece, dir, key) {
   return target;
 }
 
-/** A restored segment must be exactly one segment long (a partial is stored zero-padded to the full size). */
-export async function checkSegmentSize(file, segmentBytes) {
-  const handle = await open(file, 'r');
+/**
+ * A restored segment must be exactly one segment long. A partial is stored zero-padded to the full size, as
+ * pg_receivewal writes it; a shorter one is padded here with zeros (where replay ends), which PostgreSQL needs.
+ */
+export async function checkSegmentSize(file, segmentBytes, isPartial) {
+  const handle = await open(file, 'r+');
   try {
     const { size } = await handle.stat();
-    if (size !== segmentBytes) throw new KitError(EXIT.damaged, `${file} is ${size} bytes; a WAL segment of this cluster is ${segmentBytes}`);
+    if (isPartial && size < segmentBytes) await handle.truncate(segmentBytes);
+    else if (size !== segmentBytes) throw new KitError(EXIT.damaged, `${file} is ${size} bytes; a WAL segment of this cluster is ${segmentBytes}`);
   } finally {
     await handle.close();
   }

@@ -70,6 +70,7 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
   const jobKey = randomBytes(32);
   const admin = adminClient();
   const started: string[] = [];
+  let isServerClosed = false;
 
   beforeAll(async () => {
     await admin.connect();
@@ -91,7 +92,7 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
 
   afterAll(async () => {
     for (const dataDir of started) await run('runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', dataDir, 'stop', '-m', 'immediate']).catch(() => undefined);
-    await server?.close();
+    if (!isServerClosed) await server?.close();
     // The shared cluster must not keep this test's slot: the stream stopped with the server, so it turns inactive.
     const deadline = Date.now() + 20_000;
     for (;;) {
@@ -125,7 +126,10 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
       60_000,
     );
 
-    // What a user downloads from the destination: the base backup with its sidecar, and pitr/<job id>/wal/.
+    // What a user downloads from the destination: the base backup with its sidecar, and pitr/<job id>/wal/. The
+    // server stops first, so no piece is being rewritten while the folder is copied.
+    await server.close();
+    isServerClosed = true;
     await cp(destination, scratch, { recursive: true });
     const baseName = (await readdir(scratch)).find((name) => name.endsWith('.tar.zst.enc'));
     expect(baseName, 'the base backup in the destination').toBeDefined();
