@@ -88,8 +88,9 @@ export class PostgresSource implements SourceAdapter {
     // The replication connection is opened from the Holdfast host, which in SSH mode may not reach the server.
     if (this.config.ssh) return { ok: true, message: `${connected}; the replication check does not run in SSH mode` };
     const check = await checkReplication(this.config);
-    if (check.ready) return { ok: true, message: `${connected}; ready for point-in-time recovery (wal_level ${check.walLevel}, replication connection accepted)` };
-    return { ok: false, message: `${connected}, but point-in-time recovery is not possible yet: ${check.problems.join(' ')}` };
+    const warnings = check.warnings.length > 0 ? ` Warning: ${check.warnings.join(' ')}` : '';
+    if (check.ready) return { ok: true, message: `${connected}; ready for point-in-time recovery (wal_level ${check.walLevel}, replication connection accepted).${warnings}` };
+    return { ok: false, message: `${connected}, but point-in-time recovery is not possible yet: ${check.problems.join(' ')}${warnings}` };
   }
 
   async detectVersion(): Promise<SourceVersion> {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter } from '@holdfast/sdk';
 import definition from '../src/index.js';
 import { postgresSourceConfig } from '../src/config.js';
-import { checkReplication, hbaLineFor, replicationProblems } from '../src/internal/replication-check.js';
+import { checkReplication, hbaLineFor, replicationProblems, replicationWarnings } from '../src/internal/replication-check.js';
 import { server } from './helpers.js';
 
 interface PitrState {
@@ -36,6 +36,9 @@ describe('replication check against the PITR test cluster (wal_level=replica)', 
     expect(check.maxWalSenders).toBeGreaterThanOrEqual(2);
     expect(check.connection).toMatchObject({ accepted: true, timeline: 1 });
     expect(check.connection.accepted && check.connection.systemIdentifier).toMatch(/^\d{10,}$/);
+    // The test cluster caps its slots (max_slot_wal_keep_size = 1GB): nothing to warn about.
+    expect(check.maxSlotWalKeepSize).toBe('1GB');
+    expect(check.warnings).toEqual([]);
   });
 
   it('names the missing REPLICATION privilege (and the replication line) for a role without it', async () => {
@@ -137,6 +140,11 @@ describe.skipIf(!canStartCluster)('replication check against a throwaway cluster
     ]);
     // initdb's pg_hba.conf has replication lines, so the server refused for want of a WAL sender, already said above.
     expect(check.connection.accepted === false && check.connection.serverMessage).toMatch(/max_wal_senders/);
+    // initdb leaves max_slot_wal_keep_size at -1: a risk, named as a warning rather than a problem.
+    expect(check.maxSlotWalKeepSize).toBe('-1');
+    expect(check.warnings).toEqual([
+      `max_slot_wal_keep_size is -1 (unlimited) on 127.0.0.1:${port}: if the WAL stream stops, the replication slot keeps WAL until the server's disk is full; set it (for example max_slot_wal_keep_size = 50GB) and reload PostgreSQL.`,
+    ]);
   });
 });
 
@@ -151,6 +159,13 @@ describe('pg_hba.conf line and problem wording', () => {
     );
     expect(hbaLineFor('no pg_hba.conf entry for replication connection from host "[local]", user "x"', 'x')).toBe('local replication x scram-sha-256');
     expect(hbaLineFor('password authentication failed for user "x"', 'x')).toBeUndefined();
+  });
+
+  it('warns about an unlimited slot or a server without the cap, not about a capped one', () => {
+    const server = { host: 'db', port: 5432 };
+    expect(replicationWarnings(server, { maxSlotWalKeepSize: '50GB' })).toEqual([]);
+    expect(replicationWarnings(server, { maxSlotWalKeepSize: '-1' })[0]).toMatch(/^max_slot_wal_keep_size is -1 \(unlimited\) on db:5432/);
+    expect(replicationWarnings(server, {})[0]).toMatch(/PostgreSQL before 13/);
   });
 
   it('reports an unexplained refusal in the server words', () => {

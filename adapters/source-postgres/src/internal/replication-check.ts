@@ -14,6 +14,8 @@ export interface ReplicationSettings {
   maxReplicationSlots: number;
   /** The role has REPLICATION or is a superuser. */
   roleCanReplicate: boolean;
+  /** `max_slot_wal_keep_size` as the server prints it (`-1`: unlimited); absent before PostgreSQL 13, which has none. */
+  maxSlotWalKeepSize?: string;
 }
 
 /** Outcome of opening a physical replication connection and running IDENTIFY_SYSTEM on it. */
@@ -25,6 +27,8 @@ export interface ReplicationCheck extends ReplicationSettings {
   connection: ReplicationConnection;
   /** One human sentence per missing setting, privilege or pg_hba.conf line; empty when the source is ready. */
   problems: string[];
+  /** Risks that do not stop point-in-time recovery (an unlimited slot can fill the server's disk). */
+  warnings: string[];
   ready: boolean;
 }
 
@@ -36,14 +40,15 @@ export async function checkReplication(config: PostgresSourceConfig): Promise<Re
   const settings = await withClient(config, config.maintenanceDatabase, readSettings);
   const connection = await tryReplicationConnection(config);
   const problems = replicationProblems(config, settings, connection);
-  return { ...settings, connection, problems, ready: problems.length === 0 };
+  return { ...settings, connection, problems, warnings: replicationWarnings(config, settings), ready: problems.length === 0 };
 }
 
 async function readSettings(client: pg.Client): Promise<ReplicationSettings> {
-  const { rows } = await client.query<{ wal_level: string; max_wal_senders: string; max_replication_slots: string; can_replicate: boolean }>(
+  const { rows } = await client.query<{ wal_level: string; max_wal_senders: string; max_replication_slots: string; keep: string | null; can_replicate: boolean }>(
     `SELECT current_setting('wal_level') AS wal_level,
             current_setting('max_wal_senders') AS max_wal_senders,
             current_setting('max_replication_slots') AS max_replication_slots,
+            current_setting('max_slot_wal_keep_size', true) AS keep,
             (r.rolreplication OR r.rolsuper) AS can_replicate
        FROM pg_roles r WHERE r.rolname = current_user`,
   );
@@ -53,7 +58,23 @@ async function readSettings(client: pg.Client): Promise<ReplicationSettings> {
     maxWalSenders: Number(row.max_wal_senders),
     maxReplicationSlots: Number(row.max_replication_slots),
     roleCanReplicate: row.can_replicate,
+    ...(row.keep === null ? {} : { maxSlotWalKeepSize: row.keep }),
   };
+}
+
+/**
+ * Sentences about settings that work but put the database server at risk: a slot with no cap on the WAL it holds
+ * back fills the server's disk when the stream stops (docs/pitr.md, "A replication slot can fill the server's disk").
+ */
+export function replicationWarnings(config: Pick<PostgresSourceConfig, 'host' | 'port'>, settings: Pick<ReplicationSettings, 'maxSlotWalKeepSize'>): string[] {
+  const server = `${config.host}:${config.port}`;
+  if (settings.maxSlotWalKeepSize === undefined) {
+    return [`${server} has no max_slot_wal_keep_size (PostgreSQL before 13): if the WAL stream stops, the replication slot keeps WAL until the server's disk is full; watch the slot lag (pitr_lag) closely.`];
+  }
+  if (settings.maxSlotWalKeepSize !== '-1') return [];
+  return [
+    `max_slot_wal_keep_size is -1 (unlimited) on ${server}: if the WAL stream stops, the replication slot keeps WAL until the server's disk is full; set it (for example max_slot_wal_keep_size = 50GB) and reload PostgreSQL.`,
+  ];
 }
 
 /** Opens a physical replication connection (the kind pg_basebackup and pg_receivewal open) and identifies the system. */

@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { once } from 'node:events';
 import { AdapterError, peekHead, type RestoreResult, type RestoreTarget, type SshTarget } from '@holdfast/sdk';
