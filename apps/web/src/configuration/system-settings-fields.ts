@@ -1,6 +1,6 @@
 /** The number settings of `PUT /api/settings` shown on the Settings page, in groups, with the API's bounds. */
 export interface NumberSetting {
-  key: 'maxConcurrentJobs' | 'maxConcurrentFiles' | 'authPoints' | 'authDuration' | 'apiPoints' | 'apiDuration' | 'mutationPoints' | 'mutationDuration' | 'audit.retentionDays' | 'notification.logRetentionDays';
+  key: 'maxConcurrentJobs' | 'maxConcurrentFiles' | 'authPoints' | 'authDuration' | 'apiPoints' | 'apiDuration' | 'mutationPoints' | 'mutationDuration' | 'audit.retentionDays' | 'notification.logRetentionDays' | 'pitr.lagAlertBytes';
   label: string;
   description?: string;
   min: number;
@@ -31,6 +31,18 @@ export const NUMBER_SETTING_GROUPS: ReadonlyArray<{ title: string; fields: reado
     fields: [
       { key: 'audit.retentionDays', label: 'Keep audit entries (days)', min: 1, max: 3650 },
       { key: 'notification.logRetentionDays', label: 'Keep notification log entries (days)', min: 1, max: 3650 },
+    ],
+  },
+  {
+    title: 'Point-in-time recovery',
+    fields: [
+      {
+        key: 'pitr.lagAlertBytes',
+        label: 'WAL stream lag alert (bytes)',
+        description: 'WAL held on the database server and not yet archived that raises pitr_lag (1073741824 = 1 GiB)',
+        min: 1024 ** 2,
+        max: 1024 ** 5,
+      },
     ],
   },
 ];

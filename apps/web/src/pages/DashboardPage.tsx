@@ -10,6 +10,7 @@ import { useRefreshOnRunEnd } from '../dashboard/useRefreshOnRunEnd';
 import { formatBytes, formatDate } from '../components/format';
 import { EmptyState, QueryState } from '../components/PageState';
 import { StatusBadge } from '../components/StatusBadge';
+import { PointInTimeOverviewCard } from '../pitr/PointInTimeOverviewCard';
 
 function StatCard({ label, value }: { label: string; value: string | number }) {
   return (
@@ -89,6 +90,7 @@ export default function DashboardPage() {
           </QueryState>
         </Card>
       </SimpleGrid>
+      {canSeeRuns && <PointInTimeOverviewCard />}
       {canSeeRuns && (
       <SimpleGrid cols={{ base: 1, lg: 2 }}>
         <Card withBorder>

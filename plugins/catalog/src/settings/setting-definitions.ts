@@ -47,6 +47,12 @@ export const SETTING_DEFINITIONS = {
     description: 'System notification channels and events',
   },
   'audit.retentionDays': { schema: count(1, 3650), default: 90, description: 'Days audit entries are kept' },
+  // The engine's pitr_lag event (docs/pitr.md); 1 MiB at least (smaller fires on every flush), 1 PiB at most (a safe integer).
+  'pitr.lagAlertBytes': {
+    schema: count(1024 ** 2, 1024 ** 5),
+    default: 1024 ** 3,
+    description: 'Replication slot lag (WAL not yet archived) that raises pitr_lag, bytes',
+  },
 } as const;
 
 /** A setting key. */

@@ -1699,6 +1699,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/point-in-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every point-in-time job's recoverable window, recovery point, archive size and slot lag
+         * @description Requires the permission `history:read`.
+         */
+        get: operations["getPointInTime"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/retention-policies": {
         parameters: {
             query?: never;
@@ -12930,6 +12950,81 @@ export interface operations {
             };
         };
     };
+    getPointInTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per job with an archived change log or a stream, by job id. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            jobId: string;
+                            jobName: string;
+                            /** @description Seconds since windowEnd; null without a window */
+                            recoveryPointSeconds: number | null;
+                            /** @description Archived pieces: completed segments and current partials */
+                            segments: number;
+                            /** @description WAL the replication slot holds on the database server, as last reported; null when not reported in the last 5 minutes */
+                            slotLagBytes: number | null;
+                            /** @description Bytes of the archived log, one copy */
+                            storedBytes: number;
+                            /** @description Newest instant a restore can reach (the recovery point); null without a window */
+                            windowEnd: string | null;
+                            /** @description Earliest instant a restore can reach; null without a window */
+                            windowStart: string | null;
+                        }[];
+                        /** @constant */
+                        success: true;
+                    };
+                };
+            };
+            /** @description Unauthorized: no session cookie or API key, or an invalid one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Forbidden: the identity lacks the permission. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     getRetentionPolicies: {
         parameters: {
             query?: never;
@@ -14152,6 +14247,7 @@ export interface operations {
                             };
                             globalChannels: string[];
                         };
+                        "pitr.lagAlertBytes": number;
                         "privacy.recordTriggerActor": boolean;
                         stuckJobTimeoutMinutes: number | null;
                         systemTimezone: string;
@@ -14235,6 +14331,7 @@ export interface operations {
                         };
                         globalChannels: string[];
                     };
+                    "pitr.lagAlertBytes"?: number;
                     "privacy.recordTriggerActor"?: boolean;
                     stuckJobTimeoutMinutes?: number | null;
                     systemTimezone?: string;
@@ -14270,6 +14367,7 @@ export interface operations {
                             };
                             globalChannels: string[];
                         };
+                        "pitr.lagAlertBytes": number;
                         "privacy.recordTriggerActor": boolean;
                         stuckJobTimeoutMinutes: number | null;
                         systemTimezone: string;
