@@ -24,16 +24,25 @@ if (!['backup', 'setup', 'restore', 'stream'].includes(spec.mode) || !spec.dataD
   process.exit(2);
 }
 
-const statusField = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0);
+const statusField = (name, status = readFileSync('/proc/self/status', 'utf8')) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
 /** CPU seconds of this process and of the children it waited for (pg_basebackup, pg_receivewal, runuser/pg_ctl). */
 function cpuNow() {
   const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
   const ticks = 100; // getconf CLK_TCK on Linux
   return { self: (Number(fields[11]) + Number(fields[12])) / ticks, children: (Number(fields[13]) + Number(fields[14])) / ticks };
 }
-// The process's RSS sampled every 100 ms (the peak between resets), to cross-check VmHWM.
+// The process's RSS sampled every 100 ms (the peak between resets), to cross-check VmHWM, and the peaks of what V8
+// and Node hold (heap, buffers), to tell what a high RSS is made of.
 let sampledPeakKiB = 0;
-const sampler = setInterval(() => (sampledPeakKiB = Math.max(sampledPeakKiB, statusField('VmRSS'))), 100);
+let memoryPeak = {};
+const sampler = setInterval(() => {
+  const status = readFileSync('/proc/self/status', 'utf8');
+  sampledPeakKiB = Math.max(sampledPeakKiB, statusField('VmRSS', status));
+  const usage = process.memoryUsage();
+  for (const field of ['heapTotal', 'heapUsed', 'external', 'arrayBuffers']) memoryPeak[field] = Math.max(memoryPeak[field] ?? 0, usage[field]);
+  memoryPeak.rssAnonKiB = Math.max(memoryPeak.rssAnonKiB ?? 0, statusField('RssAnon', status));
+  memoryPeak.rssFileKiB = Math.max(memoryPeak.rssFileKiB ?? 0, statusField('RssFile', status));
+}, 100);
 const out = (value) => process.stdout.write(`${JSON.stringify(value)}\n`);
 
 // A new job is picked up by the next supervisor pass: every 2 s here for the setup (15 s in production, kept for
@@ -103,6 +112,7 @@ const isStreaming = async (jobId) => (await pointInTime(jobId)).streaming?.state
 async function measured(trigger) {
   await writeFile('/proc/self/clear_refs', '5').catch(() => undefined); // VmHWM from here on
   sampledPeakKiB = 0;
+  memoryPeak = {};
   const started = process.hrtime.bigint();
   const cpuBefore = cpuNow();
   const execution = await waitFor(await trigger());
@@ -118,6 +128,7 @@ async function measured(trigger) {
     path: execution.path,
     peakRssKiB: statusField('VmHWM'),
     sampledPeakRssKiB: sampledPeakKiB,
+    memoryPeak,
     errors,
     logTail: execution.status === 'Success' ? undefined : (execution.logs ?? []).slice(-12).map((entry) => `${entry.level}: ${entry.message}`),
   };
@@ -151,6 +162,7 @@ try {
     const startupPeakKiB = statusField('VmHWM');
     await writeFile('/proc/self/clear_refs', '5').catch(() => undefined);
     sampledPeakKiB = 0;
+    memoryPeak = {};
     const cpuBefore = cpuNow();
     const started = process.hrtime.bigint();
     out({ ready: true, jobId: job.id, rssKiB: statusField('VmRSS') });
@@ -170,6 +182,7 @@ try {
       startupPeakRssKiB: startupPeakKiB,
       endRssKiB: statusField('VmRSS'),
       memory: process.memoryUsage(),
+      memoryPeak,
       segments: archive.segments,
       storedBytes: archive.storedBytes,
     });

@@ -96,7 +96,7 @@ function holdfastChild(spec, { onLine, onSpawn } = {}) {
   });
 }
 
-const figures = (result) => ({ seconds: result.seconds, cpuSeconds: result.cpuSeconds, childCpuSeconds: result.childCpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, sampledPeakRssKiB: Math.max(result.sampledPeakRssKiB ?? 0, result.parentSampledPeakRssKiB ?? 0) });
+const figures = (result) => ({ seconds: result.seconds, cpuSeconds: result.cpuSeconds, childCpuSeconds: result.childCpuSeconds, bytes: result.size, peakRssKiB: result.peakRssKiB, sampledPeakRssKiB: Math.max(result.sampledPeakRssKiB ?? 0, result.parentSampledPeakRssKiB ?? 0), memoryPeak: result.memoryPeak });
 
 /** A shell script as a row: wall seconds and the CPU of everything it ran. */
 async function shellRow(script) {
@@ -382,6 +382,10 @@ if (s) {
     `\nstreaming WAL for ${s.seconds.toFixed(0)} s under ${loadMBs} MB/s of writes (${s.rowsWritten} rows, table ${mib(s.tableBytes).toFixed(0)} MiB), flush ${flushSeconds} s: ` +
       `peak RSS ${peak.toFixed(0)} MiB (VmHWM ${(s.peakRssKiB / 1024).toFixed(0)}, sampled ${(Math.max(s.sampledPeakRssKiB, s.rssDuringLoadKiB) / 1024).toFixed(0)}; ${(s.startupPeakRssKiB / 1024).toFixed(0)} before streaming), ` +
       `${peak < 150 ? 'under' : 'NOT under'} 150 MiB; Holdfast CPU ${s.cpuSeconds.toFixed(1)} s; ${s.segments} pieces archived, ${mib(s.storedBytes).toFixed(1)} MiB stored`,
+  );
+  const m = s.memoryPeak ?? {};
+  console.log(
+    `  peaks while streaming: V8 heap ${mib(m.heapTotal ?? 0).toFixed(0)} MiB (used ${mib(m.heapUsed ?? 0).toFixed(0)}), external ${mib(m.external ?? 0).toFixed(0)} MiB (array buffers ${mib(m.arrayBuffers ?? 0).toFixed(0)}), RssAnon ${((m.rssAnonKiB ?? 0) / 1024).toFixed(0)} MiB, RssFile ${((m.rssFileKiB ?? 0) / 1024).toFixed(0)} MiB`,
   );
 }
 console.log(`\nsetup base backup of the restore rows: ${report.setup.base.seconds.toFixed(2)} s; window ${report.setup.window.start} .. ${report.setup.window.end}`);
