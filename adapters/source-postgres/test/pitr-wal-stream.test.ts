@@ -98,7 +98,10 @@ describe('the WAL stream of a physical-mode source', () => {
 
     await superSql(`CREATE TABLE IF NOT EXISTS ${table} (id serial, note text)`);
     await superSql(`INSERT INTO ${table} (note) SELECT md5(i::text) FROM generate_series(1, 500) i`);
-    const partial = await run.until('a partial segment', () => run.seen.find((segment) => segment.partial));
+    // Other test files switch WAL on the shared cluster: a switch right after the insert completes its segment before
+    // the flush, and an idle next segment yields no partial. A row every 300 ms keeps the current segment growing.
+    const ticks = setInterval(() => void superSql(`INSERT INTO ${table} (note) VALUES ('tick')`).catch(() => undefined), 300);
+    const partial = await run.until('a partial segment', () => run.seen.find((segment) => segment.partial)).finally(() => clearInterval(ticks));
     expect(partial.size).toBe(16 * 1024 * 1024);
     expect(partial.path).toContain(join(spool, '.snapshots'));
     expect(existsSync(partial.path)).toBe(true);
