@@ -94,6 +94,14 @@ describe.each(['sqlite', 'postgresql'] as const)('GET /api/jobs/:id/point-in-tim
     expect(after.body.data.window).toEqual({ start: '2026-12-06T03:00:15.000Z', end: '2026-12-06T03:00:25.000Z', baseExecutionId: secondDone.id, timeline: 1 });
     const age = (Date.now() - Date.parse('2026-12-06T03:00:25Z')) / 1000;
     expect(Math.abs(after.body.data.recoveryPointSeconds - age)).toBeLessThan(5);
+
+    // The overview for the dashboard answers the same window and archive for this job.
+    const overview = await call(server.url, 'GET', '/api/point-in-time', { key });
+    expect(overview.status).toBe(200);
+    const entry = overview.body.data.find((candidate: { jobId: string }) => candidate.jobId === 'job-pitr');
+    expect(entry).toMatchObject({ jobName: 'cluster', windowStart: '2026-12-06T03:00:15.000Z', windowEnd: '2026-12-06T03:00:25.000Z', segments: 4, storedBytes: after.body.data.storedBytes });
+    expect(Math.abs(entry.recoveryPointSeconds - age)).toBeLessThan(5);
+    expect(overview.body.data.some((candidate: { jobId: string }) => candidate.jobId === 'job-logical')).toBe(false);
   });
 
   it('a base backup retention deleted from its only destination no longer counts', async () => {
@@ -121,5 +129,7 @@ describe.each(['sqlite', 'postgresql'] as const)('GET /api/jobs/:id/point-in-tim
     expect((await call(server.url, 'GET', '/api/jobs/job-pitr/point-in-time')).status).toBe(401);
     const outsider = await server.apiKey('outsider', ['jobs:execute']);
     expect((await call(server.url, 'GET', '/api/jobs/job-pitr/point-in-time', { key: outsider })).status).toBe(403);
+    expect((await call(server.url, 'GET', '/api/point-in-time')).status).toBe(401);
+    expect((await call(server.url, 'GET', '/api/point-in-time', { key: outsider })).status).toBe(403);
   });
 });
