@@ -5,7 +5,7 @@
 // a 1 s WAL flush, a local destination. A writer commits about every 100 ms from before the base backup until the
 // test restore ended, so every instant of the window has a commit of the test shortly before it.
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sourcePostgres from '@holdfast/source-postgres';
@@ -144,6 +144,8 @@ describe('point-in-time test restores (issue 43 acceptance 6)', () => {
       const record = parseMetadata(row!.metadata).testRestore as PointTestRestoreMetadata;
       const point = record.pointInTime!;
       expect(point, JSON.stringify(record)).toBeDefined();
+      // The figures of this run, for the record (restore time, target, recovered point).
+      console.info(`pitr test restore: ${JSON.stringify({ ...point, durationMs: record.durationMs, checks: record.checks })}`);
 
       // The target is an instant of the window as it stood when the test restore ran.
       const targetAt = Date.parse(point.target);
@@ -193,8 +195,12 @@ describe('point-in-time test restores (issue 43 acceptance 6)', () => {
         recoveryPoint: { target: point.target, recoveredTo: point.recoveredTo, differenceSeconds: point.differenceSeconds, restoreSeconds: point.restoreSeconds },
       });
 
-      // Nothing left: no scratch folder, so no data directory and no running server in it.
+      // Nothing left: no scratch folder, so no data directory and no running server in it, and the served copy's
+      // private socket folder (named in the source's warning) is gone too.
       expect(await readdir(scratchParent)).toEqual([]);
+      const runDir = /are in (\/[^;]+holdfast-pitr-[^;\s]+); remove that folder/.exec(logs)?.[1];
+      expect(runDir, 'the served copy names its socket folder').toBeDefined();
+      expect(await stat(runDir!).catch(() => null)).toBeNull();
     } finally {
       await writer.stop();
     }
