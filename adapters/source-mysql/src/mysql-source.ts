@@ -23,10 +23,14 @@ import { remoteQuery } from './internal/remote-query.js';
 import { restoreDump } from './internal/restore.js';
 import { resolveTools, type ClientTools } from './internal/tools.js';
 import { mysqlScratch } from './internal/scratch.js';
+import { checkBinlog } from './internal/pitr/binlog-check.js';
 
 /**
  * Backs up MySQL and MariaDB databases with `mariadb-dump`/`mysqldump` and restores them through the client, on the
  * Holdfast host or, in SSH mode, on the `ssh` host (where the client also answers the catalogue queries).
+ *
+ * In point-in-time mode (`mode: 'point-in-time'`, docs/pitr.md, in progress) test-connection checks what streaming
+ * the binary log needs; the stream itself is not wired in yet.
  */
 @injectable()
 export class MysqlSource implements SourceAdapter {
@@ -47,10 +51,22 @@ export class MysqlSource implements SourceAdapter {
     try {
       const found = await this.detectVersion();
       const via = this.config.ssh ? ` over SSH via ${this.config.ssh.host}:${this.config.ssh.port}` : '';
-      return { ok: true, message: `Connected to ${found.edition ?? 'MySQL'} ${found.version}${via}`, latencyMs: Date.now() - started, version: found.version };
+      const connected = `Connected to ${found.edition ?? 'MySQL'} ${found.version}${via}`;
+      if (this.config.mode === 'point-in-time') return { ...(await this.binlogResult(connected)), latencyMs: Date.now() - started, version: found.version };
+      return { ok: true, message: connected, latencyMs: Date.now() - started, version: found.version };
     } catch (error) {
       return { ok: false, message: (error as Error).message, latencyMs: Date.now() - started };
     }
+  }
+
+  /** Point-in-time mode: what streaming the binary log needs, one sentence per missing piece, warnings after. */
+  private async binlogResult(connected: string): Promise<{ ok: boolean; message: string }> {
+    const check = await checkBinlog(this.config);
+    const warnings = check.warnings.length > 0 ? ` Warning: ${check.warnings.join(' ')}` : '';
+    if (check.ready) {
+      return { ok: true, message: `${connected}; ready for point-in-time recovery (binary log ${check.binlogs.at(-1)}, binlog_format ${check.binlogFormat}, server_id ${check.serverId}, the binary log dump accepted).${warnings}` };
+    }
+    return { ok: false, message: `${connected}, but point-in-time recovery is not possible yet: ${check.problems.join(' ')}${warnings}` };
   }
 
   async detectVersion(): Promise<SourceVersion> {
@@ -91,7 +107,7 @@ export class MysqlSource implements SourceAdapter {
     if (this.config.includeUsers && (edition !== 'MariaDB' || !tools.isMariadb)) {
       throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'includeUsers needs a MariaDB server and mariadb-dump (--system=users); MySQL has no portable account dump');
     }
-    this.context.logger.info({ databases, version, edition, tool: tools.dump }, 'starting dump');
+    this.context.logger.info({ databases, version, edition, tool: tools.dump, mode: this.config.mode }, 'starting dump');
     return startDump(this.config, this.sshTarget(), tools, databases, options.signal, version);
   }
 
