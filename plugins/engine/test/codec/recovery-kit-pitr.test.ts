@@ -107,7 +107,7 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
     await target?.drop();
   }, 60_000);
 
-  it('restores an instant between commits and the latest state, and refuses a non-empty folder, targets outside the window, missing WAL and a wrong key', async () => {
+  it('restores an instant between commits and the latest state, reports a target replay never reaches, and refuses a non-empty folder, targets outside the window, missing WAL and a wrong key', async () => {
     server.catalog.addJob({ id: JOB, name: JOB, compression: 'ZSTD' }, 'pg', [{ configId: 'disk' }], { profileId: 'profile', key: jobKey });
     await until('the change-log stream', async () => (await server.changeLogs.streamOf(JOB))?.state === 'streaming', 60_000);
     const base = await call(server.url, 'POST', `/api/jobs/${JOB}/run`, { key: apiKey });
@@ -176,6 +176,17 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
     expect(await readFile(join(latest, 'postgresql.auto.conf'), 'utf8')).not.toContain('restore_command');
     expect(await rowsOf(latestPort)).toEqual(commits.map((commit) => commit.id));
     await run('runuser', ['-u', 'postgres', '--', join(PG_BIN, 'pg_ctl'), '-D', latest, 'stop', '-m', 'fast']);
+
+    // A restore point that was never created, with --start: PostgreSQL replays all the WAL, misses the target and
+    // stops with a FATAL; the kit quotes it (exit 8), stops nothing left running, and leaves the prepared directory.
+    const missingPoint = join(work, 'restored-missing-point');
+    started.push(missingPoint);
+    const failedStart = await kit(['pitr', ...common, '--target-name', `never-${SUFFIX}`, '--out', missingPoint, '--start', '--port', String(await freePort())]);
+    expect(failedStart.code, failedStart.stderr).toBe(8);
+    expect(failedStart.stderr).toContain('PostgreSQL stopped: recovery ended before configured recovery target was reached');
+    expect(failedStart.stderr).toContain(`The data directory ${missingPoint} is left as it was prepared`);
+    expect(failedStart.stderr).not.toContain('nothing was restored');
+    expect(existsSync(join(missingPoint, 'postmaster.pid'))).toBe(false);
 
     // Refusals: each with its exit code and message, and nothing left at the output nor beside it.
     const occupied = join(work, 'occupied');
