@@ -152,7 +152,7 @@ describe('the base backup tar', () => {
     await expect(tar.unpackTar(Readable.from([tarOf(tarMember('../escape', '0', Buffer.from('x')))]), root)).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('unsafe path') });
     expect(existsSync(join(root, '..', 'escape'))).toBe(false);
     const damaged = tarOf(tarMember('PG_VERSION', '0', Buffer.from('15\n')));
-    damaged[10] ^= 0xff;
+    damaged[10] = damaged[10]! ^ 0xff;
     await expect(tar.unpackTar(Readable.from([damaged]), await tempDir())).rejects.toMatchObject({ exitCode: 4, message: expect.stringContaining('checksum') });
   });
 });
