@@ -9,7 +9,9 @@ import {
   type AdapterContext,
   type DumpHandle,
   type DumpOptions,
+  type BaseBackupHandle,
   type HealthResult,
+  type PointInTimeSupport,
   type RestoreOptions,
   type RestoreResult,
   type SourceAdapter,
@@ -24,13 +26,17 @@ import { restoreDump } from './internal/restore.js';
 import { resolveTools, type ClientTools } from './internal/tools.js';
 import { mysqlScratch } from './internal/scratch.js';
 import { checkBinlog } from './internal/pitr/binlog-check.js';
+import { openBinlogStream } from './internal/pitr/binlog-stream.js';
+import { startLogicalBase } from './internal/pitr/logical-base.js';
 
 /**
  * Backs up MySQL and MariaDB databases with `mariadb-dump`/`mysqldump` and restores them through the client, on the
  * Holdfast host or, in SSH mode, on the `ssh` host (where the client also answers the catalogue queries).
  *
  * In point-in-time mode (`mode: 'point-in-time'`, docs/pitr.md, in progress) test-connection checks what streaming
- * the binary log needs; the stream itself is not wired in yet.
+ * the binary log needs, a backup is the same consistent dump carrying the binary log coordinates of its snapshot
+ * (its stats carry `base`), and `pointInTime().openChangeLogStream` streams the binary log with mariadb-binlog; the
+ * restore to an instant and physical (mariadb-backup) bases are not built yet (refused with UNSUPPORTED).
  */
 @injectable()
 export class MysqlSource implements SourceAdapter {
@@ -44,6 +50,21 @@ export class MysqlSource implements SourceAdapter {
   /** Scratch databases for test restores (`capabilities.scratchRestore`). */
   scratch() {
     return mysqlScratch(this.config);
+  }
+
+  /** Point-in-time recovery: logical bases with coordinates and the binary log stream (no restore to an instant yet); null in logical mode. */
+  pointInTime(): PointInTimeSupport | null {
+    if (this.config.mode !== 'point-in-time') return null;
+    const config = this.config;
+    const notYet = (what: string) => Promise.reject(new AdapterError(ORIGIN, 'UNSUPPORTED', `${what} of a MySQL/MariaDB point-in-time source is not built yet (issue 44, docs/pitr.md)`));
+    return {
+      logKind: 'mysql-binlog',
+      // Every user database, like a dump with none named.
+      baseBackup: ({ signal }) => this.dumpWithCoordinates([], signal),
+      // The source's own binlogFlushIntervalSeconds sets the partial interval: the operator tunes it per server.
+      openChangeLogStream: (options) => openBinlogStream(config, { ...options, flushIntervalMs: config.binlogFlushIntervalSeconds * 1000 }),
+      restoreToPoint: () => notYet('the restore to a point in time'),
+    };
   }
 
   async check(): Promise<HealthResult> {
@@ -108,7 +129,14 @@ export class MysqlSource implements SourceAdapter {
       throw new AdapterError(ORIGIN, 'UNSUPPORTED', 'includeUsers needs a MariaDB server and mariadb-dump (--system=users); MySQL has no portable account dump');
     }
     this.context.logger.info({ databases, version, edition, tool: tools.dump, mode: this.config.mode }, 'starting dump');
+    // A point-in-time source's backup is a base: the same dump, with the binary log coordinates of its snapshot.
+    if (this.config.mode === 'point-in-time') return startLogicalBase(this.config, tools, databases, options.signal);
     return startDump(this.config, this.sshTarget(), tools, databases, options.signal, version);
+  }
+
+  /** A base backup of `databases` (every user database when empty), through the same checks as `dump()`. */
+  private async dumpWithCoordinates(databases: string[], signal: AbortSignal): Promise<BaseBackupHandle> {
+    return (await this.dump({ databases, signal })) as BaseBackupHandle;
   }
 
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {

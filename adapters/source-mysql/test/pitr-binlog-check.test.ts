@@ -100,3 +100,20 @@ describe('binary log check (point-in-time mode)', () => {
     expect((error as Error).message).not.toContain('wrong-password-x');
   });
 });
+
+describe('point-in-time mode of the source', () => {
+  it('is refused with ssh, and is off by default (pointInTime() null)', () => {
+    const ssh = { host: 'db', username: 'u', hostKeySha256: 'SHA256:MJkatcxczl4CtU4SKyQA6qEDIWoKoQ2230I3em0+Aig' };
+    const parsed = mysqlSourceConfig.safeParse({ mode: 'point-in-time', user: 'u', ssh });
+    expect(parsed.success).toBe(false);
+    expect(JSON.stringify(parsed.error?.issues)).toContain('mode \\"point-in-time\\" cannot be combined with ssh');
+    expect(source({ ...server }).pointInTime?.()).toBeNull();
+  });
+
+  it('offers the binary log stream and base backups; the restore to an instant is refused as not built yet', async () => {
+    const support = source({ ...pitrConfig('binlog') }).pointInTime?.();
+    expect(support?.logKind).toBe('mysql-binlog');
+    const error = await support!.restoreToPoint({} as never).catch((caught: unknown) => caught);
+    expect(isAdapterError(error) && error.code).toBe('UNSUPPORTED');
+  });
+});

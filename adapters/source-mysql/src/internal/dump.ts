@@ -50,7 +50,14 @@ async function* toolOutput(
 }
 
 /** The tool output sections: optional accounts, then the databases. */
-async function* sections(config: MysqlSourceConfig, ssh: SshTarget | undefined, tools: ClientTools, header: DumpHeader, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* sections(
+  config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
+  tools: ClientTools,
+  header: DumpHeader,
+  signal: AbortSignal,
+  extraDataFlags: string[],
+): AsyncGenerator<Buffer> {
   if (header.users) {
     // A separate run: accounts are not transactional anyway, and --insert-ignore makes them CREATE USER IF NOT EXISTS
     // without touching the data section's INSERTs.
@@ -58,16 +65,23 @@ async function* sections(config: MysqlSourceConfig, ssh: SshTarget | undefined, 
     yield Buffer.from(`\n${DATA_SECTION_MARKER}\n`, 'utf8');
   }
   const targets = header.mode === 'single' ? ['--', header.databases[0]!] : ['--databases', '--', ...header.databases];
-  yield* toolOutput(config, ssh, tools, [...DATA_FLAGS, ...targets], `dump of ${header.databases.map((d) => `"${d}"`).join(', ')}`, signal);
+  yield* toolOutput(config, ssh, tools, [...DATA_FLAGS, ...extraDataFlags, ...targets], `dump of ${header.databases.map((d) => `"${d}"`).join(', ')}`, signal);
 }
 
 /**
  * The whole backup. The header line rides with the tool's first chunk, so the stream's first byte means the tool
  * really produced output: a tool that fails at start rejects before any byte.
  */
-async function* backupOutput(config: MysqlSourceConfig, ssh: SshTarget | undefined, tools: ClientTools, header: DumpHeader, signal: AbortSignal): AsyncGenerator<Buffer> {
+async function* backupOutput(
+  config: MysqlSourceConfig,
+  ssh: SshTarget | undefined,
+  tools: ClientTools,
+  header: DumpHeader,
+  signal: AbortSignal,
+  extraDataFlags: string[],
+): AsyncGenerator<Buffer> {
   let pendingHeader: Buffer | undefined = encodeHeader(header);
-  for await (const chunk of sections(config, ssh, tools, header, signal)) {
+  for await (const chunk of sections(config, ssh, tools, header, signal, extraDataFlags)) {
     yield pendingHeader ? Buffer.concat([pendingHeader, chunk]) : chunk;
     pendingHeader = undefined;
   }
@@ -77,7 +91,8 @@ async function* backupOutput(config: MysqlSourceConfig, ssh: SshTarget | undefin
 /**
  * Starts the dump and waits for its first byte from the tool, so a failure at start rejects here, before anything
  * is uploaded. One database gives a dump without CREATE DATABASE (restorable under any name); several give one
- * `--databases` script.
+ * `--databases` script. `extraDataFlags` go to the data section's run (a point-in-time base asks for its binary log
+ * coordinates there).
  */
 export async function startDump(
   config: MysqlSourceConfig,
@@ -86,7 +101,8 @@ export async function startDump(
   databases: string[],
   signal: AbortSignal,
   engineVersion: string,
+  extraDataFlags: string[] = [],
 ): Promise<DumpHandle> {
   const header: DumpHeader = { version: 1, mode: databases.length === 1 ? 'single' : 'multi', databases, users: config.includeUsers };
-  return toDumpHandle(backupOutput(config, ssh, tools, header, signal), { origin: ORIGIN, signal, databases, engineVersion, extension: '.sql' });
+  return toDumpHandle(backupOutput(config, ssh, tools, header, signal, extraDataFlags), { origin: ORIGIN, signal, databases, engineVersion, extension: '.sql' });
 }

@@ -1,0 +1,219 @@
+// Issue 44: the continuous binary log stream against the MariaDB PITR test server (127.0.0.1:3307). mariadb-binlog
+// reads as a replica; completed files are compared byte for byte with the server's own files (read from its data
+// directory: the tests run on the same host as root). Each test streams into a spool of its own.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChangeLogNotice, ChangeLogSegment, ChangeLogStream } from '@holdfast/sdk';
+import { scanEvents } from '../src/internal/pitr/binlog-events.js';
+import { binlogAfter, binlogNumber } from '../src/internal/pitr/binlog-names.js';
+import { resolveBinlogTool } from '../src/internal/pitr/binlog-tool.js';
+import { topUpCopy } from '../src/internal/pitr/binlog-topup.js';
+import { openBinlogStream } from '../src/internal/pitr/binlog-stream.js';
+import { adminSql, pitrConfig, pitrServer, serverLogs } from './pitr-helpers.js';
+
+const config = pitrConfig('binlog');
+const work = mkdtempSync(join(tmpdir(), 'hf-binlog-stream-'));
+const database = `hf_binlog_${randomBytes(4).toString('hex')}`;
+
+/** Streams a failed test left running, stopped in afterAll. */
+const running = new Set<{ stop(): Promise<void> }>();
+
+beforeAll(async () => {
+  await adminSql(`CREATE DATABASE ${database}`);
+  await adminSql(`CREATE TABLE ${database}.notes (id INT AUTO_INCREMENT PRIMARY KEY, note VARCHAR(200), at DATETIME(3))`);
+});
+
+afterAll(async () => {
+  for (const run of running) await run.stop().catch(() => undefined);
+  await adminSql(`DROP DATABASE IF EXISTS ${database}`);
+  rmSync(work, { recursive: true, force: true });
+}, 30_000);
+
+interface Seen extends ChangeLogSegment {
+  bytes: Buffer;
+  seenAt: number;
+}
+
+/** Opens a stream and consumes its pieces like the archiver: read, then `archived()`. */
+function open(spoolDir: string, flushIntervalMs = 1000, streamId = `test-${randomBytes(4).toString('hex')}`) {
+  const controller = new AbortController();
+  const stream: ChangeLogStream = openBinlogStream(config, { streamId, spoolDir, flushIntervalMs, signal: controller.signal });
+  const notices: ChangeLogNotice[] = [];
+  stream.onNotice((notice) => notices.push(notice));
+  const seen: Seen[] = [];
+  const consumed = (async () => {
+    for await (const segment of stream.segments) {
+      seen.push({ ...segment, bytes: readFileSync(segment.path), seenAt: Date.now() });
+      await stream.archived(segment);
+    }
+  })();
+  consumed.catch(() => undefined);
+  const until = async <T>(what: string, probe: () => T | undefined | false, ms = 20_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    while (Date.now() < deadline) {
+      const found = probe();
+      if (found !== undefined && found !== false) return found;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`timed out waiting for ${what}; notices: ${JSON.stringify(notices)}; pieces: ${seen.map((s) => `${s.name}${s.partial ? '(p)' : ''}`).join(' ')}`);
+  };
+  const stop = async () => {
+    running.delete(handle);
+    controller.abort();
+    await stream.done;
+    await consumed;
+  };
+  const handle = { stream, notices, seen, until, stop, streamId };
+  running.add(handle);
+  return handle;
+}
+
+async function insertRows(count: number, label: string): Promise<void> {
+  const values = Array.from({ length: count }, (_, i) => [`${label} ${i} ${randomBytes(40).toString('hex')}`]);
+  await adminSql(`INSERT INTO ${database}.notes (note, at) VALUES ${values.map(() => '(?, NOW(3))').join(', ')}`, values.flat());
+}
+
+/** Rotates the server's binary log; answers the name of the file it completed. */
+async function rotate(): Promise<string> {
+  const before = (await serverLogs()).at(-1)!.name;
+  await adminSql('FLUSH BINARY LOGS');
+  return before;
+}
+
+function serverFile(name: string): Buffer {
+  return readFileSync(join(pitrServer.dataDir, name));
+}
+
+describe('binary log stream', () => {
+  it('reports the file being written as partials at the interval, and the rotated file whole, byte for byte', async () => {
+    const spool = join(work, 'first');
+    const run = open(spool);
+    const current = (await serverLogs()).at(-1)!.name;
+    const started = await run.until('started', () => run.notices.find((notice) => notice.type === 'started'));
+    expect(started).toMatchObject({ type: 'started' });
+    expect('resumedFrom' in started && started.resumedFrom).toBeFalsy();
+
+    const beforeInsert = Date.now();
+    await insertRows(50, 'first');
+    const afterInsert = Date.now();
+    // A partial that holds the insert: caught up with the server, so it covers the time of its reading.
+    const partial = await run.until('a partial after the insert', () => run.seen.find((piece) => piece.partial && piece.name === current && piece.coversUntil.getTime() >= afterInsert));
+    expect(partial.bytes.subarray(0, 4)).toEqual(Buffer.from([0xfe, 0x62, 0x69, 0x6e]));
+    expect(partial.size).toBe(partial.bytes.length);
+    expect(partial.endPosition).toBe(`${current}:${partial.size}`);
+    // The partial is the server's file up to a whole event, but for one flag: the server marks the file it is
+    // writing "in use" in its format description event (flags, bytes 21-22) and sends that event without the mark.
+    const server = serverFile(current);
+    expect(server.readUInt16LE(21) & 1).toBe(1);
+    expect(partial.bytes.readUInt16LE(21)).toBe(server.readUInt16LE(21) & ~1);
+    expect(partial.bytes.subarray(0, 21).equals(server.subarray(0, 21))).toBe(true);
+    expect(partial.bytes.subarray(23).equals(server.subarray(23, partial.size))).toBe(true);
+    expect(partial.coversUntil.getTime()).toBeGreaterThan(beforeInsert);
+    expect(partial.coversUntil.getTime()).toBeLessThanOrEqual(Date.now());
+
+    // Partials only when the file grew: a quiet second gives none.
+    const count = run.seen.length;
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(run.seen.length).toBe(count);
+
+    await insertRows(20, 'before rotation');
+    const rotated = await rotate();
+    expect(rotated).toBe(current);
+    const whole = await run.until('the rotated file, completed', () => run.seen.find((piece) => !piece.partial && piece.name === rotated));
+    expect(whole.bytes.equals(serverFile(rotated))).toBe(true);
+    expect(whole.size).toBe(serverFile(rotated).length);
+    expect(whole.timeline).toBe(1);
+    // The next file is streamed on: a partial of it once it holds a row.
+    await insertRows(5, 'after rotation');
+    await run.until('a partial of the next file', () => run.seen.find((piece) => piece.partial && piece.name === binlogAfter(rotated)));
+    await run.stop();
+    // Archived pieces leave the spool: nothing waits in .ready or .snapshots.
+    expect(readdirSync(join(spool, '.ready'))).toEqual([]);
+    expect(readdirSync(join(spool, '.snapshots'))).toEqual([]);
+    expect(run.notices.filter((notice) => notice.type === 'gap')).toEqual([]);
+  }, 60_000);
+
+  it('resumes after an abort where it stopped: files rotated meanwhile arrive whole and in order, no gap', async () => {
+    const spool = join(work, 'resume');
+    const first = open(spool);
+    await insertRows(10, 'resume one');
+    const current = (await serverLogs()).at(-1)!.name;
+    await first.until('a partial of the current file', () => first.seen.find((piece) => piece.partial && piece.name === current));
+    await first.stop();
+
+    // While stopped: rows, and two rotations.
+    await insertRows(30, 'while stopped');
+    const missed = await rotate();
+    await insertRows(30, 'while stopped 2');
+    const missed2 = await rotate();
+    expect(missed).toBe(current);
+
+    const second = open(spool, 1000, first.streamId);
+    const started = await second.until('started', () => second.notices.find((notice) => notice.type === 'started'));
+    expect(started).toMatchObject({ type: 'started', resumedFrom: `${current}:4` });
+    await second.until('both missed files', () => second.seen.some((piece) => !piece.partial && piece.name === missed2) || undefined);
+    const completed = second.seen.filter((piece) => !piece.partial).map((piece) => piece.name);
+    expect(completed).toEqual([missed, missed2]);
+    for (const piece of second.seen.filter((item) => !item.partial)) expect(piece.bytes.equals(serverFile(piece.name))).toBe(true);
+    // Contiguous with what the first run saw, and no completed file twice.
+    expect(binlogNumber(missed2)).toBe(binlogNumber(missed) + 1);
+    expect(second.notices.filter((notice) => notice.type === 'gap')).toEqual([]);
+    await second.stop();
+  }, 60_000);
+
+  it('reports a gap when the server purged the file the stream needs while it was stopped, then streams on', async () => {
+    const spool = join(work, 'purged');
+    const first = open(spool);
+    await insertRows(10, 'purge one');
+    const current = (await serverLogs()).at(-1)!.name;
+    await first.until('a partial of the current file', () => first.seen.find((piece) => piece.partial && piece.name === current));
+    await first.stop();
+
+    await insertRows(10, 'lost');
+    await rotate();
+    await insertRows(10, 'lost too');
+    await rotate();
+    const survivor = (await serverLogs()).at(-1)!.name;
+    // MariaDB keeps a file crash recovery may still need (its binlog checkpoint); purge again until it lets go.
+    for (let i = 0; i < 50 && (await serverLogs())[0]!.name !== survivor; i++) {
+      await adminSql(`PURGE BINARY LOGS TO '${survivor}'`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await serverLogs())[0]!.name).toBe(survivor);
+
+    const second = open(spool, 1000, first.streamId);
+    const gap = await second.until('a gap notice', () => second.notices.find((notice) => notice.type === 'gap'));
+    expect(gap).toMatchObject({ type: 'gap', lastArchived: current, nextAvailable: survivor });
+    expect(gap.type === 'gap' && gap.message).toContain(`binary log ${current} (received only in part) up to ${survivor} is no longer on the server`);
+    await insertRows(5, 'after the gap');
+    await second.until('a partial of the surviving file', () => second.seen.find((piece) => piece.partial && piece.name === survivor));
+    // Nothing of the purged files is invented: no completed piece of them.
+    expect(second.seen.filter((piece) => !piece.partial && binlogNumber(piece.name) < binlogNumber(survivor))).toEqual([]);
+    await second.stop();
+    expect(existsSync(join(spool, current))).toBe(false);
+  }, 60_000);
+
+  it('tops up a copy that is behind with exactly the server bytes that follow it', async () => {
+    await insertRows(40, 'top-up');
+    const current = (await serverLogs()).at(-1)!.name;
+    const server = serverFile(current);
+    // A copy cut after a whole event about half way, as a lagging reader would have it.
+    const whole = join(work, 'server-copy');
+    writeFileSync(whole, server);
+    const cut = (await scanEvents(whole, Math.floor(server.length / 2))).end;
+    expect(cut).toBeGreaterThan(4);
+    expect(cut).toBeLessThan(server.length);
+    const copy = join(work, 'lagging-copy');
+    writeFileSync(copy, server.subarray(0, cut));
+    const added = await topUpCopy(config, await resolveBinlogTool(config), join(work, 'topup'), current, cut, copy);
+    const toppedUp = readFileSync(copy);
+    expect(added.bytes).toBe(toppedUp.length - cut);
+    expect(toppedUp.length).toBeGreaterThanOrEqual(server.length);
+    expect(toppedUp.equals(serverFile(current).subarray(0, toppedUp.length))).toBe(true);
+    expect(added.newestSeconds).toBeGreaterThan(0);
+    expect(existsSync(join(work, 'topup'))).toBe(false);
+  }, 30_000);
+});
