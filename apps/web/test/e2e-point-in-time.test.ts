@@ -181,6 +181,19 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     await captureHere(page, SHOTS, 'pitr-panel', findings, '[data-testid="pitr-panel"]');
   }, 120_000);
 
+  it('the dashboard lists the job with its recovery point, window and archive', async () => {
+    await page.goto(`${server.url}/`);
+    const row = page.getByTestId(`pitr-overview-${jobId}`);
+    await row.waitFor();
+    const view = await pointInTime();
+    const cells = await row.locator('td').allTextContents();
+    expect(cells[1]).toMatch(/^\d+ s ago$/);
+    expect(cells[2]).toContain(`${berlinWinterIso(Date.parse(view.window.start)).slice(0, 19).replace('T', ' ')} – `);
+    expect(cells[4]).toMatch(/^\d+ pieces, [\d.]+ (B|KiB|MiB|GiB)$/);
+    expect(await row.getByRole('link').getAttribute('href')).toBe(`/jobs/${jobId}`);
+    await captureHere(page, SHOTS, 'pitr-dashboard', findings, '[data-testid="pitr-overview"]');
+  }, 120_000);
+
   it('the picker refuses a time before the window with the window in the message, and sends a time inside with its offset', async () => {
     await page.goto(`${server.url}/jobs/${jobId}`);
     await page.getByTestId('pitr-restore-open').click();
