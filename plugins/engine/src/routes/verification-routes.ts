@@ -19,6 +19,10 @@ const restoreTimeSchema = z.object({
     .object({ executionId: z.string(), status: z.string(), endedAt: z.string().nullable(), error: z.string().nullable(), file: z.string().nullable() })
     .nullable()
     .describe('The newest test restore, passing or not'),
+  recoveryPoint: z
+    .object({ target: z.string(), recoveredTo: z.string().nullable(), differenceSeconds: z.number().nullable(), restoreSeconds: z.number().nullable() })
+    .optional()
+    .describe('Point-in-time jobs only: the random instant the newest passing test restore restored to, the last commit the copy held, the seconds between them and the restore time (docs/pitr.md, "Test restores")'),
 });
 
 /** Ports of the verification routes. */

@@ -8537,6 +8537,13 @@ export interface operations {
                             measuredExecutionId: string | null;
                             /** @description Duration of the newest passing test restore (restore plus checks), ms; the measured RTO */
                             measuredRestoreMs: number | null;
+                            /** @description Point-in-time jobs only: the random instant the newest passing test restore restored to, the last commit the copy held, the seconds between them and the restore time (docs/pitr.md, "Test restores") */
+                            recoveryPoint?: {
+                                differenceSeconds: number | null;
+                                recoveredTo: string | null;
+                                restoreSeconds: number | null;
+                                target: string;
+                            };
                         }[];
                         /** @constant */
                         success: true;
@@ -11136,6 +11143,13 @@ export interface operations {
                             measuredExecutionId: string | null;
                             /** @description Duration of the newest passing test restore (restore plus checks), ms; the measured RTO */
                             measuredRestoreMs: number | null;
+                            /** @description Point-in-time jobs only: the random instant the newest passing test restore restored to, the last commit the copy held, the seconds between them and the restore time (docs/pitr.md, "Test restores") */
+                            recoveryPoint?: {
+                                differenceSeconds: number | null;
+                                recoveredTo: string | null;
+                                restoreSeconds: number | null;
+                                target: string;
+                            };
                         };
                         /** @constant */
                         success: true;
