@@ -7,7 +7,7 @@ type TargetType = TestRestore['target']['type'];
 
 const TARGETS: Array<{ value: TargetType; label: string }> = [
   { value: 'database', label: 'A throwaway database (PostgreSQL, MySQL/MariaDB)' },
-  { value: 'directory', label: 'A throwaway folder (directory sources)' },
+  { value: 'directory', label: 'A throwaway folder (directory sources, point-in-time jobs)' },
   { value: 'sqlite', label: 'A throwaway SQLite file (SQLite sources)' },
   { value: 'redis', label: 'A reserved Redis database index' },
 ];
