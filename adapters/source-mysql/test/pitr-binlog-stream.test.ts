@@ -1,8 +1,9 @@
 // Issue 44: the continuous binary log stream against the MariaDB PITR test server (127.0.0.1:3307). mariadb-binlog
 // reads as a replica; completed files are compared byte for byte with the server's own files (read from its data
 // directory: the tests run on the same host as root). Each test streams into a spool of its own.
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -215,5 +216,33 @@ describe('binary log stream', () => {
     expect(toppedUp.equals(serverFile(current).subarray(0, toppedUp.length))).toBe(true);
     expect(added.newestSeconds).toBeGreaterThan(0);
     expect(existsSync(join(work, 'topup'))).toBe(false);
+  }, 30_000);
+
+  it('stops a reader an earlier process left writing into the spool (its pid in the state file), and only that', async () => {
+    const spool = join(work, 'leftover');
+    mkdirSync(spool, { recursive: true });
+    // Stand-ins for a reader left by a process killed with SIGKILL: one names this spool, one names another.
+    const leftover = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', '--', `--result-file=${spool}/`], { stdio: 'ignore' });
+    const stranger = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)', '--', `--result-file=${join(work, 'other')}/`], { stdio: 'ignore' });
+    try {
+      const leftoverExit = new Promise((resolve) => leftover.once('exit', (_code, signal) => resolve(signal)));
+      writeFileSync(join(spool, '.holdfast-binlog-stream.json'), JSON.stringify({ receiverPid: leftover.pid }));
+      const run = open(spool);
+      expect(await leftoverExit).toBe('SIGKILL');
+      const warning = await run.until('the warning', () => run.notices.find((notice) => notice.type === 'warning' && notice.message.includes(`(pid ${leftover.pid})`)));
+      expect(warning).toBeDefined();
+      await run.until('streaming', () => run.notices.find((notice) => notice.type === 'started'));
+      await run.stop();
+      // A pid whose command line names another spool is never signalled.
+      writeFileSync(join(spool, '.holdfast-binlog-stream.json'), JSON.stringify({ receiverPid: stranger.pid }));
+      const again = open(spool);
+      await again.until('streaming', () => again.notices.find((notice) => notice.type === 'started'));
+      await again.stop();
+      expect(stranger.exitCode).toBeNull();
+      expect(stranger.signalCode).toBeNull();
+    } finally {
+      leftover.kill('SIGKILL');
+      stranger.kill('SIGKILL');
+    }
   }, 30_000);
 });

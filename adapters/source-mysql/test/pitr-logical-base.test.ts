@@ -7,8 +7,9 @@ import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instantiateAdapter, type BaseBackupStats, type SourceAdapter } from '@holdfast/sdk';
+import { instantiateAdapter, isAdapterError, type BaseBackupStats, type SourceAdapter } from '@holdfast/sdk';
 import definition from '../src/index.js';
+import { server } from './helpers.js';
 import { adminSql, pitrConfig, pitrServer } from './pitr-helpers.js';
 
 const database = `hf_binlog_base_${randomBytes(4).toString('hex')}`;
@@ -65,4 +66,11 @@ describe('logical base backup with binary log coordinates', () => {
     expect(stats.databases).toContain(database);
     expect(stats.base.startPosition).toMatch(/^mysql-bin\.\d{6}:\d+$/);
   }, 60_000);
+
+  it('is refused before any byte on a server without binary logging (the machine MariaDB on 3306)', async () => {
+    const adapter = instantiateAdapter(container, definition, { ...server, mode: 'point-in-time', tls: 'disable' });
+    const error = await adapter.dump({ databases: [], signal: new AbortController().signal }).catch((caught: unknown) => caught);
+    expect(isAdapterError(error) && error.code).toBe('CONFIG');
+    expect((error as Error).message).toContain('binary logging is off on 127.0.0.1:3306 (log_bin)');
+  });
 });
