@@ -168,6 +168,8 @@ try {
     out({ ready: true, jobId: job.id, rssKiB: statusField('VmRSS') });
     const lines = createInterface({ input: process.stdin });
     for await (const line of lines) if (line.trim() === 'stop') break;
+    // An open stdin pipe keeps the process alive after the stack closed.
+    process.stdin.destroy();
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const cpuAfter = cpuNow();
     const archive = await pointInTime(job.id);

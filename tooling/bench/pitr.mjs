@@ -333,7 +333,7 @@ async function streamingRow() {
             await new Promise((resolve) => setTimeout(resolve, (flushSeconds + 3) * 1000));
           } finally {
             clearInterval(sampler);
-            child.stdin.write('stop\n');
+            child.stdin.end('stop\n');
           }
         })();
       },
