@@ -23,6 +23,7 @@ describe('slot names', () => {
 describe('pg_receivewal exits', () => {
   it('are told apart by their messages (PostgreSQL 15 wording)', () => {
     expect(classifyReceiverExit('pg_receivewal: error: could not send replication command "START_REPLICATION": ERROR:  replication slot "holdfast_a" does not exist')).toBe('slot-missing');
+    expect(classifyReceiverExit('pg_receivewal: error: could not send replication command "START_REPLICATION": ERROR:  replication slot "holdfast_a" is active for PID 4321')).toBe('slot-busy');
     expect(classifyReceiverExit('pg_receivewal: error: unexpected termination of replication stream: ERROR:  requested WAL segment 000000010000000000000092 has already been removed')).toBe('wal-removed');
     expect(classifyReceiverExit('pg_receivewal: error: connection to server at "127.0.0.1", port 5433 failed: FATAL:  password authentication failed for user "x"')).toBe('refused');
     expect(classifyReceiverExit('FATAL:  no pg_hba.conf entry for replication connection from host "127.0.0.1", user "x", no encryption')).toBe('refused');

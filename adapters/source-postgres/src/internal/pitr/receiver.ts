@@ -46,6 +46,11 @@ export async function startReceiver(
 export type ReceiverExitKind =
   /** The slot does not exist (dropped by someone): recreate it. */
   | 'slot-missing'
+  /**
+   * Another connection holds the slot: a pg_receivewal left running by a Holdfast process that died (SIGKILL, OOM)
+   * keeps streaming into the spool with no one to stop it. The job's lease says this stream is the only live one.
+   */
+  | 'slot-busy'
   /** The server no longer has the WAL pg_receivewal asked for (slot invalidated, or dropped long enough): a gap. */
   | 'wal-removed'
   /** Authentication, privilege or pg_hba.conf: retrying cannot help. */
@@ -55,6 +60,7 @@ export type ReceiverExitKind =
 
 export function classifyReceiverExit(stderr: string): ReceiverExitKind {
   if (/replication slot "[^"]+" does not exist/.test(stderr)) return 'slot-missing';
+  if (/replication slot "[^"]+" is active for PID \d+/.test(stderr)) return 'slot-busy';
   if (/has already been removed|has been invalidated|cannot read from .*replication slot/i.test(stderr)) return 'wal-removed';
   if (/password authentication failed|no pg_hba\.conf entry|must be superuser or replication role|FATAL:\s+permission denied|role "[^"]+" does not exist|must have the REPLICATION attribute/i.test(stderr)) {
     return 'refused';

@@ -109,3 +109,35 @@ export async function readSlotStatus(config: PostgresSourceConfig, slot: string)
     };
   });
 }
+
+/** What {@link endSlotHolder} did. */
+export type SlotHolderOutcome = { ended: true; pid: number } | { ended: false; pid?: number; reason: string };
+
+/**
+ * Ends the connection that holds the slot (its WAL sender), and waits up to 5 s for the slot to be free. Called only
+ * when pg_receivewal was refused because the slot is active: the job's lease makes this stream the only live one, so
+ * the holder is a stale stream, typically a pg_receivewal whose Holdfast process died (SIGKILL, OOM) and which keeps
+ * streaming with no one to stop it. Ending its WAL sender makes it exit (it runs with --no-loop). A role may end the
+ * sessions of its own role; a holder of another role is reported, not ended.
+ */
+export async function endSlotHolder(config: PostgresSourceConfig, slot: string): Promise<SlotHolderOutcome> {
+  const found = await withClient(config, config.maintenanceDatabase, async (client) => {
+    const { rows } = await client.query<{ pid: number | null }>('SELECT active_pid AS pid FROM pg_replication_slots WHERE slot_name = $1', [slot]);
+    const pid = rows[0]?.pid ?? undefined;
+    if (pid === undefined) return { pid };
+    try {
+      await client.query('SELECT pg_terminate_backend($1)', [pid]);
+      return { pid };
+    } catch (error) {
+      return { pid, refusal: scrub(error instanceof Error ? error.message : String(error), config) };
+    }
+  });
+  if (found.pid === undefined) return { ended: false, reason: 'the slot was already free' };
+  if ('refusal' in found && found.refusal) return { ended: false, pid: found.pid, reason: found.refusal };
+  const deadline = Date.now() + RELEASE_WAIT_MS;
+  while (Date.now() < deadline) {
+    if (!(await readSlotStatus(config, slot)).active) return { ended: true, pid: found.pid };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { ended: false, pid: found.pid, reason: `its WAL sender (PID ${found.pid}) did not let go within ${RELEASE_WAIT_MS / 1000} s` };
+}

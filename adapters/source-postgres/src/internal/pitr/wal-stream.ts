@@ -9,7 +9,7 @@ import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, scrub } from '../connection.js';
 import { classifyReceiverExit, receiverError, startReceiver, type ReceiverEvent } from './receiver.js';
 import { replicationRefusal, identifyServer } from './replication-client.js';
-import { createSlotIfMissing, dropSlot, readSlotStatus, slotNameFor } from './slot.js';
+import { createSlotIfMissing, dropSlot, endSlotHolder, readSlotStatus, slotNameFor } from './slot.js';
 import { Spool } from './spool.js';
 import { formatLsn, nextSegmentName, parseLsn, parseSegmentName, segmentNameFor, segmentStartLsn } from './wal-names.js';
 
@@ -171,6 +171,10 @@ class WalStream {
         if (created) this.slotWasMissing('the replication slot was dropped while the stream ran');
         continue;
       }
+      if (kind === 'slot-busy') {
+        await this.untilDone('freeing the replication slot', () => this.freeSlot());
+        continue;
+      }
       if (kind === 'wal-removed') {
         await this.untilDone('restarting the stream after a gap', () => this.startAfterGap(receiverError(this.config, stderr)));
         continue;
@@ -216,6 +220,21 @@ class WalStream {
         ...(lastArchived ? { lastArchived } : {}),
         nextAvailable,
       });
+    }
+  }
+
+  /**
+   * The slot is held by another connection although this stream holds the job's lease: a stale stream, such as the
+   * pg_receivewal of a Holdfast process that was killed, which goes on streaming into the spool unsupervised. Its
+   * WAL sender is ended so this stream takes the slot over (where it left off: the spool is the same, or the slot's
+   * position is); a holder that cannot be ended is reported and tried again after the backoff.
+   */
+  private async freeSlot(): Promise<void> {
+    const outcome = await endSlotHolder(this.config, this.slot);
+    if (outcome.ended) {
+      this.notify({ type: 'warning', message: `the replication slot "${this.slot}" was held by a stale stream (WAL sender PID ${outcome.pid}, for example the pg_receivewal of a Holdfast process that was killed); its connection was ended and this stream takes the slot over` });
+    } else if (outcome.pid !== undefined) {
+      this.notify({ type: 'warning', message: `the replication slot "${this.slot}" is held by another connection (WAL sender PID ${outcome.pid}) that could not be ended: ${outcome.reason}; end it on the server (SELECT pg_terminate_backend(${outcome.pid})) if no other Holdfast streams this job` });
     }
   }
 
