@@ -1,5 +1,6 @@
-// Child process of the point-in-time fault tests (pitr-faults.test.ts): a real server with the BUILT engine (dist),
-// the physical-mode PostgreSQL source and a local destination, over the libsql file in HOLDFAST_DATA_DIR, with the
+// Child process of the point-in-time fault tests (pitr-faults.test.ts, pitr-takeover.test.ts): a real server with the
+// BUILT engine (dist), the physical-mode PostgreSQL source and a local destination, over the libsql file in
+// HOLDFAST_DATA_DIR (or over PITR_DATABASE_URL, a PostgreSQL database shared with another process), with the
 // change-log supervisor's short test timings. Its catalog holds one point-in-time job (PITR_JOB: the job id, the
 // source config as JSON, the destination folder). It prints `ready <url> <api key>` and streams until the test
 // kills it with SIGKILL, as a crashed Holdfast would be: no shutdown hook runs, pg_receivewal is left behind.
@@ -67,6 +68,8 @@ const testPorts = {
 };
 const handle = await composeServer({
   dataDir: process.env.HOLDFAST_DATA_DIR,
+  // Set by the takeover test: the state lives in a PostgreSQL database another process shares (scale-out).
+  databaseUrl: process.env.PITR_DATABASE_URL || undefined,
   logger: pino({ level: process.env.PITR_CHILD_LOG ?? 'silent' }),
   plugins: [
     createPersistencePlugin(),
