@@ -9,13 +9,11 @@
 //   3. The slot dropped by hand while Holdfast is stopped and the WAL it held removed by the server: pitr_slot_missing
 //      and pitr_gap events, the gap in GET /api/jobs/:id/point-in-time, and a new base backup restores a time after it.
 // The cases run in order on one cluster, one job and one state directory, as one installation would live through them.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import sourcePostgres from '@holdfast/source-postgres';
 import { createLocalPathPolicy, TOKENS, type AnyAdapterDefinition, type RunPlan } from '@holdfast/kernel';
 import pg from 'pg';
@@ -23,9 +21,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryJobCatalog } from '../support/doubles.js';
 import { call, createTarget, waitForEnd, type TestDatabaseTarget } from '../support/harness.js';
 import { asPostgres, freePort, OwnCluster, PG_BIN, receiversOf, sleep, Writer } from './fault-cluster.js';
+import { startPitrChild } from './pitr-child-process.js';
 import { startPitrServer, until, type PitrServer } from './pitr-server.js';
 
-const CHILD = fileURLToPath(new URL('./pitr-child.mjs', import.meta.url));
 const SUFFIX = randomBytes(4).toString('hex');
 const JOB = `pitrfault${SUFFIX}`;
 /** slotNameFor(JOB) of the source: the id is already lower-case letters and digits. */
@@ -265,21 +263,7 @@ describe('point-in-time recovery under faults: SIGKILL, PostgreSQL restart, a dr
 
   /** The child Holdfast process on this file's state directory; resolves once it printed its URL and key. */
   async function startChild(): Promise<{ child: ChildProcess; url: string; key: string }> {
-    const started = spawn(process.execPath, [CHILD], {
-      env: { ...process.env, HOLDFAST_DATA_DIR: target.dataDir, PITR_JOB: JSON.stringify({ id: JOB, name: `faults ${SUFFIX}`, source: source(), destination }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    started.stderr!.on('data', (chunk) => (stderr += chunk));
-    const lines = createInterface({ input: started.stdout! });
-    const [url, childKey] = await new Promise<[string, string]>((resolve, reject) => {
-      lines.on('line', (line) => {
-        const [word, ...rest] = line.split(' ');
-        if (word === 'ready') resolve(rest as [string, string]);
-      });
-      started.once('exit', (code) => reject(new Error(`the child exited ${code}: ${stderr}`)));
-    });
-    return { child: started, url, key: childKey };
+    return startPitrChild({ dataDir: target.dataDir, job: { id: JOB, name: `faults ${SUFFIX}`, source: source(), destination } });
   }
 
   /** An in-process server on the same state directory and job; `beforeRelease` runs before the job resolves. */

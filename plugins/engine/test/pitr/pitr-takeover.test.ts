@@ -3,13 +3,11 @@
 // waits. SIGKILL the child while a writer commits: the other process takes the lease and the slot over within one
 // supervisor pass plus the slot takeover, the archive has no gap, the window keeps its start, and a restore to
 // `latest` holds every committed row. A throwaway PostgreSQL 15 cluster is the source (fault-cluster.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import sourcePostgres from '@holdfast/source-postgres';
 import { createLocalPathPolicy, TOKENS, type AnyAdapterDefinition } from '@holdfast/kernel';
 import pg from 'pg';
@@ -17,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryJobCatalog } from '../support/doubles.js';
 import { call, createTarget, waitForEnd, type TestDatabaseTarget } from '../support/harness.js';
 import { asPostgres, freePort, OwnCluster, PG_BIN, receiversOf, sleep, Writer } from './fault-cluster.js';
+import { startPitrChild } from './pitr-child-process.js';
 import { startPitrServer, until, type PitrServer } from './pitr-server.js';
 
-const CHILD = fileURLToPath(new URL('./pitr-child.mjs', import.meta.url));
 const SUFFIX = randomBytes(4).toString('hex');
 const JOB = `pitrtakeover${SUFFIX}`;
 const SLOT = `holdfast_${JOB}`;
@@ -116,21 +114,7 @@ describe('two processes on one PostgreSQL: the survivor takes a killed streamer\
 
   /** The child Holdfast process over the shared state database; resolves once it printed its URL and key. */
   async function startChild(): Promise<{ child: ChildProcess; url: string; key: string }> {
-    const started = spawn(process.execPath, [CHILD], {
-      env: { ...process.env, HOLDFAST_DATA_DIR: childDataDir, PITR_DATABASE_URL: target.url, PITR_JOB: JSON.stringify({ id: JOB, name: `takeover ${SUFFIX}`, source: source(), destination }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    started.stderr!.on('data', (chunk) => (stderr += chunk));
-    const lines = createInterface({ input: started.stdout! });
-    const [url, childKey] = await new Promise<[string, string]>((resolve, reject) => {
-      lines.on('line', (line) => {
-        const [word, ...rest] = line.split(' ');
-        if (word === 'ready') resolve(rest as [string, string]);
-      });
-      started.once('exit', (code) => reject(new Error(`the child exited ${code}: ${stderr}`)));
-    });
-    return { child: started, url, key: childKey };
+    return startPitrChild({ dataDir: childDataDir, databaseUrl: target.url, job: { id: JOB, name: `takeover ${SUFFIX}`, source: source(), destination } });
   }
 
   /** The second process: in this one, over the same state database, with its own data directory. */
