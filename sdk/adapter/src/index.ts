@@ -10,6 +10,7 @@ export * from './byte-range.js';
 export * from './fs-errors.js';
 export * from './remote-exec/index.js';
 export * from './dump-handle.js';
+export * from './change-log-spool.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
 export * from './staged-restore.js';

@@ -4,10 +4,10 @@
 //   <spool>/.ready/               completed files waiting to be archived (hard links: no copy); deleted once archived;
 //   <spool>/.snapshots/           frozen, event-aligned copies of the file being written, one per report;
 //   <spool>/.holdfast-binlog-stream.json   what the stream must remember (survives a crash, written by rename).
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, readdir, readFile, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { ChangeLogSpool } from '@holdfast/sdk';
 import { scanEvents, type EventScan } from './binlog-events.js';
 import { binlogNumber, byBinlogNumber, isBinlogName } from './binlog-names.js';
 
@@ -21,44 +21,9 @@ export interface BinlogSpoolState {
   receiverPid?: number;
 }
 
-export class BinlogSpool {
-  readonly readyDir: string;
-  readonly snapshotDir: string;
-  private readonly stateFile: string;
-
-  constructor(readonly dir: string) {
-    this.readyDir = path.join(dir, '.ready');
-    this.snapshotDir = path.join(dir, '.snapshots');
-    this.stateFile = path.join(dir, '.holdfast-binlog-stream.json');
-  }
-
-  /** Creates the folders; snapshots of an earlier run are dropped (the file being written is copied afresh). */
-  async prepare(): Promise<void> {
-    await mkdir(this.readyDir, { recursive: true, mode: 0o700 });
-    await rm(this.snapshotDir, { recursive: true, force: true });
-    await mkdir(this.snapshotDir, { recursive: true, mode: 0o700 });
-  }
-
-  async readState(): Promise<BinlogSpoolState> {
-    try {
-      return JSON.parse(await readFile(this.stateFile, 'utf8')) as BinlogSpoolState;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw error;
-    }
-  }
-
-  /** Written to a temporary file and renamed, so a crash leaves the old state or the new one. */
-  async writeState(state: BinlogSpoolState): Promise<void> {
-    const temporary = `${this.stateFile}.${randomBytes(4).toString('hex')}`;
-    await writeFile(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-    await rename(temporary, this.stateFile);
-  }
-
-  async updateState(change: (state: BinlogSpoolState) => BinlogSpoolState): Promise<BinlogSpoolState> {
-    const next = change(await this.readState());
-    await this.writeState(next);
-    return next;
+export class BinlogSpool extends ChangeLogSpool<BinlogSpoolState> {
+  constructor(dir: string) {
+    super(dir, '.holdfast-binlog-stream.json');
   }
 
   /** Binary log files in mariadb-binlog's folder, oldest first. */
@@ -73,11 +38,7 @@ export class BinlogSpool {
 
   /** Hands a completed file to `.ready` (a hard link; one left by a crash is fine) and forgets the original. */
   async moveToReady(name: string): Promise<void> {
-    try {
-      await link(path.join(this.dir, name), path.join(this.readyDir, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    await this.linkToReady(name);
     await rm(path.join(this.dir, name), { force: true });
   }
 
@@ -117,10 +78,6 @@ export class BinlogSpool {
     for (const name of await this.ready()) await rename(path.join(this.readyDir, name), path.join(target, `ready-${name}`));
     await writeFile(path.join(target, 'REASON'), `${reason}\n`);
     return target;
-  }
-
-  async remove(file: string): Promise<void> {
-    await rm(file, { force: true });
   }
 
   /** The number of the newest file known to the spool (received or completed), for ordering checks. */

@@ -5,10 +5,10 @@
 //   <spool>/.ready/           completed segments waiting to be archived (hard links: no copy); deleted once archived;
 //   <spool>/.snapshots/       frozen copies of the partial segment, one per report; deleted once archived;
 //   <spool>/.holdfast-wal-stream.json   the slot and the newest segment moved to .ready (survives a crash).
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, link, mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { ChangeLogSpool } from '@holdfast/sdk';
 import { isSegmentName } from './wal-names.js';
 
 /** What the stream remembers across restarts. */
@@ -20,38 +20,9 @@ export interface SpoolState {
   lastCompleted?: string;
 }
 
-export class Spool {
-  readonly readyDir: string;
-  readonly snapshotDir: string;
-  private readonly stateFile: string;
-
-  constructor(readonly dir: string) {
-    this.readyDir = path.join(dir, '.ready');
-    this.snapshotDir = path.join(dir, '.snapshots');
-    this.stateFile = path.join(dir, '.holdfast-wal-stream.json');
-  }
-
-  /** Creates the folders; snapshots of an earlier run are dropped (the live partial is snapshotted afresh). */
-  async prepare(): Promise<void> {
-    await mkdir(this.readyDir, { recursive: true, mode: 0o700 });
-    await rm(this.snapshotDir, { recursive: true, force: true });
-    await mkdir(this.snapshotDir, { recursive: true, mode: 0o700 });
-  }
-
-  async readState(): Promise<SpoolState> {
-    try {
-      return JSON.parse(await readFile(this.stateFile, 'utf8')) as SpoolState;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-      throw error;
-    }
-  }
-
-  /** Written to a temporary file and renamed, so a crash leaves the old state or the new one. */
-  async writeState(state: SpoolState): Promise<void> {
-    const temporary = `${this.stateFile}.${randomBytes(4).toString('hex')}`;
-    await writeFile(temporary, `${JSON.stringify(state)}\n`, { mode: 0o600 });
-    await rename(temporary, this.stateFile);
+export class Spool extends ChangeLogSpool<SpoolState> {
+  constructor(dir: string) {
+    super(dir, '.holdfast-wal-stream.json');
   }
 
   /** Completed segments in pg_receivewal's directory, oldest first. */
@@ -72,11 +43,7 @@ export class Spool {
 
   /** Hands a completed segment to `.ready` (a hard link; an existing link from before a crash is fine). */
   async moveToReady(name: string): Promise<void> {
-    try {
-      await link(path.join(this.dir, name), path.join(this.readyDir, name));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    await this.linkToReady(name);
   }
 
   /** Removes `name` from pg_receivewal's directory (older anchors, the partial before a gap). */
@@ -118,10 +85,6 @@ export class Spool {
     }
     for (const name of await this.ready()) await rename(path.join(this.readyDir, name), path.join(target, `ready-${name}`));
     return target;
-  }
-
-  async remove(file: string): Promise<void> {
-    await rm(file, { force: true });
   }
 }
 
