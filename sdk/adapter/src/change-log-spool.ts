@@ -5,11 +5,13 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { ChangeLogNotice } from '@holdfast/kernel/adapter';
 
 export class ChangeLogSpool<State extends object> {
   readonly readyDir: string;
   readonly snapshotDir: string;
   private readonly stateFile: string;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly dir: string,
@@ -59,8 +61,37 @@ export class ChangeLogSpool<State extends object> {
     }
   }
 
+  /**
+   * Runs `work` after every earlier `exclusive` call settled: the stream's reader, its snapshots and the archiver's
+   * `archived()` change the same folders and state file, one at a time.
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work, work);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   /** Deletes a file (an archived piece or snapshot); a missing one is fine. */
   async remove(file: string): Promise<void> {
     await rm(file, { force: true });
+  }
+}
+
+/**
+ * The notices of a change-log stream (`ChangeLogStream.onNotice`): delivered to every listener, and those raised before
+ * the first listener (a stream starts at once) kept for it.
+ */
+export class ChangeLogNotices {
+  private readonly listeners: Array<(notice: ChangeLogNotice) => void> = [];
+  private readonly unheard: ChangeLogNotice[] = [];
+
+  listen(listener: (notice: ChangeLogNotice) => void): void {
+    this.listeners.push(listener);
+    for (const notice of this.unheard.splice(0)) listener(notice);
+  }
+
+  emit(notice: ChangeLogNotice): void {
+    if (this.listeners.length === 0) this.unheard.push(notice);
+    for (const listener of this.listeners) listener(notice);
   }
 }

@@ -5,7 +5,7 @@
 // with the file it was writing, and reports a gap when the server purged a file the spool never received.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterError, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
+import { AdapterError, ChangeLogNotices, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../../config.js';
 import { ORIGIN } from '../connection.js';
 import { scanEvents, type EventScan } from './binlog-events.js';
@@ -42,11 +42,9 @@ class BinlogStream {
   private readonly replicaServerId: number;
   private tool: BinlogTool | undefined;
   private failure: unknown;
-  private readonly listeners: Array<(notice: ChangeLogNotice) => void> = [];
-  private readonly unheard: ChangeLogNotice[] = [];
+  private readonly notices = new ChangeLogNotices();
   private wake: (() => void) | undefined;
   /** Serialises work on the spool between the segment loop and a (re)start of the reader. */
-  private spoolLock: Promise<unknown> = Promise.resolve();
   /** Pieces to hand out before anything else: the last copy of a file the server purged before it was complete. */
   private readonly queued: ChangeLogSegment[] = [];
   /** The last walk of the file being written (its bytes never change, so the next walk goes on from there). */
@@ -72,24 +70,15 @@ class BinlogStream {
   }
 
   onNotice(listener: (notice: ChangeLogNotice) => void): void {
-    this.listeners.push(listener);
-    // Notices from before the first listener (the stream starts at once) are delivered to it.
-    for (const notice of this.unheard.splice(0)) listener(notice);
+    this.notices.listen(listener);
   }
 
   private notify(notice: ChangeLogNotice): void {
-    if (this.listeners.length === 0) this.unheard.push(notice);
-    for (const listener of this.listeners) listener(notice);
+    this.notices.emit(notice);
   }
 
   private poke(): void {
     this.wake?.();
-  }
-
-  private async withSpool<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.spoolLock.then(work, work);
-    this.spoolLock = result.catch(() => undefined);
-    return result;
   }
 
   /** Prepares the spool, then runs the reader again and again until the abort. */
@@ -110,7 +99,7 @@ class BinlogStream {
     while (!signal.aborted) {
       let firstLog: string;
       try {
-        firstLog = await this.withSpool(() => this.startingFile());
+        firstLog = await this.spool.exclusive(() => this.startingFile());
       } catch (error) {
         if (!(error instanceof AdapterError) || error.code !== 'TRANSIENT' || signal.aborted) throw error;
         this.notify({ type: 'warning', message: `starting the binary log stream failed: ${error.message}; retrying in ${backoff / 1000} s` });
@@ -250,7 +239,7 @@ class BinlogStream {
       if (this.failure) throw this.failure;
       if (signal.aborted) return;
       for (const piece of this.queued.splice(0)) yield piece;
-      const ready = await this.withSpool(async () => {
+      const ready = await this.spool.exclusive(async () => {
         await this.ingestCompleted();
         return this.spool.ready();
       });
@@ -262,7 +251,7 @@ class BinlogStream {
       }
       if (Date.now() - lastPartialAt >= flushIntervalMs) {
         lastPartialAt = Date.now();
-        const partial = await this.withSpool(() => this.partialSnapshot(sequence++));
+        const partial = await this.spool.exclusive(() => this.partialSnapshot(sequence++));
         if (partial) {
           yield partial;
           continue;
@@ -362,7 +351,7 @@ class BinlogStream {
       await this.spool.remove(segment.path);
       return;
     }
-    await this.withSpool(() => this.spool.remove(path.join(this.spool.readyDir, segment.name)));
+    await this.spool.exclusive(() => this.spool.remove(path.join(this.spool.readyDir, segment.name)));
   }
 }
 

@@ -4,7 +4,7 @@
 // pg_receivewal when it exits (a server restart, a network cut), recreates a slot someone dropped, and says so.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterError, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
+import { AdapterError, ChangeLogNotices, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, scrub } from '../connection.js';
 import { classifyReceiverExit, receiverError, startReceiver, type ReceiverEvent } from './receiver.js';
@@ -44,11 +44,9 @@ class WalStream {
   private readonly spool: Spool;
   private segmentSize = 0;
   private failure: unknown;
-  private readonly listeners: Array<(notice: ChangeLogNotice) => void> = [];
-  private readonly unheard: ChangeLogNotice[] = [];
+  private readonly notices = new ChangeLogNotices();
   private wake: (() => void) | undefined;
   /** Serialises work on the spool between the segment loop and a gap (which clears pg_receivewal's directory). */
-  private spoolLock: Promise<unknown> = Promise.resolve();
   private pendingGap: { lastArchived?: string; reason: string } | undefined;
   private hasStarted = false;
   private ready: Promise<void>;
@@ -71,24 +69,15 @@ class WalStream {
   }
 
   onNotice(listener: (notice: ChangeLogNotice) => void): void {
-    this.listeners.push(listener);
-    // Notices from before the first listener (the stream starts at once) are delivered to it.
-    for (const notice of this.unheard.splice(0)) listener(notice);
+    this.notices.listen(listener);
   }
 
   private notify(notice: ChangeLogNotice): void {
-    if (this.listeners.length === 0) this.unheard.push(notice);
-    for (const listener of this.listeners) listener(notice);
+    this.notices.emit(notice);
   }
 
   private poke(): void {
     this.wake?.();
-  }
-
-  private async withSpool<T>(work: () => Promise<T>): Promise<T> {
-    const result = this.spoolLock.then(work, work);
-    this.spoolLock = result.catch(() => undefined);
-    return result;
   }
 
   /**
@@ -248,7 +237,7 @@ class WalStream {
    * so the next run starts where the new slot is, and the gap is reported when it does.
    */
   private async startAfterGap(serverMessage: string): Promise<void> {
-    await this.withSpool(async () => {
+    await this.spool.exclusive(async () => {
       await this.ingestCompleted();
       // The slot is replaced, not kept: a fresh one reserves WAL from the last checkpoint on, which the server has.
       // The old one may point at the removed WAL (invalidated, or moved back by pg_receivewal's first status report
@@ -319,7 +308,7 @@ class WalStream {
     while (true) {
       if (this.failure) throw this.failure;
       if (signal.aborted) return;
-      const ready = await this.withSpool(async () => {
+      const ready = await this.spool.exclusive(async () => {
         await this.ingestCompleted();
         return this.spool.ready();
       });
@@ -331,7 +320,7 @@ class WalStream {
       }
       if (Date.now() - lastPartialAt >= flushIntervalMs) {
         lastPartialAt = Date.now();
-        const partial = await this.withSpool(() => this.partialSnapshot(sequence++, lastPartial));
+        const partial = await this.spool.exclusive(() => this.partialSnapshot(sequence++, lastPartial));
         if (partial) {
           lastPartial = { name: partial.name, dataEnd: partial.dataEnd };
           yield partial.segment;
@@ -401,7 +390,7 @@ class WalStream {
       await this.spool.remove(segment.path);
       return;
     }
-    await this.withSpool(() => this.spool.remove(path.join(this.spool.readyDir, segment.name)));
+    await this.spool.exclusive(() => this.spool.remove(path.join(this.spool.readyDir, segment.name)));
   }
 }
 
