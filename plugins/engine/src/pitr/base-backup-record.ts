@@ -34,3 +34,18 @@ export function pointInTimeSidecar(base: BaseBackupInfo): PointInTimeSidecar {
     consistentAt: new Date(base.consistentAt).toISOString(),
   };
 }
+
+/** Just the {@link BaseBackupInfo} of a stored base's record (which carries its storage and execution besides). */
+export function baseBackupInfoOf(base: BaseBackupInfo): BaseBackupInfo {
+  return {
+    logKind: base.logKind,
+    startPosition: base.startPosition,
+    stopPosition: base.stopPosition,
+    startSegment: base.startSegment,
+    timeline: base.timeline,
+    systemId: base.systemId,
+    serverVersion: base.serverVersion,
+    startedAt: base.startedAt,
+    consistentAt: base.consistentAt,
+  };
+}

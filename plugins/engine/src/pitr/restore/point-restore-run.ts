@@ -4,6 +4,7 @@ import { disposeAll, type StorageInstance } from '../../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js';
 import type { RunContext } from '../../run/run-context.js';
 import type { RunServices } from '../../run/services.js';
+import { baseBackupInfoOf } from '../base-backup-record.js';
 import { ChangeLogStore } from '../change-log-store.js';
 import { recoveryTargetOf, type PointRestoreRequest } from './point-restore-request.js';
 import { openStoredBase, segmentFetcher, type StoredLogDeps } from './stored-log-reader.js';
@@ -54,17 +55,7 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     });
     await ctx.enter('03-restore', 10);
     const result = await support.restoreToPoint({
-      base: {
-        logKind: base.logKind,
-        startPosition: base.startPosition,
-        stopPosition: base.stopPosition,
-        startSegment: base.startSegment,
-        timeline: base.timeline,
-        systemId: base.systemId,
-        serverVersion: base.serverVersion,
-        startedAt: base.startedAt,
-        consistentAt: base.consistentAt,
-      },
+      base: baseBackupInfoOf(base),
       baseStream: opened.stream,
       fetchSegment,
       target: recoveryTargetOf(request.target),

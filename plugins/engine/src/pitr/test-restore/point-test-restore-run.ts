@@ -2,6 +2,7 @@ import type { ChangeLogKind, PointInTimeSupport, PointRestoreResult, RecoveryTar
 import { disposeAll, type StorageInstance } from '../../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js';
 import type { RunContext } from '../../run/run-context.js';
+import { baseBackupInfoOf } from '../base-backup-record.js';
 import type { RunServices } from '../../run/services.js';
 import type { TestRestoreMetadata } from '../../store/metadata.js';
 import { ChangeLogStore, type RecordedBase } from '../change-log-store.js';
@@ -176,17 +177,7 @@ function restoreOnce(
     await ctx.enter('03-restore', 10);
     try {
       return await support.restoreToPoint({
-        base: {
-          logKind: base.logKind,
-          startPosition: base.startPosition,
-          stopPosition: base.stopPosition,
-          startSegment: base.startSegment,
-          timeline: base.timeline,
-          systemId: base.systemId,
-          serverVersion: base.serverVersion,
-          startedAt: base.startedAt,
-          consistentAt: base.consistentAt,
-        },
+        base: baseBackupInfoOf(base),
         baseStream: opened.stream,
         fetchSegment,
         target,
