@@ -250,9 +250,10 @@ describe('restoreToPoint against the PITR test cluster', () => {
     const progress: string[] = [];
     const result = await restoreToPoint(config, restoreInput({ type: 'time', time: between(3) }, targetPath, { onProgress: (message) => progress.push(message) }));
     expect(result.served).toBeUndefined();
-    // The copy's last commit is row 3's: after the transaction began, before its COMMIT returned.
+    // The copy's last commit is row 3's or a later one of another test on the shared cluster, never past the target
+    // (one CI run saw another file's commit 5 ms after row 3's COMMIT returned); the rows below are exact.
     expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(commits[3]!.inside.getTime());
-    expect(result.recoveredTo!.getTime()).toBeLessThanOrEqual(commits[3]!.after.getTime());
+    expect(result.recoveredTo!.getTime()).toBeLessThanOrEqual(between(3).getTime());
     expect(progress.some((line) => line.startsWith('replayed WAL segment'))).toBe(true);
     // pg_waldump saw row 4's commit (past the target) in a segment: the segments after it were not fetched.
     const fetched = progress.filter((line) => line.startsWith('fetched WAL segment')).length;
