@@ -194,15 +194,19 @@ describe('source-mysql against the local MariaDB', () => {
   it('aborting mid-dump errors the stream, leaves no child process and removes the option file', async () => {
     const filesBefore = optionDirs();
     const before = await listChildProcesses();
+    // About 20 MiB of rows: far more than the stream buffers and the pipe hold, so the dump cannot have finished into
+    // them by the time of the abort (the 2 MiB seeded database once did on a fast run, and its dump resolved).
+    const large = await database('abort');
+    await sql('CREATE TABLE filler (id INT PRIMARY KEY, body TEXT NOT NULL) SELECT seq AS id, REPEAT(MD5(seq), 32) AS body FROM seq_1_to_20000', [], large);
     const controller = new AbortController();
-    const dump = await source().dump({ databases: [seeded], signal: controller.signal });
+    const dump = await source().dump({ databases: [large], signal: controller.signal });
     const drained = pipeline(dump.stream, new PassThrough({ highWaterMark: 1024 }), new Writable({ highWaterMark: 1024, write: (_c, _e, cb) => setTimeout(cb, 5) }));
     await new Promise((resolve) => setTimeout(resolve, 100));
     controller.abort();
     await expect(drained).rejects.toBeTruthy();
     await expect(dump.done).rejects.toSatisfy((e: unknown) => isAdapterError(e) && e.code === 'ABORTED');
     expect(await waitForNoNewChildren(before)).toEqual([]);
-    expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(seeded);
+    expect(execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })).not.toContain(large);
     for (let i = 0; i < 20 && optionDirs().length > filesBefore.length; i++) await new Promise((r) => setTimeout(r, 50));
     expect(optionDirs()).toEqual(filesBefore);
   });
