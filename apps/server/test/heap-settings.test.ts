@@ -63,12 +63,12 @@ describe('V8 heap growth of the server process', () => {
     );
   });
 
-  it('tightens the growth only while a working set of 8 MiB or more is alive beyond the idle live set', () => {
-    expect(WORKING_SET_BYTES).toBe(8 * MiB);
+  it('tightens the growth only while a working set of 16 MiB or more is alive beyond the idle live set', () => {
+    expect(WORKING_SET_BYTES).toBe(16 * MiB);
     expect(TIGHT_GROWING_PERCENT).toBe(20);
     expect(growingPercentFor(35 * MiB, 35 * MiB)).toBe(0);
-    expect(growingPercentFor(42 * MiB, 35 * MiB)).toBe(0);
-    expect(growingPercentFor(43 * MiB, 35 * MiB)).toBe(20);
+    expect(growingPercentFor(50 * MiB, 35 * MiB)).toBe(0);
+    expect(growingPercentFor(51 * MiB, 35 * MiB)).toBe(20);
     expect(growingPercentFor(200 * MiB, 35 * MiB)).toBe(20);
   });
 
@@ -85,9 +85,10 @@ describe('V8 heap growth of the server process', () => {
     const fixed = await workload(40, 'idle', { HOLDFAST_HEAP_GROWING_PERCENT: '20' });
     // A fixed 20 % collects every few MiB of promoted garbage: the case the adaptive growth exists for.
     expect(fixed.majors).toBeGreaterThan(own.majors * 2);
-    // The workload keeps a few MiB of recent batches alive, close to WORKING_SET_BYTES, so the adaptive growth
-    // switches now and then. Measured on this machine: Node 20 own 16, adaptive 16, fixed 49-53; Node 24 own 13-14,
-    // adaptive 16-20, fixed 37-41 (its heap in use, read when the gc entry arrives, counts more fresh allocation).
+    // The workload keeps a few MiB of recent batches alive, and a full collection leaves some garbage allocated while
+    // it marked, so the adaptive growth may switch now and then. Measured on this machine (2026-12-06): Node 20 own 12-13,
+    // adaptive 12-13, fixed 33-36; Node 24 own 9-10, adaptive 10-14 (25 with the former single reading over 8 MiB),
+    // fixed 22-23.
     // The bound tells the adaptive growth from the fixed one on both.
     expect(adaptive.majors).toBeLessThanOrEqual(own.majors * 1.5 + 2);
   });
