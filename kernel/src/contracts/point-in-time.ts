@@ -107,9 +107,18 @@ export interface PointRestoreInput {
    */
   fetchSegment(name: string): Promise<Readable | null>;
   target: RecoveryTarget;
-  /** An empty (or absent) folder on the Holdfast host where the restored data directory is built. */
-  targetPath: string;
-  /** Start the restored server on this port and leave it running; absent: replay, check, then stop it. */
+  /**
+   * PostgreSQL (required there): an empty (or absent) folder on the Holdfast host where the restored data directory is
+   * built. MySQL/MariaDB restores into a database instead ({@link PointRestoreInput.database}).
+   */
+  targetPath?: string;
+  /**
+   * MySQL/MariaDB (required there): which database of the base to restore (`name`) and the new database it is built in
+   * (`into`, absent on the source's server): the base is loaded into it and the binary log replayed with `name`
+   * rewritten to `into`, so the original database is never touched.
+   */
+  database?: { name: string; into: string };
+  /** PostgreSQL: start the restored server on this port and leave it running; absent: replay, check, then stop it. */
   servePort?: number;
   signal: AbortSignal;
   onProgress?(message: string): void;

@@ -49,7 +49,9 @@ async function undo(targetPath: string, created: Created): Promise<void> {
  * `servePort`. A refusal writes nothing; a failure or abort leaves the target as it was.
  */
 export async function restoreToPoint(config: PostgresSourceConfig, input: PointRestoreInput): Promise<PointRestoreResult> {
-  const { targetPath, signal } = input;
+  const { signal } = input;
+  if (!input.targetPath) throw new AdapterError(ORIGIN, 'CONFIG', 'a PostgreSQL point-in-time restore needs targetPath: the folder the data directory is built in');
+  const targetPath = input.targetPath;
   const progress = (message: string) => input.onProgress?.(message);
   const warnings: string[] = [];
 
