@@ -133,6 +133,17 @@ export interface PointRestoreResult {
   served?: { port: number; dataDir: string };
 }
 
+/**
+ * What {@link PointInTimeSupport.readiness} found about the server and account, as sentences an operator acts on.
+ * Ready means `problems` is empty.
+ */
+export interface PointInTimeReadiness {
+  /** What makes point-in-time recovery impossible (binary logging off, a missing privilege); the catalog refuses to save a job then. */
+  problems: string[];
+  /** What works but degrades it or risks the server (an unlimited slot can fill the disk); never a reason to refuse. */
+  warnings: string[];
+}
+
 /** What a source offers for point-in-time recovery; `SourceAdapter.pointInTime` returns it when configured for it. */
 export interface PointInTimeSupport {
   readonly logKind: ChangeLogKind;
@@ -142,4 +153,11 @@ export interface PointInTimeSupport {
   restoreToPoint(input: PointRestoreInput): Promise<PointRestoreResult>;
   /** Drops the stream's slot on the server (the job stops archiving); a missing slot is not an error. */
   dropChangeLogStream?(streamId: string): Promise<void>;
+  /**
+   * Asks the server whether it can serve point-in-time recovery now (the same checks as test-connection in this mode),
+   * without changing anything on it. The catalog calls it before saving a job on this source. A server that cannot be
+   * reached or signed in to rejects, as `check()` would report it; `signal` is the caller's time bound (an abort may
+   * reject with ABORTED or settle late: the caller has stopped waiting).
+   */
+  readiness?(options: { signal: AbortSignal }): Promise<PointInTimeReadiness>;
 }
