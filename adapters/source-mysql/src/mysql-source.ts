@@ -26,6 +26,7 @@ import { restoreDump } from './internal/restore.js';
 import { resolveTools, type ClientTools } from './internal/tools.js';
 import { mysqlScratch } from './internal/scratch.js';
 import { checkBinlog } from './internal/pitr/binlog-check.js';
+import { binlogReadiness } from './internal/pitr/binlog-readiness.js';
 import { openBinlogStream } from './internal/pitr/binlog-stream.js';
 import { startLogicalBase } from './internal/pitr/logical-base.js';
 
@@ -64,6 +65,8 @@ export class MysqlSource implements SourceAdapter {
       // The source's own binlogFlushIntervalSeconds sets the partial interval: the operator tunes it per server.
       openChangeLogStream: (options) => openBinlogStream(config, { ...options, flushIntervalMs: config.binlogFlushIntervalSeconds * 1000 }),
       restoreToPoint: () => notYet('the restore to a point in time'),
+      // What test-connection checks, for the catalog's refusal to save a job this server cannot serve.
+      readiness: ({ signal }) => binlogReadiness(config, signal),
     };
   }
 

@@ -31,6 +31,7 @@ import { postgresScratch } from './internal/scratch.js';
 import { startBaseBackup } from './internal/pitr/base-backup.js';
 import { restoreToPoint } from './internal/pitr/point-restore.js';
 import { dropWalStreamSlot, openWalStream } from './internal/pitr/wal-stream.js';
+import { replicationReadiness } from './internal/pitr/replication-readiness.js';
 
 /**
  * Backs up PostgreSQL databases with `pg_dump -Fc` and restores them with `pg_restore`, on the Holdfast host or, in
@@ -67,6 +68,8 @@ export class PostgresSource implements SourceAdapter {
       openChangeLogStream: (options) => openWalStream(config, { ...options, flushIntervalMs: config.walFlushIntervalSeconds * 1000 }),
       dropChangeLogStream: (streamId) => dropWalStreamSlot(config, streamId),
       restoreToPoint: (input) => restoreToPoint(config, input),
+      // What test-connection checks, for the catalog's refusal to save a job this server cannot serve.
+      readiness: ({ signal }) => replicationReadiness(config, signal),
     };
   }
 
