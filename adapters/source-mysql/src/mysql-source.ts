@@ -29,6 +29,7 @@ import { checkBinlog } from './internal/pitr/binlog-check.js';
 import { binlogReadiness } from './internal/pitr/binlog-readiness.js';
 import { openBinlogStream } from './internal/pitr/binlog-stream.js';
 import { startLogicalBase } from './internal/pitr/logical-base.js';
+import { restoreToPoint } from './internal/pitr/point-restore.js';
 
 /**
  * Backs up MySQL and MariaDB databases with `mariadb-dump`/`mysqldump` and restores them through the client, on the
@@ -36,8 +37,9 @@ import { startLogicalBase } from './internal/pitr/logical-base.js';
  *
  * In point-in-time mode (`mode: 'point-in-time'`, docs/pitr.md, in progress) test-connection checks what streaming
  * the binary log needs, a backup is the same consistent dump carrying the binary log coordinates of its snapshot
- * (its stats carry `base`), and `pointInTime().openChangeLogStream` streams the binary log with mariadb-binlog; the
- * restore to an instant and physical (mariadb-backup) bases are not built yet (refused with UNSUPPORTED).
+ * (its stats carry `base`), `pointInTime().openChangeLogStream` streams the binary log with mariadb-binlog, and
+ * `restoreToPoint` rebuilds one database of a base under a new name and replays the log into it up to the target;
+ * physical (mariadb-backup) bases are not built yet.
  */
 @injectable()
 export class MysqlSource implements SourceAdapter {
@@ -53,18 +55,17 @@ export class MysqlSource implements SourceAdapter {
     return mysqlScratch(this.config);
   }
 
-  /** Point-in-time recovery: logical bases with coordinates and the binary log stream (no restore to an instant yet); null in logical mode. */
+  /** Point-in-time recovery: logical bases with coordinates, the binary log stream and the restore of one database to an instant; null in logical mode. */
   pointInTime(): PointInTimeSupport | null {
     if (this.config.mode !== 'point-in-time') return null;
     const config = this.config;
-    const notYet = (what: string) => Promise.reject(new AdapterError(ORIGIN, 'UNSUPPORTED', `${what} of a MySQL/MariaDB point-in-time source is not built yet (issue 44, docs/pitr.md)`));
     return {
       logKind: 'mysql-binlog',
       // Every user database, like a dump with none named.
       baseBackup: ({ signal }) => this.dumpWithCoordinates([], signal),
       // The source's own binlogFlushIntervalSeconds sets the partial interval: the operator tunes it per server.
       openChangeLogStream: (options) => openBinlogStream(config, { ...options, flushIntervalMs: config.binlogFlushIntervalSeconds * 1000 }),
-      restoreToPoint: () => notYet('the restore to a point in time'),
+      restoreToPoint: (input) => this.clientTools().then((tools) => restoreToPoint(config, tools, input)),
       // What test-connection checks, for the catalog's refusal to save a job this server cannot serve.
       readiness: ({ signal }) => binlogReadiness(config, signal),
     };

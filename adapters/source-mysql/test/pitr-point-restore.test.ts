@@ -1,0 +1,295 @@
+// Issue 44, acceptance 1/3/4 at the adapter level: restore one database of a logical base to a point in time on the
+// MariaDB PITR test server (127.0.0.1:3307). The binary log is streamed with openChangeLogStream and kept as the
+// engine would (the latest version of each file by name); a writer stores NOW() of every statement in its row, so
+// the state as of any second is known exactly and compared with what the restore built.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import mysql from 'mysql2/promise';
+import { container } from 'tsyringe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { instantiateAdapter, isAdapterError, type BaseBackupInfo, type BaseBackupStats, type PointInTimeSupport, type PointRestoreInput, type RecoveryTarget } from '@holdfast/sdk';
+import definition from '../src/index.js';
+import { ReplayWatch } from '../src/internal/pitr/binlog-replay-watch.js';
+import { openBinlogStream } from '../src/internal/pitr/binlog-stream.js';
+import { adminSql, pitrConfig, pitrServer } from './pitr-helpers.js';
+
+const id = randomBytes(4).toString('hex');
+const database = `hf_pitr_pr_${id}`;
+/** A second database in the same base: its rows must never reach a restore of `database`. */
+const sibling = `hf_pitr_pr_sib_${id}`;
+const spool = mkdtempSync(join(tmpdir(), 'hf-pitr-restore-'));
+
+interface Change {
+  id: number;
+  val: number;
+  /** The statement's NOW(), in Unix seconds (the binary log's time of its event). */
+  at: number;
+  kind: 'insert' | 'update';
+}
+
+/** Rows before the base (in the base), then every change after it in order. */
+const beforeBase = new Map<number, number>();
+const changes: Change[] = [];
+/** Where the binary log stood right after a change, by the change's index. */
+const positions = new Map<number, string>();
+let base: BaseBackupInfo;
+let baseBytes: Buffer;
+/** The archive: each file's latest version by name, as the engine keeps it. */
+const archive = new Map<string, Buffer>();
+const created: string[] = [];
+
+function restoringSupport(): PointInTimeSupport {
+  return instantiateAdapter(container, definition, { ...pitrConfig('admin') }).pointInTime!()!;
+}
+
+function restoreInput(target: RecoveryTarget, into: string | undefined, overrides: Partial<PointRestoreInput> = {}): PointRestoreInput {
+  if (into) created.push(into);
+  return {
+    base,
+    baseStream: Readable.from([baseBytes]),
+    fetchSegment: async (name) => (archive.has(name) ? Readable.from([archive.get(name)!]) : null),
+    target,
+    ...(into ? { database: { name: database, into } } : {}),
+    signal: new AbortController().signal,
+    ...overrides,
+  };
+}
+
+/** The state as of the start of `second` (exclusive): the base's rows plus every change made in an earlier second. */
+function expectedBefore(second: number): Array<[number, number]> {
+  return expectedAfter(changes.filter((change) => change.at < second).length - 1);
+}
+
+/** The state right after change `index` (-1: the base). */
+function expectedAfter(index: number): Array<[number, number]> {
+  const rows = new Map(beforeBase);
+  for (const change of changes.slice(0, index + 1)) rows.set(change.id, change.val);
+  return [...rows].sort((a, b) => a[0] - b[0]);
+}
+
+async function rowsOf(name: string): Promise<Array<[number, number]>> {
+  const rows = await adminSql<{ id: number; val: number }>(`SELECT id, val FROM \`${name}\`.items ORDER BY id`);
+  return rows.map((row) => [row.id, row.val]);
+}
+
+async function databasesLike(prefix: string): Promise<string[]> {
+  const rows = await adminSql<Record<string, string>>(`SHOW DATABASES LIKE '${prefix}%'`);
+  return rows.map((row) => Object.values(row)[0]!);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+beforeAll(async () => {
+  const { user, password } = pitrServer.users.admin;
+  for (const name of [database, sibling]) {
+    await adminSql(`CREATE DATABASE ${name}`);
+    await adminSql(`CREATE TABLE ${name}.items (id INT PRIMARY KEY, val INT NOT NULL, written_at DATETIME NOT NULL, updated_at DATETIME NULL) ENGINE=InnoDB`);
+  }
+  for (const [key, val] of [[1, 10], [2, 20], [3, 30]] as const) {
+    await adminSql(`INSERT INTO ${database}.items (id, val, written_at) VALUES (?, ?, NOW())`, [key, val]);
+    beforeBase.set(key, val);
+  }
+
+  // The stream first (a new spool begins with the server's current file), then the base.
+  const controller = new AbortController();
+  const stream = openBinlogStream(pitrConfig('binlog'), { streamId: `test-restore-${id}`, spoolDir: spool, flushIntervalMs: 500, signal: controller.signal });
+  let covered = 0;
+  /** When the last change had committed: the archive must cover it. */
+  let lastWrite = 0;
+  const consumed = (async () => {
+    for await (const segment of stream.segments) {
+      archive.set(segment.name, readFileSync(segment.path));
+      covered = Math.max(covered, segment.coversUntil.getTime());
+      await stream.archived(segment);
+    }
+  })();
+  consumed.catch(() => undefined);
+  try {
+    await new Promise<void>((resolve) => stream.onNotice((notice) => notice.type === 'started' && resolve()));
+    const source = instantiateAdapter(container, definition, { ...pitrConfig('binlog') });
+    const handle = await source.dump({ databases: [database, sibling], signal: new AbortController().signal });
+    const chunks: Buffer[] = [];
+    await pipeline(handle.stream, new Writable({ write: (chunk: Buffer, _e, cb) => (chunks.push(chunk), cb()) }));
+    base = ((await handle.done) as BaseBackupStats).base;
+    baseBytes = Buffer.concat(chunks);
+
+    // The writer: one session in the database (statement events carry it as their default database).
+    const writer = await mysql.createConnection({ host: pitrServer.host, port: pitrServer.port, user, password, database });
+    try {
+      let next = 4;
+      const insert = async () => {
+        const key = next++;
+        const val = key * 100;
+        await writer.query('INSERT INTO items (id, val, written_at) VALUES (?, ?, NOW())', [key, val]);
+        const [[row]] = await writer.query<mysql.RowDataPacket[]>('SELECT UNIX_TIMESTAMP(written_at) AS at FROM items WHERE id = ?', [key]);
+        changes.push({ id: key, val, at: Number(row!.at), kind: 'insert' });
+        // The sibling changes too, in its own session: rows a restore of `database` must not pick up.
+        await adminSql('INSERT INTO items (id, val, written_at) VALUES (?, ?, NOW())', [key, -key], sibling);
+      };
+      const update = async (key: number) => {
+        const val = Math.floor(Math.random() * 1_000_000);
+        await writer.query('UPDATE items SET val = ?, updated_at = NOW() WHERE id = ?', [val, key]);
+        const [[row]] = await writer.query<mysql.RowDataPacket[]>('SELECT UNIX_TIMESTAMP(updated_at) AS at FROM items WHERE id = ?', [key]);
+        changes.push({ id: key, val, at: Number(row!.at), kind: 'update' });
+        lastWrite = Date.now();
+      };
+      const mark = async () => {
+        const [[status]] = await writer.query<mysql.RowDataPacket[]>('SHOW MASTER STATUS');
+        positions.set(changes.length - 1, `${String(status!.File)}:${String(status!.Position)}`);
+      };
+      // Row events, a rotation, statement events, a rotation, row events: about 4.5 s across several seconds.
+      for (let i = 0; i < 4; i++) {
+        await insert();
+        await update(1 + (i % 3));
+        await sleep(280);
+      }
+      await adminSql('FLUSH BINARY LOGS');
+      await writer.query("SET SESSION binlog_format = 'STATEMENT'");
+      for (let i = 0; i < 4; i++) {
+        await insert();
+        await update(4 + i);
+        await sleep(280);
+      }
+      await writer.query("SET SESSION binlog_format = 'ROW'");
+      await adminSql('FLUSH BINARY LOGS');
+      for (let i = 0; i < 4; i++) {
+        await insert();
+        await mark();
+        await update(2);
+        await mark();
+        await sleep(280);
+      }
+    } finally {
+      await writer.end();
+    }
+    const deadline = Date.now() + 20_000;
+    while (covered < lastWrite && Date.now() < deadline) await sleep(100);
+    expect(covered).toBeGreaterThanOrEqual(lastWrite);
+  } finally {
+    controller.abort();
+    await stream.done.catch(() => undefined);
+    await consumed;
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const name of [database, sibling, ...created]) await adminSql(`DROP DATABASE IF EXISTS \`${name}\``);
+  rmSync(spool, { recursive: true, force: true });
+}, 30_000);
+
+describe('restore to a point in time (MariaDB)', () => {
+  it('restores to a time between writes: every change of an earlier second, none of the target second on', async () => {
+    // A second in the middle of the statement-based section, with changes after it.
+    const statementSection = changes.slice(8, 16);
+    const second = statementSection[3]!.at + 1;
+    expect(changes.some((change) => change.at >= second)).toBe(true);
+    const into = `hf_pitr_pr_t_${id}`;
+    const messages: string[] = [];
+    const target = new Date(second * 1000 + 400);
+    const result = await restoringSupport().restoreToPoint(restoreInput({ type: 'time', time: target }, into, { onProgress: (message) => messages.push(message) }));
+
+    expect(await rowsOf(into)).toEqual(expectedBefore(second));
+    const last = changes.filter((change) => change.at < second).at(-1)!;
+    expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(last.at * 1000);
+    expect(result.recoveredTo!.getTime()).toBeLessThan(second * 1000);
+    expect(result.warnings).toEqual([]);
+    expect(messages.some((message) => message.startsWith(`loading "${database}"`))).toBe(true);
+    // The sibling's rows never came along; the original is untouched.
+    expect((await adminSql(`SHOW TABLES FROM \`${into}\``)).length).toBe(1);
+    expect(await rowsOf(database)).toEqual(expectedAfter(changes.length - 1));
+  }, 60_000);
+
+  it('restores to the latest archived change, statement-based ones included', async () => {
+    const into = `hf_pitr_pr_l_${id}`;
+    const result = await restoringSupport().restoreToPoint(restoreInput({ type: 'latest' }, into));
+    expect(await rowsOf(into)).toEqual(expectedAfter(changes.length - 1));
+    // NOW() of the statement-based inserts replays as written (SET TIMESTAMP precedes each statement).
+    const times = await adminSql<{ id: number; at: number }>(`SELECT id, UNIX_TIMESTAMP(written_at) AS at FROM \`${into}\`.items WHERE id >= 4 ORDER BY id`);
+    expect(times.map((row) => [row.id, Number(row.at)])).toEqual(changes.filter((change) => change.kind === 'insert').map((change) => [change.id, change.at]));
+    expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(changes.at(-1)!.at * 1000);
+  }, 60_000);
+
+  it('restores to a binary log position: the changes before it, none after', async () => {
+    // After the third insert of the last section: its update follows at a later position.
+    const index = [...positions.keys()][4]!;
+    const position = positions.get(index)!;
+    expect(position.split(':')[0]).not.toBe(base.startSegment);
+    const into = `hf_pitr_pr_p_${id}`;
+    await restoringSupport().restoreToPoint(restoreInput({ type: 'position', position }, into));
+    expect(await rowsOf(into)).toEqual(expectedAfter(index));
+    expect(expectedAfter(index)).not.toEqual(expectedAfter(index + 1));
+  }, 60_000);
+
+  it('refuses, before writing anything, a missing database, an existing target, a named target, a bad position, a database not in the base', async () => {
+    const into = `hf_pitr_pr_r_${id}`;
+    const cases: Array<[PointRestoreInput, string]> = [
+      [restoreInput({ type: 'latest' }, undefined), 'needs database { name, into }'],
+      [restoreInput({ type: 'latest' }, sibling), `database "${sibling}" already exists`],
+      [restoreInput({ type: 'name', name: 'before-upgrade' }, into), 'named restore points are PostgreSQL only'],
+      [restoreInput({ type: 'position', position: 'mysql-bin:12' }, into), 'is not <binary log file>:<offset>'],
+      [{ ...restoreInput({ type: 'latest' }, into), database: { name: 'hf_not_in_base', into } }, 'holds no database "hf_not_in_base"'],
+      [{ ...restoreInput({ type: 'latest' }, into), database: { name: database, into: 'bad name;' } }, 'is not a database name'],
+    ];
+    for (const [input, message] of cases) {
+      const error = await restoringSupport().restoreToPoint(input).catch((caught: unknown) => caught);
+      expect(isAdapterError(error) && error.code, message).toBe('CONFIG');
+      expect((error as Error).message).toContain(message);
+    }
+    expect(await databasesLike(`hf_pitr_pr_r_${id}`)).toEqual([]);
+    expect(await rowsOf(sibling)).toHaveLength(12);
+  }, 60_000);
+
+  it('an abort mid-replay drops the new database and leaves no child process', async () => {
+    const into = `hf_pitr_pr_a_${id}`;
+    const controller = new AbortController();
+    let fetches = 0;
+    const input = restoreInput({ type: 'latest' }, into, {
+      signal: controller.signal,
+      fetchSegment: async (name) => {
+        // The second file: the first one has been replayed into the new database by now.
+        if (++fetches === 2) {
+          expect(await databasesLike(into)).toEqual([into]);
+          controller.abort();
+        }
+        return archive.has(name) ? Readable.from([archive.get(name)!]) : null;
+      },
+    });
+    const error = await restoringSupport().restoreToPoint(input).catch((caught: unknown) => caught);
+    expect(isAdapterError(error) && error.code).toBe('ABORTED');
+    expect(fetches).toBe(2);
+    expect(await databasesLike(into)).toEqual([]);
+    const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(processes.split('\n').filter((line) => line.includes(into))).toEqual([]);
+  }, 60_000);
+});
+
+describe('the replay watch', () => {
+  async function watched(lines: string[], guarded = ['shop', 'mysql']): Promise<{ text: string; error?: Error; transactions: number }> {
+    const progress = { transactions: 0 };
+    const watch = new ReplayWatch(guarded, progress);
+    const out: Buffer[] = [];
+    try {
+      await pipeline(Readable.from([Buffer.from(lines.join('\n') + '\n')]), watch, new Writable({ write: (chunk: Buffer, _e, cb) => (out.push(chunk), cb()) }));
+      return { text: Buffer.concat(out).toString(), transactions: progress.transactions };
+    } catch (error) {
+      return { text: Buffer.concat(out).toString(), error: error as Error, transactions: progress.transactions };
+    }
+  }
+
+  it('stops a statement naming another database before the client gets it', async () => {
+    for (const statement of ['UPDATE shop.items SET val = 1', 'INSERT INTO `shop`.`items` VALUES (1)', 'DROP DATABASE shop', 'drop schema if exists `shop`', 'DELETE FROM mysql.user']) {
+      const result = await watched(['#261206 22:00:01 server id 1  end_log_pos 100 CRC32 0x01 \tQuery\tthread_id=5', 'use `shop_restored`/*!*/;', statement, '/*!*/;']);
+      expect(result.error?.message, statement).toContain('names another database itself');
+      expect(result.text).not.toContain(statement);
+    }
+    const harmless = await watched(["UPDATE items SET note = 'shopping' WHERE items.id = 1", 'DROP DATABASE shop_other', 'UPDATE shop_restored.items SET val = 2']);
+    expect(harmless.error).toBeUndefined();
+    // Restoring into the original name (it was dropped): statements may name it.
+    expect((await watched(['UPDATE shop.items SET val = 1'], ['mysql'])).error).toBeUndefined();
+  });
+});
