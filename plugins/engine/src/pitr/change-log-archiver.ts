@@ -53,7 +53,7 @@ export async function runChangeLogArchiver(deps: ArchiverDeps, options: Archiver
     if (!support) throw new Error(`source ${plan.source.name} (${plan.source.adapterId}) is not set up for point-in-time recovery`);
     if (storages.length === 0) throw new Error('the job has no destination');
     const stream = support.openChangeLogStream({ streamId: plan.job.id, spoolDir: options.spoolDir, flushIntervalMs: options.flushIntervalMs, signal: options.signal });
-    const lag = new LagWatch({ store: deps.store, events: deps.events, settings: deps.settings, logger }, { jobId: plan.job.id, jobName: plan.job.name });
+    const lag = new LagWatch({ store: deps.store, events: deps.events, settings: deps.settings, logger }, { jobId: plan.job.id, jobName: plan.job.name }, support.logKind);
     stream.onNotice((notice) => reportNotice(deps, logger, plan, notice, lag));
     // `done` may reject while the segment loop waits; it is awaited below, so the rejection is handled.
     stream.done.catch(() => undefined);

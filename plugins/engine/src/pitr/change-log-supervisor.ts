@@ -190,13 +190,17 @@ export class ChangeLogSupervisor {
 
   /**
    * Drops the job's replication slot through `source` and forgets its stream row. A source that is not (any longer)
-   * set up for point-in-time recovery cannot drop it: the slot is named in a warning for the administrator.
+   * set up for point-in-time recovery cannot drop it: the slot is named in a warning for the administrator. A
+   * source without `dropChangeLogStream` (MySQL/MariaDB) has nothing to drop.
    */
   private async dropSlot(jobId: string, resolved: ResolvedAdapterConfig): Promise<void> {
     const source = this.deps.adapters().source(resolved);
     try {
       const support = source.pointInTime?.();
-      if (!support?.dropChangeLogStream) {
+      if (support && !support.dropChangeLogStream) {
+        // A MySQL/MariaDB binary log stream reads as a replica would: the server holds nothing for it.
+        this.deps.logger.info({ jobId }, `change-log stream of job ${jobId} ended; ${resolved.name} keeps nothing for it on the server (no replication slot to drop)`);
+      } else if (!support?.dropChangeLogStream) {
         this.deps.logger.warn({ jobId }, `change-log stream of job ${jobId} ended, but source ${resolved.name} can no longer drop its replication slot (it left point-in-time mode); drop the slot on the database server by hand (docs/pitr.md)`);
       } else {
         await support.dropChangeLogStream(jobId);

@@ -51,6 +51,15 @@ export function namingOf(kind: ChangeLogKind, walSegmentBytes?: number): LogNami
   return kind === 'mysql-binlog' ? binlogNaming : walNaming(walSegmentBytes);
 }
 
+/**
+ * The kind of change log a job archived, told from its pieces' names (a WAL name is 24 hex digits; anything else
+ * numbered is a binary log), for a job that has no base backup to say it; PostgreSQL when there is nothing to tell.
+ */
+export function kindOfPieceNames(names: string[]): ChangeLogKind {
+  const name = names[0];
+  return name !== undefined && !/^[0-9A-F]{24}$/i.test(name) && binlogNaming.sequence(name) !== null ? 'mysql-binlog' : 'postgres-wal';
+}
+
 /** The timeline as PostgreSQL writes it in names and the archive's folders (8 upper-case hex digits). */
 export function timelineHex(timeline: number): string {
   return hex8(timeline);

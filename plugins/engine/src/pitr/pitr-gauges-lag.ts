@@ -1,4 +1,4 @@
-import type { EventBus, KernelLogger, SettingsReader } from '@holdfast/kernel';
+import type { ChangeLogKind, EventBus, KernelLogger, SettingsReader } from '@holdfast/kernel';
 import type { ChangeLogStore } from './change-log-store.js';
 import { emitPitrEvent } from './pitr-events.js';
 
@@ -24,6 +24,7 @@ export class LagWatch {
   constructor(
     private readonly deps: { store: ChangeLogStore; events: EventBus | undefined; settings: SettingsReader | undefined; logger: KernelLogger },
     private readonly job: { jobId: string; jobName: string },
+    private readonly logKind: ChangeLogKind = 'postgres-wal',
   ) {}
 
   private queue: Promise<void> = Promise.resolve();
@@ -44,7 +45,7 @@ export class LagWatch {
       const threshold = await (this.threshold ??= lagAlertBytes(this.deps.settings));
       if (!this.isAlerted && bytes > threshold) {
         this.isAlerted = true;
-        const message = `The replication slot of job "${this.job.jobName}" holds ${bytes} bytes of WAL on the database server that Holdfast has not yet archived (alert threshold ${threshold} bytes): the stream falls behind or stopped reading`;
+        const message = lagMessage(this.logKind, this.job.jobName, bytes, threshold);
         this.deps.logger.warn(message);
         emitPitrEvent(this.deps.events, this.deps.logger, 'pitr_lag', { ...this.job, message, bytes, thresholdBytes: threshold });
       } else if (this.isAlerted && bytes < threshold * 0.8) {
@@ -54,4 +55,12 @@ export class LagWatch {
       this.deps.logger.warn({ err: error }, 'change-log stream lag not recorded');
     }
   }
+}
+
+/** The alert's sentence: PostgreSQL holds the WAL in a replication slot; a MySQL/MariaDB server keeps binary log files. */
+function lagMessage(kind: ChangeLogKind, jobName: string, bytes: number, threshold: number): string {
+  if (kind === 'mysql-binlog') {
+    return `The binary log stream of job "${jobName}" is ${bytes} bytes behind the database server's binary log (alert threshold ${threshold} bytes): the stream falls behind or stopped reading, and the server may purge files Holdfast has not archived yet (binlog_expire_logs_seconds)`;
+  }
+  return `The replication slot of job "${jobName}" holds ${bytes} bytes of WAL on the database server that Holdfast has not yet archived (alert threshold ${threshold} bytes): the stream falls behind or stopped reading`;
 }

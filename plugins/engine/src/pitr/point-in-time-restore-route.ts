@@ -7,31 +7,54 @@ import { pointRestoreBodySchema } from './restore/point-restore-request.js';
 
 const errorBody = z.object({ error: z.string() });
 
-/** `POST /api/jobs/:id/point-in-time/restore`: queues a restore of the job's cluster to an instant of its window. */
+/**
+ * `POST /api/jobs/:id/point-in-time/restore`: queues a restore of the job's data to an instant of its window. A
+ * PostgreSQL job's whole cluster is built in a local folder (`targetPath`); a MySQL/MariaDB job's database
+ * (`database`) is built in a new database on the source's own server (`targetDatabase`).
+ */
 export function pointInTimeRestoreRoutes(engine: Engine, ports: PointRestorePorts & { audit: () => AuditWriter | undefined }): RouteDefinition[] {
   return [
     defineRoute({
       method: 'POST',
       path: '/api/jobs/:id/point-in-time/restore',
-      summary: "Restore a point-in-time job's database cluster to an instant of its recoverable window, into a local folder",
+      summary:
+        "Restore a point-in-time job to an instant of its recoverable window: a PostgreSQL cluster into a local folder (targetPath), or one MySQL/MariaDB database into a new database on the source's server (database, targetDatabase)",
       tags: ['jobs'],
       access: { permission: 'storage:restore', scope: { resource: 'job', param: 'id' } },
       request: { params: z.object({ id: z.string().min(1).max(64) }), body: pointRestoreBodySchema },
       responses: {
         202: { description: 'Queued: follow the run with GET /api/executions/{executionId}.', schema: z.object({ success: z.literal(true), data: z.object({ executionId: z.string() }) }) },
-        400: { description: 'Bad body (unknown field, time without offset, relative path), a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued.', schema: errorBody },
+        400: {
+          description:
+            "Bad body (unknown field, time without offset, relative path, a database name MySQL or the replay cannot take), a field of the other kind of job (PostgreSQL: targetPath required, database/targetDatabase refused; MySQL/MariaDB: database and targetDatabase required, targetPath/servePort and named restore points refused), a log position of the other kind (target.position), a system schema as targetDatabase, a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued.",
+          schema: errorBody,
+        },
         403: { description: 'targetPath (or the WAL folder beside it) is outside the folders allowed for local paths (HOLDFAST_LOCAL_ROOTS). Nothing is queued.', schema: errorBody },
         404: { description: 'Job not found.', schema: errorBody },
-        409: { description: 'The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, or servePort is in use. Nothing is queued.', schema: errorBody },
-        422: { description: 'The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, or a job encrypted with a public-key profile. Nothing is queued.', schema: errorBody },
+        409: { description: "The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, servePort is in use, or targetDatabase already exists on the source's server. Nothing is queued.", schema: errorBody },
+        422: {
+          description:
+            'The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, a database that the chosen base backup does not hold (the message lists those it holds), or a job encrypted with a public-key profile. Nothing is queued.',
+          schema: errorBody,
+        },
+        502: { description: "The source's server could not be asked for its databases (to check that targetDatabase is new). Nothing is queued.", schema: errorBody },
       },
       handler: async ({ params, body, auth, ip, userAgent }) => {
         const request = await preflightPointRestore(ports, params.id, body);
         const plan = await ports.catalog().resolveRunPlan(params.id);
         const execution = await engine.enqueuePointRestore(request, plan.job.name, triggerOf(auth));
+        const details = {
+          pointInTime: true,
+          target: body.target,
+          targetPath: request.targetPath ?? null,
+          servePort: request.servePort ?? null,
+          database: request.database ?? null,
+          destinationId: body.destinationId ?? null,
+          executionId: execution.id,
+        };
         await ports
           .audit()
-          ?.write({ userId: auth?.userId ?? null, action: 'restore', resource: 'job', resourceId: params.id, details: { pointInTime: true, target: body.target, targetPath: body.targetPath, servePort: body.servePort ?? null, destinationId: body.destinationId ?? null, executionId: execution.id }, ipAddress: ip, userAgent: userAgent ?? null })
+          ?.write({ userId: auth?.userId ?? null, action: 'restore', resource: 'job', resourceId: params.id, details, ipAddress: ip, userAgent: userAgent ?? null })
           .catch(() => undefined);
         return routeResult({ status: 202, body: { success: true as const, data: { executionId: execution.id } } });
       },

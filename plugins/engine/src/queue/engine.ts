@@ -13,6 +13,7 @@ import { runRestore, type RestoreRequest } from '../restore/restore-run.js';
 import { isTestRestoreRequest, runTestRestore } from '../test-restore/test-restore-run.js';
 import { isPointRestoreRequest, type PointRestoreRequest } from '../pitr/restore/point-restore-request.js';
 import { runPointRestore } from '../pitr/restore/point-restore-run.js';
+import { refuseUnsupportedPointTestRestore } from '../pitr/test-restore/point-test-restore-run.js';
 import { integrityScope, type IntegrityRequest, type VerificationRequest } from '../verify/integrity-request.js';
 import { runIntegrity } from '../verify/integrity-run.js';
 import type { EngineOptions } from './engine-options.js';
@@ -173,6 +174,8 @@ export class Engine {
   async enqueueTestRestore(jobId: string, trigger: RunTrigger): Promise<Execution> {
     const plan = await this.services.catalog.resolveRunPlan(jobId);
     if (!plan.job.testRestore) throw new ValidationError(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
+    // A kind of point-in-time job whose test restores are not built is refused here (422), not at run time.
+    await refuseUnsupportedPointTestRestore(this.services, plan);
     const execution = await this.store.create({ type: 'Restore', jobId, trigger, request: { testRestore: true, jobId }, metadata: { label: `Test restore of ${plan.job.name}` } });
     this.queueChanged();
     return execution;

@@ -50,7 +50,10 @@ export interface ExecutionMetadata {
   pointRestore?: {
     jobId: string;
     target: import('../pitr/restore/point-restore-request.js').PointRestoreBody['target'];
-    targetPath: string;
+    /** PostgreSQL: the folder the data directory was built in. */
+    targetPath?: string;
+    /** MySQL/MariaDB: the database of the base restored (`name`) and the new database it was built in (`into`). */
+    database?: { name: string; into: string };
     baseExecutionId: string;
     recoveredTo: string | null;
     served?: { port: number; dataDir: string };

@@ -1425,7 +1425,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a point-in-time job's database cluster to an instant of its recoverable window, into a local folder
+         * Restore a point-in-time job to an instant of its recoverable window: a PostgreSQL cluster into a local folder (targetPath), or one MySQL/MariaDB database into a new database on the source's server (database, targetDatabase)
          * @description Requires the permission `storage:restore` on the job named by `id`.
          */
         post: operations["postJobsByIdPointInTimeRestore"];
@@ -10976,11 +10976,13 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description MySQL/MariaDB jobs (required there, refused for PostgreSQL): the database of the base backup to restore */
+                    database?: string;
                     /** @description Read the base backup and the log from this destination of the job only; default: the job's destinations by priority, the next one when one fails */
                     destinationId?: string;
-                    /** @description Leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop */
+                    /** @description PostgreSQL jobs only: leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop */
                     servePort?: number;
-                    /** @description Where replay stops: latest, a time (ISO 8601 with offset), a log position (0/3000028) or a restore point name */
+                    /** @description Where replay stops: latest, a time (ISO 8601 with offset), a log position (PostgreSQL 0/3000028; MySQL/MariaDB binary log file:offset, mysql-bin.000042:1234) or a restore point name (PostgreSQL only) */
                     target: {
                         /** @constant */
                         type: "latest";
@@ -10997,8 +10999,10 @@ export interface operations {
                         /** @constant */
                         type: "name";
                     };
-                    /** @description Absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS */
-                    targetPath: string;
+                    /** @description MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database on the source's own server the copy is built in; it must not exist (1 to 64 letters, digits, _, $ or -; not a system schema) */
+                    targetDatabase?: string;
+                    /** @description PostgreSQL jobs (required there, refused for MySQL/MariaDB): absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS */
+                    targetPath?: string;
                 };
             };
         };
@@ -11018,7 +11022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad body (unknown field, time without offset, relative path), a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued. */
+            /** @description Bad body (unknown field, time without offset, relative path, a database name MySQL or the replay cannot take), a field of the other kind of job (PostgreSQL: targetPath required, database/targetDatabase refused; MySQL/MariaDB: database and targetDatabase required, targetPath/servePort and named restore points refused), a log position of the other kind (target.position), a system schema as targetDatabase, a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11060,7 +11064,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, or servePort is in use. Nothing is queued. */
+            /** @description The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, servePort is in use, or targetDatabase already exists on the source's server. Nothing is queued. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11080,7 +11084,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, or a job encrypted with a public-key profile. Nothing is queued. */
+            /** @description The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, a database that the chosen base backup does not hold (the message lists those it holds), or a job encrypted with a public-key profile. Nothing is queued. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11107,6 +11111,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The source's server could not be asked for its databases (to check that targetDatabase is new). Nothing is queued. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
         };
@@ -11486,6 +11501,17 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The job is a MySQL/MariaDB point-in-time job: its test restores are not supported yet. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                    };
                 };
             };
             /** @description Too many requests; see the Retry-After header. */

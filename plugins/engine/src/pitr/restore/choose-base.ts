@@ -1,6 +1,7 @@
 import type { RecordedBase } from '../change-log-store.js';
 import type { RecoveryWindow } from '../recovery-window.js';
-import { positionValue, type PointRestoreBody } from './point-restore-request.js';
+import { positionValueOf } from './log-positions.js';
+import type { PointRestoreBody } from './point-restore-request.js';
 
 /** Why no base backup serves a target: the sentence the route answers with. */
 export class TargetOutsideWindow extends Error {}
@@ -12,7 +13,8 @@ const iso = (date: Date) => date.toISOString();
  * between its start and end) that `destinationId` holds when given:
  * - time: the newest consistent at or before the target (less log to replay); a time outside the window is refused;
  * - position: the newest whose stop position is at or before the target (replay must pass a base's stop position
- *   before the copy is consistent);
+ *   before the copy is consistent; a MySQL logical base is consistent at its start, `file:offset`); positions are
+ *   compared in the bases' log kind, and the caller has checked the target is written in that kind;
  * - latest: the newest;
  * - name: the OLDEST, because a restore point is only found in log after the base, and Holdfast does not know where
  *   a name was created; starting from the window's start reaches every restore point of the window.
@@ -36,8 +38,9 @@ export function chooseBase(window: NonNullable<RecoveryWindow['window']>, bases:
     return base;
   }
   if (target.type === 'position') {
-    const position = positionValue(target.position);
-    const before = usable.filter((base) => positionValue(base.stopPosition) <= position);
+    const kind = usable[0]!.logKind;
+    const position = positionValueOf(kind, target.position);
+    const before = usable.filter((base) => positionValueOf(kind, base.stopPosition) <= position);
     const base = before[before.length - 1];
     if (!base) throw new TargetOutsideWindow(`log position ${target.position} is before the end of the oldest base backup of the window (${usable[0]!.stopPosition}): ${span}`);
     return base;

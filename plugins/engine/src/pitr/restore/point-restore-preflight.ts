@@ -1,12 +1,15 @@
 import { createServer } from 'node:net';
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { ConflictError, HttpError, ValidationError, type JobCatalog, type LocalPathPolicy } from '@holdfast/kernel';
+import { ConflictError, HttpError, ValidationError, type ChangeLogKind, type JobCatalog, type LocalPathPolicy, type RunPlan, type SourceAdapter } from '@holdfast/kernel';
 import { disposeAll, type AdapterFactory } from '../../run/adapters.js';
 import { messageOf } from '../../run/outcome.js';
-import type { ChangeLogStore } from '../change-log-store.js';
+import type { ChangeLogStore, RecordedBase } from '../change-log-store.js';
 import { recoveryWindow } from '../recovery-window.js';
+import { databasesOfBase } from './base-databases.js';
 import { chooseBase, TargetOutsideWindow } from './choose-base.js';
+import { isPositionOf, POSITION_EXAMPLE } from './log-positions.js';
+import { reservedTargetProblem } from './mysql-database-name.js';
 import type { PointRestoreBody, PointRestoreRequest } from './point-restore-request.js';
 
 // Issue 43 acceptance 7: bad input gets a clear error and changes nothing. Every refusal of a point-in-time restore
@@ -33,42 +36,114 @@ export interface PointRestorePorts {
 export async function preflightPointRestore(ports: PointRestorePorts, jobId: string, body: PointRestoreBody): Promise<PointRestoreRequest> {
   const plan = await ports.catalog().resolveRunPlan(jobId);
   const source = ports.adapters().source(plan.source);
-  let logKind: string | undefined;
   try {
-    logKind = source.pointInTime?.()?.logKind;
+    const logKind = source.pointInTime?.()?.logKind;
+    if (!logKind) throw new ConflictError(`Job "${plan.job.name}" is not set up for point-in-time recovery (its source ${plan.source.name} takes no physical base backups)`);
+    const fields = checkFieldsOfKind(logKind, body);
+    if (plan.publicKeyEncryption) {
+      throw new UnreachableTarget(`Job "${plan.job.name}" is encrypted with a public-key profile: point-in-time restores of such jobs are not supported through the API yet; restore with the recovery kit`);
+    }
+    if (body.destinationId && !plan.destinations.some((destination) => destination.configId === body.destinationId)) {
+      throw new ValidationError(`Invalid request: body.destinationId: "${body.destinationId}" is not a destination of job "${plan.job.name}"`, [{ path: 'body.destinationId', message: 'not a destination of the job' }]);
+    }
+    const base = await chooseWindowBase(ports, plan, logKind, body);
+    const request: PointRestoreRequest = {
+      pointInTime: true,
+      jobId: plan.job.id,
+      target: body.target,
+      ...(body.destinationId ? { destinationId: body.destinationId } : {}),
+      baseExecutionId: base.executionId,
+    };
+    if (fields.kind === 'mysql-binlog') {
+      const readFrom = plan.destinations.filter((destination) => !body.destinationId || destination.configId === body.destinationId);
+      await checkDatabaseInBase(ports, readFrom, base, fields.database.name);
+      await checkNewDatabase(source, plan.source.name, fields.database.into);
+      return { ...request, database: fields.database };
+    }
+    await checkTargetPath(ports.localPaths(), fields.targetPath);
+    if (body.servePort !== undefined) await checkPortFree(body.servePort);
+    return { ...request, targetPath: fields.targetPath, ...(body.servePort !== undefined ? { servePort: body.servePort } : {}) };
   } finally {
     await disposeAll([source]);
   }
-  if (!logKind) throw new ConflictError(`Job "${plan.job.name}" is not set up for point-in-time recovery (its source ${plan.source.name} takes no physical base backups)`);
-  if (plan.publicKeyEncryption) {
-    throw new UnreachableTarget(`Job "${plan.job.name}" is encrypted with a public-key profile: point-in-time restores of such jobs are not supported through the API yet; restore with the recovery kit`);
+}
+
+/** The fields a job of each log kind restores with, once checked against the body. */
+type KindFields = { kind: 'postgres-wal'; targetPath: string } | { kind: 'mysql-binlog'; database: { name: string; into: string } };
+
+function refuse(field: string, message: string): never {
+  throw new ValidationError(`Invalid request: body.${field}: ${message}`, [{ path: `body.${field}`, message }]);
+}
+
+/**
+ * 400 for a body written for the other kind of job: PostgreSQL builds a data directory on the Holdfast host
+ * (`targetPath`, `servePort`), MySQL/MariaDB builds a new database on the source's own server (`database`,
+ * `targetDatabase`); log positions and restore point names are the source's own.
+ */
+function checkFieldsOfKind(kind: ChangeLogKind, body: PointRestoreBody): KindFields {
+  if (body.target.type === 'position' && !isPositionOf(kind, body.target.position)) {
+    refuse('target.position', `"${body.target.position}" is not a log position of this job's source: it takes ${POSITION_EXAMPLE[kind]}`);
   }
-  if (body.destinationId && !plan.destinations.some((destination) => destination.configId === body.destinationId)) {
-    throw new ValidationError(`Invalid request: body.destinationId: "${body.destinationId}" is not a destination of job "${plan.job.name}"`, [{ path: 'body.destinationId', message: 'not a destination of the job' }]);
+  if (kind === 'mysql-binlog') {
+    if (body.target.type === 'name') refuse('target.name', 'named restore points are PostgreSQL only; restore a MySQL/MariaDB job to latest, a time or a binary log position');
+    if (body.targetPath !== undefined) refuse('targetPath', 'a MySQL/MariaDB point-in-time restore builds a new database on the source\'s own server (targetDatabase), not a folder');
+    if (body.servePort !== undefined) refuse('servePort', 'a MySQL/MariaDB point-in-time restore is served by the source\'s own server; servePort is PostgreSQL only');
+    if (body.database === undefined) refuse('database', 'required for a MySQL/MariaDB job: the database of the base backup to restore');
+    if (body.targetDatabase === undefined) refuse('targetDatabase', 'required for a MySQL/MariaDB job: the new database the copy is built in');
+    const reserved = reservedTargetProblem(body.targetDatabase!);
+    if (reserved) refuse('targetDatabase', `${reserved}; choose a new database name`);
+    return { kind, database: { name: body.database!, into: body.targetDatabase! } };
   }
+  if (body.database !== undefined) refuse('database', 'database and targetDatabase are for MySQL/MariaDB jobs; a PostgreSQL job restores its whole cluster into targetPath');
+  if (body.targetDatabase !== undefined) refuse('targetDatabase', 'database and targetDatabase are for MySQL/MariaDB jobs; a PostgreSQL job restores its whole cluster into targetPath');
+  if (body.targetPath === undefined) refuse('targetPath', 'required for a PostgreSQL job: the absent or empty folder the data directory is built in');
+  return { kind: 'postgres-wal', targetPath: body.targetPath! };
+}
+
+/** The base backup the target starts from, in the job's recoverable window (409 without a window, 422 outside it). */
+async function chooseWindowBase(ports: PointRestorePorts, plan: RunPlan, logKind: ChangeLogKind, body: PointRestoreBody): Promise<RecordedBase> {
   const store = ports.store();
   const [bases, pieces] = await Promise.all([store.basesOf(plan.job.id), store.piecesOf(plan.job.id)]);
   const ofKind = bases.filter((base) => base.logKind === logKind);
-  const { window } = recoveryWindow({ kind: logKind as 'postgres-wal', bases: ofKind, pieces, now: ports.now?.() ?? new Date() });
+  const { window } = recoveryWindow({ kind: logKind, bases: ofKind, pieces, now: ports.now?.() ?? new Date() });
   if (!window) throw new ConflictError(`Job "${plan.job.name}" has no recoverable window yet: it needs a base backup followed by unbroken archived log (see GET /api/jobs/${plan.job.id}/point-in-time)`);
-  let baseExecutionId: string;
   try {
-    baseExecutionId = chooseBase(window, ofKind, body.target, body.destinationId).executionId;
+    return chooseBase(window, ofKind, body.target, body.destinationId);
   } catch (error) {
     if (error instanceof TargetOutsideWindow) throw new UnreachableTarget(error.message);
     throw error;
   }
-  await checkTargetPath(ports.localPaths(), body.targetPath);
-  if (body.servePort !== undefined) await checkPortFree(body.servePort);
-  return {
-    pointInTime: true,
-    jobId: plan.job.id,
-    target: body.target,
-    targetPath: body.targetPath,
-    ...(body.servePort !== undefined ? { servePort: body.servePort } : {}),
-    ...(body.destinationId ? { destinationId: body.destinationId } : {}),
-    baseExecutionId,
-  };
+}
+
+/** 422 when the chosen base backup does not hold `name` (the message lists what it holds). */
+async function checkDatabaseInBase(ports: PointRestorePorts, destinations: RunPlan['destinations'], base: RecordedBase, name: string): Promise<void> {
+  let databases: string[];
+  try {
+    databases = await databasesOfBase(ports.adapters(), destinations, base);
+  } catch (error) {
+    throw new UnreachableTarget(`database "${name}" cannot be checked against the base backup the target starts from: ${messageOf(error)}`);
+  }
+  if (!databases.includes(name)) {
+    const held = databases.length > 0 ? databases.map((database) => `"${database}"`).join(', ') : 'no database';
+    throw new UnreachableTarget(`database "${name}" is not in base backup ${base.storageKey} (consistent at ${base.consistentAt.toISOString()}), the one the target starts from; it holds ${held}`);
+  }
+}
+
+/**
+ * 409 when `into` exists on the source's server: the restore only ever creates a new database, it never writes into
+ * one. Names are compared without case, which also covers servers that fold database names to lower case.
+ */
+async function checkNewDatabase(source: SourceAdapter, sourceName: string, into: string): Promise<void> {
+  let existing: string[];
+  try {
+    existing = await source.listDatabases();
+  } catch (error) {
+    throw new HttpError(502, `the databases of ${sourceName} could not be listed to check that targetDatabase "${into}" is new: ${messageOf(error)}`);
+  }
+  const clash = existing.find((name) => name.toLowerCase() === into.toLowerCase());
+  if (clash !== undefined) {
+    throw new ConflictError(`targetDatabase "${into}" already exists on ${sourceName}${clash === into ? '' : ` (as "${clash}"; names are compared without case)`}; a point-in-time restore only builds a new database: choose another name or drop that one first`);
+  }
 }
 
 /**

@@ -1,8 +1,12 @@
 import { lineText, type RecoveryTarget } from '@holdfast/kernel';
 import { z } from 'zod';
+import { BINLOG_POSITION, WAL_POSITION, walPositionValue } from './log-positions.js';
+import { mysqlDatabaseNameProblem } from './mysql-database-name.js';
 
 // The body of `POST /api/jobs/:id/point-in-time/restore` (docs/pitr.md, "Restoring through Holdfast (API)"). Every
-// field is checked before a run is queued: a bad body answers 400 naming the field and queues nothing.
+// field is checked before a run is queued: a bad body answers 400 naming the field and queues nothing. The body is
+// one schema for both kinds of job; which fields a job takes (targetPath for PostgreSQL, database and
+// targetDatabase for MySQL/MariaDB) depends on its source and is checked by the preflight once the job is resolved.
 
 /** An ISO 8601 instant with its offset (`Z` or `+02:00`): a time without one would be read in some server's zone. */
 const isoInstant = z
@@ -11,8 +15,11 @@ const isoInstant = z
   .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i, 'must be an ISO 8601 time with an offset, e.g. 2026-12-06T04:05:06.789Z')
   .refine((value) => Number.isFinite(Date.parse(value)), 'is not a valid date');
 
-/** A PostgreSQL log position as the server writes it (`0/3000028`: two hex numbers of at most 8 digits). */
-export const logPosition = z.string().regex(/^[0-9A-F]{1,8}\/[0-9A-F]{1,8}$/i, 'must be a log position like 0/3000028');
+/** A log position of either kind: `0/3000028` (PostgreSQL) or `mysql-bin.000042:1234` (MySQL/MariaDB). */
+export const logPosition = z
+  .string()
+  .max(160)
+  .refine((value) => WAL_POSITION.test(value) || BINLOG_POSITION.test(value), 'must be a log position like 0/3000028 (PostgreSQL) or mysql-bin.000042:1234 (MySQL/MariaDB binary log file:offset)');
 
 /** A restore point name (`pg_create_restore_point`, at most 63 bytes like every PostgreSQL name). */
 const restorePointName = lineText({ min: 1, max: 63 }).refine((name) => Buffer.byteLength(name) <= 63, 'must be at most 63 bytes');
@@ -24,14 +31,29 @@ const targetSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('name'), name: restorePointName }),
 ]);
 
+/** A MySQL database name the restore can quote and rewrite safely (see mysql-database-name.ts). */
+const mysqlDatabaseName = z.string().superRefine((name, ctx) => {
+  const problem = mysqlDatabaseNameProblem(name);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
 /** The request body; unknown fields are refused. */
 export const pointRestoreBodySchema = z.strictObject({
-  target: targetSchema.describe('Where replay stops: latest, a time (ISO 8601 with offset), a log position (0/3000028) or a restore point name'),
+  target: targetSchema.describe(
+    'Where replay stops: latest, a time (ISO 8601 with offset), a log position (PostgreSQL 0/3000028; MySQL/MariaDB binary log file:offset, mysql-bin.000042:1234) or a restore point name (PostgreSQL only)',
+  ),
   targetPath: lineText({ min: 2, max: 4096 })
     .regex(/^\//, 'must be an absolute path')
     .refine((path) => !path.split('/').includes('..'), 'must not contain ".." segments')
-    .describe('Absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS'),
-  servePort: z.number().int().min(1024).max(65535).optional().describe('Leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop'),
+    .optional()
+    .describe('PostgreSQL jobs (required there, refused for MySQL/MariaDB): absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS'),
+  servePort: z.number().int().min(1024).max(65535).optional().describe('PostgreSQL jobs only: leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop'),
+  database: mysqlDatabaseName
+    .optional()
+    .describe('MySQL/MariaDB jobs (required there, refused for PostgreSQL): the database of the base backup to restore'),
+  targetDatabase: mysqlDatabaseName
+    .optional()
+    .describe("MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database on the source's own server the copy is built in; it must not exist (1 to 64 letters, digits, _, $ or -; not a system schema)"),
   destinationId: z
     .string()
     .min(1)
@@ -47,8 +69,11 @@ export interface PointRestoreRequest {
   pointInTime: true;
   jobId: string;
   target: PointRestoreBody['target'];
-  targetPath: string;
+  /** PostgreSQL: the folder the data directory is built in. */
+  targetPath?: string;
   servePort?: number;
+  /** MySQL/MariaDB: the database of the base restored (`name`) into a new database (`into`) on the source's server. */
+  database?: { name: string; into: string };
   destinationId?: string;
   /** The base backup the route chose, so the run restores what the refusals were checked against. */
   baseExecutionId: string;
@@ -64,8 +89,5 @@ export function recoveryTargetOf(target: PointRestoreBody['target']): RecoveryTa
   return target.type === 'time' ? { type: 'time', time: new Date(target.time) } : target;
 }
 
-/** A PostgreSQL log position as one number, to compare positions. */
-export function positionValue(position: string): bigint {
-  const [high, low] = position.split('/');
-  return (BigInt(`0x${high}`) << 32n) | BigInt(`0x${low}`);
-}
+/** A PostgreSQL log position as one number, to compare positions (log-positions.ts has both kinds). */
+export const positionValue = walPositionValue;

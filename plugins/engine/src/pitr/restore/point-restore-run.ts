@@ -12,8 +12,9 @@ import { openStoredBase, segmentFetcher, type StoredLogDeps } from './stored-log
 /**
  * Runs a point-in-time restore (docs/pitr.md, "Restoring through Holdfast (API)"): the base backup the route chose
  * is streamed from a destination that holds it, the log is fetched piece by piece from the destinations, and the
- * source's `restoreToPoint` builds, replays and promotes the data directory at `targetPath`. On failure the source
- * leaves `targetPath` as it was.
+ * source's `restoreToPoint` builds the copy: PostgreSQL replays and promotes a data directory at `targetPath`
+ * (left as it was on failure); MySQL/MariaDB loads one database of the base into a new database on the source's
+ * server and replays the binary log into it (`database`).
  */
 export async function runPointRestore(ctx: RunContext, services: RunServices): Promise<RunOutcome> {
   const request = JSON.parse(ctx.execution.request ?? '{}') as PointRestoreRequest;
@@ -42,7 +43,7 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
       signal: ctx.signal,
       warn: (message) => ctx.log.warn(message),
     };
-    ctx.log.info(`point-in-time restore of job "${plan.job.name}" to ${describeTarget(request)} into ${request.targetPath}, from base backup ${base.storageKey} (consistent at ${base.consistentAt.toISOString()}, timeline ${base.timeline})`);
+    ctx.log.info(`point-in-time restore of job "${plan.job.name}" to ${describeTarget(request)} ${describeInto(request)}, from base backup ${base.storageKey} (consistent at ${base.consistentAt.toISOString()}, timeline ${base.timeline})`);
     await ctx.enter('02-download', 5);
     const opened = await openStoredBase(deps, base);
     baseStream = opened.stream;
@@ -59,7 +60,8 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
       baseStream: opened.stream,
       fetchSegment,
       target: recoveryTargetOf(request.target),
-      targetPath: request.targetPath,
+      ...(request.targetPath !== undefined ? { targetPath: request.targetPath } : {}),
+      ...(request.database ? { database: request.database } : {}),
       ...(request.servePort !== undefined ? { servePort: request.servePort } : {}),
       signal: ctx.signal,
       onProgress: (message) => {
@@ -70,8 +72,16 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     await ctx.enter('04-completion', 95);
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
     const recoveredTo = result.recoveredTo?.toISOString() ?? null;
-    ctx.metadata.pointRestore = { jobId: plan.job.id, target: request.target, targetPath: request.targetPath, baseExecutionId: base.executionId, recoveredTo, ...(result.served ? { served: result.served } : {}) };
-    ctx.log.info(`point-in-time restore finished: ${recoveredTo ? `recovered to ${recoveredTo} (the last commit replayed)` : 'no transaction was replayed after the base backup'}${result.served ? `; the restored server runs on 127.0.0.1:${result.served.port}` : `; ${request.targetPath} holds a promoted data directory, stopped`}`);
+    ctx.metadata.pointRestore = {
+      jobId: plan.job.id,
+      target: request.target,
+      ...(request.targetPath !== undefined ? { targetPath: request.targetPath } : {}),
+      ...(request.database ? { database: request.database } : {}),
+      baseExecutionId: base.executionId,
+      recoveredTo,
+      ...(result.served ? { served: result.served } : {}),
+    };
+    ctx.log.info(`point-in-time restore finished: ${recoveredTo ? `recovered to ${recoveredTo} (${request.database ? 'the start of the last transaction replayed' : 'the last commit replayed'})` : 'no transaction was replayed after the base backup'}; ${describeResult(request, result.served)}`);
     ctx.progress(100, {}, true);
     return { status: 'Success', path };
   } catch (error) {
@@ -84,6 +94,19 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     baseStream?.destroy();
     await disposeAll([source, ...storages.map((storage) => storage.adapter)]);
   }
+}
+
+/** Where the copy is built, for the log. */
+function describeInto(request: PointRestoreRequest): string {
+  if (request.database) return `from database "${request.database.name}" into the new database "${request.database.into}" on the source's server`;
+  return `into ${request.targetPath}`;
+}
+
+/** What the finished restore left, for the log. */
+function describeResult(request: PointRestoreRequest, served: { port: number } | undefined): string {
+  if (request.database) return `database "${request.database.name}" as of the target is in the new database "${request.database.into}"`;
+  if (served) return `the restored server runs on 127.0.0.1:${served.port}`;
+  return `${request.targetPath} holds a promoted data directory, stopped`;
 }
 
 function describeTarget(request: PointRestoreRequest): string {

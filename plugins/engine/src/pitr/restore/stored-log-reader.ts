@@ -1,3 +1,7 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { abortablePipeline } from '@holdfast/kernel';
@@ -74,8 +78,10 @@ export function pieceFor(pieces: ArchivedPiece[], name: string): ArchivedPiece |
 /**
  * `fetchSegment` of the contract over the stored log of one timeline: a segment's plain bytes (checked against the
  * SHA-256 recorded when it was archived, decrypted, decompressed), or null when nothing of that name was archived
- * (replay ends there). A segment is at most `wal_segment_size` (16 MiB by default): it is read whole into memory so
- * that a destination failing half-way is replaced by the next one from the segment's start.
+ * (replay ends there). A segment is read whole before it is handed on, so that a destination failing half-way is
+ * replaced by the next one from the segment's start: into memory up to {@link IN_MEMORY_PIECE_BYTES} (a WAL segment,
+ * 16 MiB by default), into a temporary file beyond (a MySQL binary log file reaches max_binlog_size, 1 GiB by
+ * default), deleted once read or abandoned.
  */
 export function segmentFetcher(deps: StoredLogDeps, timeline: number, onFetched?: (piece: ArchivedPiece, from: StorageInstance) => void): (name: string) => Promise<Readable | null> {
   return async (name) => {
@@ -87,9 +93,9 @@ export function segmentFetcher(deps: StoredLogDeps, timeline: number, onFetched?
       if (holders.length === 0) failures.push('no destination of the job holds it');
       for (const storage of holders) {
         try {
-          const chunks = await readPiece(deps, storage, piece);
+          const read = piece.plainSize > IN_MEMORY_PIECE_BYTES ? await spillPiece(deps, storage, piece) : Readable.from(await readPiece(deps, storage, piece));
           onFetched?.(piece, storage);
-          return Readable.from(chunks);
+          return read;
         } catch (error) {
           if (deps.signal.aborted) throw error;
           failures.push(`${storage.name}: ${messageOf(error)}`);
@@ -110,10 +116,38 @@ export function segmentFetcher(deps: StoredLogDeps, timeline: number, onFetched?
 const PARTIAL_REREADS = 3;
 const PARTIAL_REREAD_MS = 2_000;
 
-async function readPiece(deps: StoredLogDeps, storage: StorageInstance, piece: ArchivedPiece): Promise<Buffer[]> {
+/** Pieces larger than this (plain bytes) are read into a temporary file instead of memory. */
+export const IN_MEMORY_PIECE_BYTES = 64 * 1024 * 1024;
+
+async function openPiece(deps: StoredLogDeps, storage: StorageInstance, piece: ArchivedPiece): Promise<Array<Readable | Writable>> {
   const { codec, isEncrypted } = codecOfKey(piece.storageKey);
   if (isEncrypted && !deps.logKey) throw new Error('the piece is encrypted but the job has no encryption key now');
   const download = await storage.adapter.get(piece.storageKey, { signal: deps.signal });
+  return [download, new ChecksumGate(piece.sha256), ...(isEncrypted ? [createDecryptStream({ key: deps.logKey! })] : []), createDecompressStream(codec)];
+}
+
+/**
+ * A large piece, checked, decrypted and decompressed into a private temporary file first; the stream returned reads
+ * it and deletes it when closed (read to the end, destroyed, or failed). A failure while writing deletes it at once.
+ */
+async function spillPiece(deps: StoredLogDeps, storage: StorageInstance, piece: ArchivedPiece): Promise<Readable> {
+  const folder = await mkdtemp(join(tmpdir(), 'holdfast-log-piece-'));
+  const path = join(folder, 'piece');
+  const removeFolder = () => rm(folder, { recursive: true, force: true }).catch(() => undefined);
+  try {
+    const stages = await openPiece(deps, storage, piece);
+    await abortablePipeline(deps.signal, ...stages, createWriteStream(path, { mode: 0o600 }));
+  } catch (error) {
+    await removeFolder();
+    throw error;
+  }
+  const read = createReadStream(path);
+  read.once('close', () => void removeFolder());
+  return read;
+}
+
+async function readPiece(deps: StoredLogDeps, storage: StorageInstance, piece: ArchivedPiece): Promise<Buffer[]> {
+  const stages = await openPiece(deps, storage, piece);
   const chunks: Buffer[] = [];
   const collect = new Writable({
     write(chunk: Buffer, _encoding, callback) {
@@ -121,6 +155,6 @@ async function readPiece(deps: StoredLogDeps, storage: StorageInstance, piece: A
       callback();
     },
   });
-  await abortablePipeline(deps.signal, download, new ChecksumGate(piece.sha256), ...(isEncrypted ? [createDecryptStream({ key: deps.logKey! })] : []), createDecompressStream(codec), collect);
+  await abortablePipeline(deps.signal, ...stages, collect);
   return chunks;
 }

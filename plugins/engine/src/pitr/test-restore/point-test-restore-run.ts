@@ -1,4 +1,4 @@
-import type { ChangeLogKind, PointInTimeSupport, PointRestoreResult, RecoveryTarget, RunPlan, SourceAdapter, TestRestoreConfig } from '@holdfast/kernel';
+import { HttpError, type ChangeLogKind, type PointInTimeSupport, type PointRestoreResult, type RecoveryTarget, type RunPlan, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
 import { disposeAll, type StorageInstance } from '../../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js';
 import type { RunContext } from '../../run/run-context.js';
@@ -46,6 +46,23 @@ export async function pointInTimeKindOf(services: RunServices, plan: RunPlan): P
   }
 }
 
+/**
+ * Why a point-in-time test restore of a job whose source streams `logKind` is not offered, or undefined when it is.
+ * MySQL/MariaDB: a restore builds a new database on the source's own production server (there is no throwaway
+ * server as PostgreSQL's served data directory), so a scheduled one would load and replay into production every
+ * time; not built (docs/pitr.md). Refused when queued (422) and, for a run queued before, at its start.
+ */
+export function pointTestRestoreRefusal(jobName: string, logKind: ChangeLogKind | null): string | undefined {
+  if (logKind !== 'mysql-binlog') return undefined;
+  return `job "${jobName}" is a MySQL/MariaDB point-in-time job: test restores of such jobs are not supported yet (a restore would build a database on the source's own server); restore to an instant with POST /api/jobs/:id/point-in-time/restore into a new database, or remove testRestore from the job`;
+}
+
+/** 422 when the job is a point-in-time job whose test restores are not offered (see {@link pointTestRestoreRefusal}). */
+export async function refuseUnsupportedPointTestRestore(services: RunServices, plan: RunPlan): Promise<void> {
+  const refusal = pointTestRestoreRefusal(plan.job.name, await pointInTimeKindOf(services, plan));
+  if (refusal) throw new HttpError(422, refusal);
+}
+
 const seconds = (ms: number): number => Math.round(ms) / 1000;
 
 /**
@@ -67,6 +84,8 @@ export async function runPointTestRestore(
   let scratch: PointScratch | undefined;
   let base: RecordedBase | undefined;
   try {
+    const refusal = pointTestRestoreRefusal(plan.job.name, logKind);
+    if (refusal) throw new Error(refusal);
     if (config.target.type !== 'directory') {
       throw new Error(
         `job "${plan.job.name}" is a point-in-time job: its test restore rebuilds the whole cluster in a throwaway folder; set testRestore.target to { "type": "directory", "path": "<absolute folder>" } (it is ${config.target.type})`,
