@@ -14,8 +14,9 @@ import { container } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiateAdapter, isAdapterError, type BaseBackupInfo, type BaseBackupStats, type PointInTimeSupport, type PointRestoreInput, type RecoveryTarget } from '@holdfast/sdk';
 import definition from '../src/index.js';
-import { ReplayWatch } from '../src/internal/pitr/binlog-replay-watch.js';
+import { ReplayWatch, type ReplayProgress } from '../src/internal/pitr/binlog-replay-watch.js';
 import { openBinlogStream } from '../src/internal/pitr/binlog-stream.js';
+import { mysqlSourceConfig, type MysqlSourceConfig } from '../src/config.js';
 import { adminSql, pitrConfig, pitrServer } from './pitr-helpers.js';
 
 const id = randomBytes(4).toString('hex');
@@ -39,12 +40,13 @@ const changes: Change[] = [];
 const positions = new Map<number, string>();
 let base: BaseBackupInfo;
 let baseBytes: Buffer;
+let singleBase: { base: BaseBackupInfo; bytes: Buffer };
 /** The archive: each file's latest version by name, as the engine keeps it. */
 const archive = new Map<string, Buffer>();
 const created: string[] = [];
 
-function restoringSupport(): PointInTimeSupport {
-  return instantiateAdapter(container, definition, { ...pitrConfig('admin') }).pointInTime!()!;
+function restoringSupport(config: MysqlSourceConfig = pitrConfig('admin')): PointInTimeSupport {
+  return instantiateAdapter(container, definition, { ...config }).pointInTime!()!;
 }
 
 function restoreInput(target: RecoveryTarget, into: string | undefined, overrides: Partial<PointRestoreInput> = {}): PointRestoreInput {
@@ -82,6 +84,32 @@ async function databasesLike(prefix: string): Promise<string[]> {
   return rows.map((row) => Object.values(row)[0]!);
 }
 
+async function takeBase(databases: string[]): Promise<{ base: BaseBackupInfo; bytes: Buffer }> {
+  const source = instantiateAdapter(container, definition, { ...pitrConfig('binlog') });
+  const handle = await source.dump({ databases, signal: new AbortController().signal });
+  const chunks: Buffer[] = [];
+  await pipeline(handle.stream, new Writable({ write: (chunk: Buffer, _e, cb) => (chunks.push(chunk), cb()) }));
+  return { base: ((await handle.done) as BaseBackupStats).base, bytes: Buffer.concat(chunks) };
+}
+
+/** Tables the binary log maps for `name` from `position` (`file:offset`) to its end, read from the server. */
+function loggedTables(position: string, name: string): string[] {
+  const [file, offset] = position.split(':');
+  const { user, password } = pitrServer.users.binlog;
+  const decoded = execFileSync(
+    'mariadb-binlog',
+    // Strict GTID mode (the default): a replay logged with its old GTIDs would make this decode fail.
+    ['--no-defaults', '--host', pitrServer.host, '--port', String(pitrServer.port), '--user', user, `--password=${password}`, '--skip-ssl', '--read-from-remote-server', '--to-last-log', `--start-position=${offset}`, file!],
+    { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
+  );
+  return decoded.split('\n').filter((line) => line.includes(`Table_map: \`${name}\`.`));
+}
+
+async function serverPosition(): Promise<string> {
+  const [status] = await adminSql<{ File: string; Position: number }>('SHOW MASTER STATUS');
+  return `${status!.File}:${status!.Position}`;
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
@@ -111,12 +139,10 @@ beforeAll(async () => {
   consumed.catch(() => undefined);
   try {
     await new Promise<void>((resolve) => stream.onNotice((notice) => notice.type === 'started' && resolve()));
-    const source = instantiateAdapter(container, definition, { ...pitrConfig('binlog') });
-    const handle = await source.dump({ databases: [database, sibling], signal: new AbortController().signal });
-    const chunks: Buffer[] = [];
-    await pipeline(handle.stream, new Writable({ write: (chunk: Buffer, _e, cb) => (chunks.push(chunk), cb()) }));
-    base = ((await handle.done) as BaseBackupStats).base;
-    baseBytes = Buffer.concat(chunks);
+    // The base the tests restore from holds two databases (a --databases script); a second one holds only `database`.
+    // Named rather than every database: other files create and drop databases on this server meanwhile.
+    ({ base, bytes: baseBytes } = await takeBase([database, sibling]));
+    singleBase = await takeBase([database]);
 
     // The writer: one session in the database (statement events carry it as their default database).
     const writer = await mysql.createConnection({ host: pitrServer.host, port: pitrServer.port, user, password, database });
@@ -194,6 +220,7 @@ describe('restore to a point in time (MariaDB)', () => {
     const result = await restoringSupport().restoreToPoint(restoreInput({ type: 'time', time: target }, into, { onProgress: (message) => messages.push(message) }));
 
     expect(await rowsOf(into)).toEqual(expectedBefore(second));
+    expect(expectedBefore(second)).not.toEqual(expectedAfter(changes.length - 1));
     const last = changes.filter((change) => change.at < second).at(-1)!;
     expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(last.at * 1000);
     expect(result.recoveredTo!.getTime()).toBeLessThan(second * 1000);
@@ -206,7 +233,11 @@ describe('restore to a point in time (MariaDB)', () => {
 
   it('restores to the latest archived change, statement-based ones included', async () => {
     const into = `hf_pitr_pr_l_${id}`;
+    const before = await serverPosition();
     const result = await restoringSupport().restoreToPoint(restoreInput({ type: 'latest' }, into));
+    // The administrator may leave the binary log: neither the base load nor the replay was logged.
+    expect(result.warnings).toEqual([]);
+    expect(loggedTables(before, into)).toEqual([]);
     expect(await rowsOf(into)).toEqual(expectedAfter(changes.length - 1));
     // NOW() of the statement-based inserts replays as written (SET TIMESTAMP precedes each statement).
     const times = await adminSql<{ id: number; at: number }>(`SELECT id, UNIX_TIMESTAMP(written_at) AS at FROM \`${into}\`.items WHERE id >= 4 ORDER BY id`);
@@ -225,6 +256,35 @@ describe('restore to a point in time (MariaDB)', () => {
     expect(expectedAfter(index)).not.toEqual(expectedAfter(index + 1));
   }, 60_000);
 
+  it('restores from a base of that one database alone (a script without CREATE DATABASE) to a time', async () => {
+    const second = changes[12]!.at;
+    const into = `hf_pitr_pr_s_${id}`;
+    await restoringSupport().restoreToPoint({ ...restoreInput({ type: 'time', time: new Date(second * 1000) }, into), base: singleBase.base, baseStream: Readable.from([singleBase.bytes]) });
+    expect(await rowsOf(into)).toEqual(expectedBefore(second));
+  }, 60_000);
+
+  it('replays into the binary log, with a warning, for an account that may not leave it', async () => {
+    // An account that may replay (BINLOG REPLAY) and write its database, but not turn off sql_log_bin.
+    const into = `hf_pitr_pr_w_${id}`;
+    const account = `hf_pr_${id}`;
+    const password = randomBytes(12).toString('hex');
+    await adminSql(`CREATE USER '${account}'@'%' IDENTIFIED BY '${password}'`);
+    try {
+      await adminSql(`GRANT ALL ON \`${into}\`.* TO '${account}'@'%'`);
+      await adminSql(`GRANT BINLOG REPLAY ON *.* TO '${account}'@'%'`);
+      const config = mysqlSourceConfig.parse({ ...pitrConfig('admin'), user: account, password });
+      const before = await serverPosition();
+      const result = await restoringSupport(config).restoreToPoint(restoreInput({ type: 'latest' }, into));
+      expect(await rowsOf(into)).toEqual(expectedAfter(changes.length - 1));
+      expect(result.warnings).toHaveLength(1);
+      expect(result.warnings[0]).toContain(`account ${account} may not turn off binary logging`);
+      // Logged with new GTIDs in order (the original ones left out): the log still decodes in strict GTID mode.
+      expect(loggedTables(before, into).length).toBeGreaterThan(0);
+    } finally {
+      await adminSql(`DROP USER IF EXISTS '${account}'@'%'`);
+    }
+  }, 60_000);
+
   it('refuses, before writing anything, a missing database, an existing target, a named target, a bad position, a database not in the base', async () => {
     const into = `hf_pitr_pr_r_${id}`;
     const cases: Array<[PointRestoreInput, string]> = [
@@ -234,12 +294,18 @@ describe('restore to a point in time (MariaDB)', () => {
       [restoreInput({ type: 'position', position: 'mysql-bin:12' }, into), 'is not <binary log file>:<offset>'],
       [{ ...restoreInput({ type: 'latest' }, into), database: { name: 'hf_not_in_base', into } }, 'holds no database "hf_not_in_base"'],
       [{ ...restoreInput({ type: 'latest' }, into), database: { name: database, into: 'bad name;' } }, 'is not a database name'],
+      [restoreInput({ type: 'position', position: `${base.startSegment}:4` }, into), 'is not in this base\'s binary log after its start'],
+      [restoreInput({ type: 'time', time: new Date(base.consistentAt.getTime() - 60_000) }, into), 'is before this base backup was taken'],
     ];
     for (const [input, message] of cases) {
       const error = await restoringSupport().restoreToPoint(input).catch((caught: unknown) => caught);
       expect(isAdapterError(error) && error.code, message).toBe('CONFIG');
       expect((error as Error).message).toContain(message);
     }
+    // The streaming account alone may not replay (BINLOG REPLAY): refused before the base is loaded.
+    const error = await restoringSupport(pitrConfig('binlog')).restoreToPoint(restoreInput({ type: 'latest' }, into)).catch((caught: unknown) => caught);
+    expect(isAdapterError(error) && error.code).toBe('CONFIG');
+    expect((error as Error).message).toContain('may not replay a binary log');
     expect(await databasesLike(`hf_pitr_pr_r_${id}`)).toEqual([]);
     expect(await rowsOf(sibling)).toHaveLength(12);
   }, 60_000);
@@ -269,13 +335,13 @@ describe('restore to a point in time (MariaDB)', () => {
 });
 
 describe('the replay watch', () => {
-  async function watched(lines: string[], guarded = ['shop', 'mysql']): Promise<{ text: string; error?: Error; transactions: number }> {
-    const progress = { transactions: 0 };
-    const watch = new ReplayWatch(guarded, progress);
+  async function watched(lines: string[], guarded = ['shop', 'mysql'], isGtidKept = true): Promise<{ text: string; error?: Error; transactions: number; lastCommitted?: Date }> {
+    const progress: ReplayProgress = { transactions: 0 };
+    const watch = new ReplayWatch(guarded, progress, isGtidKept);
     const out: Buffer[] = [];
     try {
       await pipeline(Readable.from([Buffer.from(lines.join('\n') + '\n')]), watch, new Writable({ write: (chunk: Buffer, _e, cb) => (out.push(chunk), cb()) }));
-      return { text: Buffer.concat(out).toString(), transactions: progress.transactions };
+      return { text: Buffer.concat(out).toString(), transactions: progress.transactions, lastCommitted: progress.lastCommitted };
     } catch (error) {
       return { text: Buffer.concat(out).toString(), error: error as Error, transactions: progress.transactions };
     }
@@ -291,5 +357,48 @@ describe('the replay watch', () => {
     expect(harmless.error).toBeUndefined();
     // Restoring into the original name (it was dropped): statements may name it.
     expect((await watched(['UPDATE shop.items SET val = 1'], ['mysql'])).error).toBeUndefined();
+  });
+
+  it('counts a transaction only when it held an event of the restored database', async () => {
+    const header = (time: string, kind: string) => `#261206 ${time} server id 1  end_log_pos 100 CRC32 0x01 \t${kind}`;
+    const result = await watched([
+      header('22:00:01', 'GTID 0-1-7 trans'),
+      '/*M!100001 SET @@session.gtid_seq_no=7*//*!*/;',
+      'START TRANSACTION',
+      '/*!*/;',
+      header('22:00:01', 'Table_map: `shop_restored`.`t` mapped to number 24'),
+      header('22:00:01', 'Write_rows: table id 24 flags: STMT_END_F'),
+      "BINLOG '",
+      'AAAA',
+      "'/*!*/;",
+      header('22:00:01', 'Xid = 487'),
+      'COMMIT/*!*/;',
+      header('22:00:02', 'GTID 0-1-8 ddl'),
+      header('22:00:02', 'Query\tthread_id=5'),
+      'SET TIMESTAMP=1796594262/*!*/;',
+      'CREATE TABLE u (id INT)',
+      '/*!*/;',
+      // Another database's transaction: --database left its rows out, its GTID and commit remain.
+      header('22:00:05', 'GTID 0-1-9 trans'),
+      'START TRANSACTION',
+      '/*!*/;',
+      header('22:00:05', 'Xid = 490'),
+      'COMMIT/*!*/;',
+      // Cut by the stop: begun, never committed (mariadb-binlog ends with ROLLBACK).
+      header('22:00:06', 'GTID 0-1-10 trans'),
+      'START TRANSACTION',
+      '/*!*/;',
+      header('22:00:06', 'Table_map: `shop_restored`.`t` mapped to number 24'),
+      'ROLLBACK /* added by mysqlbinlog */;',
+    ]);
+    expect(result.error).toBeUndefined();
+    expect(result.transactions).toBe(2);
+    expect(result.lastCommitted).toEqual(new Date('2026-12-06T22:00:02Z'));
+  });
+
+  it('leaves the original GTID settings out of a replay the server logs', async () => {
+    const lines = ['/*M!100001 SET @@session.gtid_domain_id=0*//*!*/;', '/*M!100001 SET @@session.server_id=1*//*!*/;', '/*M!100001 SET @@session.gtid_seq_no=352*//*!*/;', 'START TRANSACTION', '/*!*/;'];
+    expect((await watched(lines, [], true)).text).toBe(`${lines.join('\n')}\n`);
+    expect((await watched(lines, [], false)).text).toBe('START TRANSACTION\n/*!*/;\n');
   });
 });

@@ -10,6 +10,10 @@ import { ORIGIN } from '../connection.js';
 /** `#261206 22:13:05 server id 1  end_log_pos 456 CRC32 0x1a2b3c4d \tGTID 0-1-7 trans` (time in the tool's TZ, UTC here). */
 const EVENT_HEADER = /^#(\d{2})(\d{2})(\d{2}) +(\d{1,2}):(\d{2}):(\d{2}) +server id \d+ +end_log_pos \d+(.*)$/;
 
+// The lines mariadb-binlog writes before each transaction to give it its original GTID, for example
+// `/*M!100001 SET @@session.gtid_seq_no=7*/` followed by its delimiter; likewise for the domain and the server id.
+const GTID_SETTING = /^\/\*M?!\d+ SET @@session\.(?:gtid_seq_no|gtid_domain_id|server_id)=\d+\*\/\/\*!\*\/;\s*$/;
+
 /** What the replay learned so far, shared by the watches of every file. */
 export interface ReplayProgress {
   /** Start time (whole second) of the newest transaction whose end went to the client. */
@@ -47,9 +51,16 @@ export class ReplayWatch extends Transform {
   /** The query event whose text comes next, and its time. */
   private query: { time: Date } | undefined;
 
+  /**
+   * @param isGtidKept false when the replay is written to the server's binary log: the original GTID settings
+   *   (domain, server id, sequence number) mariadb-binlog writes before each transaction are left out, so the server gives the
+   *   replayed transactions new ones in order. Kept, the server would log old sequence numbers after newer ones, and
+   *   mariadb-binlog (strict GTID mode, its default) refuses to decode such a log later ("Found out of order GTID").
+   */
   constructor(
     guarded: readonly string[],
     private readonly progress: ReplayProgress,
+    private readonly isGtidKept = true,
   ) {
     super();
     this.guard = databaseNamesPattern(guarded);
@@ -58,9 +69,13 @@ export class ReplayWatch extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
     const data = this.pending.length > 0 ? Buffer.concat([this.pending, chunk]) : chunk;
     let start = 0;
+    let keptFrom = 0;
     try {
       for (let newline = data.indexOf(0x0a); newline !== -1; newline = data.indexOf(0x0a, start)) {
-        this.inspect(data.toString('latin1', start, newline));
+        if (!this.inspect(data.toString('latin1', start, newline))) {
+          if (start > keptFrom) this.push(data.subarray(keptFrom, start));
+          keptFrom = newline + 1;
+        }
         start = newline + 1;
       }
     } catch (error) {
@@ -68,38 +83,41 @@ export class ReplayWatch extends Transform {
       return;
     }
     // Only whole lines go on: a refused statement's first line never reaches the client.
-    if (start > 0) this.push(data.subarray(0, start));
+    if (start > keptFrom) this.push(data.subarray(keptFrom, start));
     this.pending = data.subarray(start);
     callback();
   }
 
   override _flush(callback: TransformCallback): void {
+    let isKept = true;
     try {
-      if (this.pending.length > 0) this.inspect(this.pending.toString('latin1'));
+      if (this.pending.length > 0) isKept = this.inspect(this.pending.toString('latin1'));
     } catch (error) {
       callback(error as Error);
       return;
     }
-    if (this.pending.length > 0) this.push(this.pending);
+    if (this.pending.length > 0 && isKept) this.push(this.pending);
     callback();
   }
 
-  private inspect(line: string): void {
+  /** Reads one line; answers whether it goes on to the client. */
+  private inspect(line: string): boolean {
     if (this.inBinlogBlock) {
       // Row events and format descriptions: base64 lines until the closing quote.
       if (line.startsWith("'")) this.inBinlogBlock = false;
-      return;
+      return true;
     }
     if (line.startsWith('BINLOG ')) {
       this.inBinlogBlock = !line.slice(7).trimEnd().endsWith("'/*!*/;") || line.trimEnd() === "BINLOG '";
-      return;
+      return true;
     }
     if (line.startsWith('#')) {
       const header = EVENT_HEADER.exec(line);
       if (header) this.onEvent(header);
-      return;
+      return true;
     }
-    if (line.startsWith('SET ') || line.startsWith('/*!') || line.startsWith('/*M!') || line.startsWith('use ') || line.startsWith('DELIMITER ')) return;
+    if (this.isGtidKept === false && GTID_SETTING.test(line)) return false;
+    if (line.startsWith('SET ') || line.startsWith('/*!') || line.startsWith('/*M!') || line.startsWith('use ') || line.startsWith('DELIMITER ')) return true;
     this.onStatement(line);
     const named = this.guard?.exec(line);
     if (named) {
@@ -109,6 +127,7 @@ export class ReplayWatch extends Transform {
         `the binary log holds a statement-based event that names another database itself (${named[0].trim()}: a qualified name or a DATABASE statement); --rewrite-db changes only a statement's default database, so replaying it would change that database, not the restored one. The restore stopped before it: choose a target before that statement, or use binlog_format = ROW. The statement begins: ${line.slice(0, 200)}`,
       );
     }
+    return true;
   }
 
   private onEvent(header: RegExpExecArray): void {

@@ -55,6 +55,9 @@ export function decoderArgs(plan: ReplayPlan, name: string, isFirst: boolean): s
     `--database=${plan.tool.isMariadb ? plan.original : plan.into}`,
   ];
   if (plan.isOutOfBinlog) args.push('--disable-log-bin');
+  // A log that holds GTIDs out of order (a replay logged by someone before, as mysqlbinlog | mysql does) still
+  // decodes; the default strict mode stops at the first one.
+  if (plan.tool.isMariadb) args.push('--skip-gtid-strict-mode');
   if (isFirst) args.push(`--start-position=${plan.startOffset}`);
   if (plan.stop.type === 'time') args.push(`--stop-datetime=${utcDatetime(plan.stop.seconds)}`);
   if (plan.stop.type === 'position' && plan.stop.file === name) args.push(`--stop-position=${plan.stop.offset}`);
@@ -126,7 +129,7 @@ async function* decodeFile(plan: ReplayPlan, name: string, fetched: Readable, ti
   fetched.once('error', (error) => (archiveError = error));
   // mariadb-binlog stops reading at the stop event and exits: the rest of the file is not needed (EPIPE is fine).
   const feeding = pipeline(fetched, times, child.stdin!).catch(() => undefined);
-  const watch = new ReplayWatch(plan.guarded, plan.progress);
+  const watch = new ReplayWatch(plan.guarded, plan.progress, plan.isOutOfBinlog);
   child.stdout!.once('error', (error) => watch.destroy(error));
   try {
     for await (const chunk of child.stdout!.pipe(watch)) yield chunk as Buffer;
