@@ -28,6 +28,8 @@ import { VaultService } from './vault/vault-service.js';
 export interface CatalogOptions {
   /** Where HOLDFAST_ENCRYPTION_KEY(_FILE) are read (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** How long saving a point-in-time job waits for its source's readiness check (default 10 000 ms). */
+  pointInTimeReadinessTimeoutMs?: number;
 }
 
 /** Every catalog service, built once per container from its ports. */
@@ -50,6 +52,7 @@ export class Catalog {
       container,
       logger,
       audit: new AuditTrail(container, logger),
+      ...(options.pointInTimeReadinessTimeoutMs === undefined ? {} : { pointInTimeReadinessTimeoutMs: options.pointInTimeReadinessTimeoutMs }),
       em: () => container.resolve(ORM_DATABASE).em(),
       registry: () => container.resolve(TOKENS.AdapterRegistry) as AdapterRegistry,
       box: () => {

@@ -7,6 +7,7 @@ import { createHttpPlugin } from '@holdfast/http';
 import {
   TOKENS,
   type AdapterHealth,
+  type AnyAdapterDefinition,
   type AdapterHealthState,
   type AuditEntry,
   type AuthContext,
@@ -22,7 +23,7 @@ import retentionGfs from '@holdfast/retention-gfs';
 import storageS3 from '@holdfast/storage-s3';
 import pino from 'pino';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { CATALOG, createCatalogPlugin, RECOVERY_KIT_BUILDER, type Catalog } from '../src/index.js';
+import { CATALOG, createCatalogPlugin, RECOVERY_KIT_BUILDER, type Catalog, type CatalogOptions } from '../src/index.js';
 import { fakeDatabase, fakeDrive, fakeHook, fakeStore, fakeVersionedDatabase } from './fixture-adapters.js';
 
 export type Dialect = TestDialect;
@@ -70,7 +71,13 @@ export interface Reply {
 /** Every line the suites' loggers wrote, for the leak test. */
 export const ALL_LOG_LINES: string[] = [];
 
-export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFAST_ENCRYPTION_KEY: TEST_KEY_HEX }): Promise<CatalogServer> {
+/** Extras of one suite: more adapters beside the standard ones, catalog options. */
+export interface CatalogExtras {
+  adapters?: AnyAdapterDefinition[];
+  catalog?: Omit<CatalogOptions, 'env'>;
+}
+
+export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFAST_ENCRYPTION_KEY: TEST_KEY_HEX }, extras: CatalogExtras = {}): Promise<CatalogServer> {
   const container = rootContainer.createChildContainer();
   const logs: string[] = [];
   const sink = new Writable({
@@ -82,7 +89,7 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
     },
   });
   const logger = pino({ level: 'debug' }, sink);
-  const adapters = [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate, storageS3];
+  const adapters = [fakeDatabase, fakeVersionedDatabase, fakeStore, fakeDrive, fakeHook, retentionGfs, namingTemplate, storageS3, ...(extras.adapters ?? [])];
   const audits: AuditEntry[] = [];
   container.register(TOKENS.Authenticator, {
     useValue: { authenticate: async (request) => identityOf(String(request.headers.authorization ?? '').replace(/^Bearer /, '')) },
@@ -128,7 +135,7 @@ export async function startCatalog(site: Site, env: NodeJS.ProcessEnv = { HOLDFA
   };
   container.register(TOKENS.SystemTaskSchedules, { useValue: systemTasks });
 
-  const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ env }), createHttpPlugin()];
+  const plugins: HoldfastPlugin[] = [createPersistencePlugin(), createCatalogPlugin({ ...extras.catalog, env }), createHttpPlugin()];
   const stack = await composeHoldfast({
     plugins,
     container,

@@ -14,6 +14,7 @@ import { definitionFor, kindOfType, secretFields, type AdapterConfigType } from 
 import { hasUrlCredentials, mergeStoredSecrets, redactUrl } from './secret-targets.js';
 import { checkLocalPaths } from './local-path-check.js';
 import { checkRemoteConfig } from './remote-config-check.js';
+import { assertPointInTimeSwitchReady } from './point-in-time-switch.js';
 
 /**
  * CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. The health fields of
@@ -166,6 +167,9 @@ export class AdapterConfigService {
     await checkLocalPaths(this.deps.container, definition, config);
     await checkRemoteConfig(this.deps, definition, config, merged);
     if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, type, input.name, id);
+    // Last, as it may wait for the server: a source its jobs use, switched into a point-in-time mode, must serve them.
+    const name = input.name ?? row.name;
+    await assertPointInTimeSwitchReady(this.deps, em, { id, name, definition, before: { config: storedPlain, refs: row }, after: { config, refs: merged } });
     const changed = [
       ...Object.keys(input).filter((key) => key !== 'config'),
       ...(input.config ? [`config(${Object.keys(input.config).join(',')})`] : []),

@@ -158,7 +158,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       tags: TAGS,
       access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { params: idParams, body: updateAdapterBody },
-      responses: { 200: { description: 'Updated', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409) },
+      responses: { 200: { description: 'Updated', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409, 422) },
       handler: async (request) => {
         const type = await typeOf(request.params.id);
         await permitted(authOf(request), type, 'write', request.params.id);

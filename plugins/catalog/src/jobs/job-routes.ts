@@ -40,7 +40,7 @@ export function jobRoutes(deps: CatalogDeps, service: JobService): RouteDefiniti
       tags: TAGS,
       access: { permission: 'jobs:write' },
       request: { body: createJobBody },
-      responses: { 201: { description: 'Created', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409) },
+      responses: { 201: { description: 'Created', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409, 422) },
       handler: async (request) => created(await service.create(request.body, actorOf(request))),
     }),
     defineRoute({
@@ -50,7 +50,7 @@ export function jobRoutes(deps: CatalogDeps, service: JobService): RouteDefiniti
       tags: TAGS,
       access: { permission: 'jobs:write', scope },
       request: { params: idParams, body: cloneJobBody },
-      responses: { 201: { description: 'Created copy', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409) },
+      responses: { 201: { description: 'Created copy', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409, 422) },
       handler: async (request) => created(await service.clone(request.params.id, request.body?.name, actorOf(request))),
     }),
     defineRoute({
@@ -60,7 +60,7 @@ export function jobRoutes(deps: CatalogDeps, service: JobService): RouteDefiniti
       tags: TAGS,
       access: { permission: 'jobs:write', scope },
       request: { params: idParams, body: updateJobBody },
-      responses: { 200: { description: 'Updated; a change of a destination\'s retention needs a fresh second factor (403 otherwise)', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409) },
+      responses: { 200: { description: 'Updated; a change of a destination\'s retention needs a fresh second factor (403 otherwise)', schema: jobSchema }, ...errorResponses(400, 401, 403, 404, 409, 422) },
       handler: async (request) => {
         const update = () => service.update(request.params.id, request.body, actorOf(request));
         const changes = retentionChanges((await service.get(request.params.id)).destinations, request.body.destinations);

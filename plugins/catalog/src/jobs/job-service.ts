@@ -10,6 +10,7 @@ import { linkedNotifications } from './job-notifications.js';
 import { checkArchiveOptions } from './archive-options.js';
 import { checkTestRestoreEncryption } from './public-key-limits.js';
 import { checkCompressionOptions } from './compression-options.js';
+import { assertJobSourceReady } from './job-source-readiness.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
 /** CRUD and clone of jobs with their ordered destinations. */
@@ -83,6 +84,8 @@ export class JobService {
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
     await this.assertNameFree(em, input.name);
+    // Last, as it may wait for the source's server: a point-in-time source must be able to serve the job (422).
+    await assertJobSourceReady(this.deps, em, input.sourceId);
     const id = newId();
     const now = new Date();
     await withUniqueName('A job', input.name, () =>
@@ -150,6 +153,11 @@ export class JobService {
         ? await this.scheduleOf(em, input.schedule ?? row.schedule, refs.schedulePresetId ?? null)
         : row.schedule;
     if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, input.name, id);
+    // A point-in-time source is checked when the job moves to it or is switched on (its stream starts then); other
+    // edits, disabling first of all, stay possible while the server is broken or unreachable.
+    const sourceChanges = input.sourceId !== undefined && input.sourceId !== row.sourceId;
+    const switchedOn = input.enabled === true && !row.enabled;
+    if (sourceChanges || switchedOn) await assertJobSourceReady(this.deps, em, refs.sourceId);
     await withUniqueName('A job', input.name ?? row.name, () =>
       em.transactional(async (tx) => {
         const target = await tx.findOneOrFail(JobEntity, { id });

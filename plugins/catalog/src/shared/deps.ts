@@ -15,6 +15,8 @@ export interface CatalogDeps {
   registry(): AdapterRegistry;
   logger: KernelLogger;
   audit: AuditTrail;
+  /** How long a save waits for a point-in-time source's readiness check (default 10 s; tests shorten it). */
+  pointInTimeReadinessTimeoutMs?: number;
 }
 
 /** Who is acting, for the audit log. */

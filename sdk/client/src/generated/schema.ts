@@ -3161,6 +3161,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
             /** @description Too many requests; see the Retry-After header. */
             429: {
                 headers: {
@@ -10077,6 +10090,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
             /** @description Too many requests; see the Retry-After header. */
             429: {
                 headers: {
@@ -10529,6 +10555,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
             /** @description Too many requests; see the Retry-After header. */
             429: {
                 headers: {
@@ -10822,6 +10861,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
                 };
             };
             /** @description Too many requests; see the Retry-After header. */
