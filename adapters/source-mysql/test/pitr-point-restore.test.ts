@@ -334,6 +334,64 @@ describe('restore to a point in time (MariaDB)', () => {
   }, 60_000);
 });
 
+describe('a statement-based event naming the original database', () => {
+  it('stops the restore before the statement runs: the original is untouched, the new database dropped', async () => {
+    const original = `hf_pitr_pr_g_${id}`;
+    const into = `hf_pitr_pr_gi_${id}`;
+    created.push(original, into);
+    await adminSql(`CREATE DATABASE ${original}`);
+    await adminSql(`CREATE TABLE ${original}.items (id INT PRIMARY KEY, val INT NOT NULL, written_at DATETIME NOT NULL, updated_at DATETIME NULL)`);
+    const guardSpool = mkdtempSync(join(tmpdir(), 'hf-pitr-guard-'));
+    const controller = new AbortController();
+    const stream = openBinlogStream(pitrConfig('binlog'), { streamId: `test-guard-${id}`, spoolDir: guardSpool, flushIntervalMs: 500, signal: controller.signal });
+    const pieces = new Map<string, Buffer>();
+    let covered = 0;
+    const consumed = (async () => {
+      for await (const segment of stream.segments) {
+        pieces.set(segment.name, readFileSync(segment.path));
+        covered = Math.max(covered, segment.coversUntil.getTime());
+        await stream.archived(segment);
+      }
+    })();
+    consumed.catch(() => undefined);
+    try {
+      await new Promise<void>((resolve) => stream.onNotice((notice) => notice.type === 'started' && resolve()));
+      const guardBase = await takeBase([original]);
+      const { user, password } = pitrServer.users.admin;
+      const writer = await mysql.createConnection({ host: pitrServer.host, port: pitrServer.port, user, password, database: original });
+      try {
+        await writer.query("SET SESSION binlog_format = 'STATEMENT'");
+        await writer.query('INSERT INTO items (id, val, written_at) VALUES (1, 1, NOW())');
+        // Qualified: --rewrite-db would leave `original` in the text, so a replay would run it on the original.
+        await writer.query(`UPDATE ${original}.items SET val = val + 1 WHERE id = 1`);
+      } finally {
+        await writer.end();
+      }
+      const written = Date.now();
+      const deadline = Date.now() + 20_000;
+      while (covered < written && Date.now() < deadline) await sleep(100);
+      const input: PointRestoreInput = {
+        base: guardBase.base,
+        baseStream: Readable.from([guardBase.bytes]),
+        fetchSegment: async (name) => (pieces.has(name) ? Readable.from([pieces.get(name)!]) : null),
+        target: { type: 'latest' },
+        database: { name: original, into },
+        signal: new AbortController().signal,
+      };
+      const error = await restoringSupport().restoreToPoint(input).catch((caught: unknown) => caught);
+      expect(isAdapterError(error) && error.code).toBe('CONFIG');
+      expect((error as Error).message).toContain(`names another database itself (${original}.`);
+      expect(await databasesLike(into)).toEqual([]);
+      expect(await rowsOf(original)).toEqual([[1, 2]]);
+    } finally {
+      controller.abort();
+      await stream.done.catch(() => undefined);
+      await consumed;
+      rmSync(guardSpool, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
 describe('the replay watch', () => {
   async function watched(lines: string[], guarded = ['shop', 'mysql'], isGtidKept = true): Promise<{ text: string; error?: Error; transactions: number; lastCommitted?: Date }> {
     const progress: ReplayProgress = { transactions: 0 };
