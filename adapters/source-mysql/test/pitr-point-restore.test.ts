@@ -459,4 +459,14 @@ describe('the replay watch', () => {
     expect((await watched(lines, [], true)).text).toBe(`${lines.join('\n')}\n`);
     expect((await watched(lines, [], false)).text).toBe('START TRANSACTION\n/*!*/;\n');
   });
+
+  it('leaves out account statements logged with the database as default, delimiter included', async () => {
+    const query = '#261206 22:00:01 server id 1  end_log_pos 100 CRC32 0x01 \tQuery\tthread_id=5';
+    const lines = [query, 'SET TIMESTAMP=1796594262/*!*/;', "GRANT SELECT ON shop.* TO 'bob'@'%'", '/*!*/;', query, "DROP USER 'bob'@'%'", '/*!*/;', query, "SET PASSWORD FOR 'bob'@'%' = PASSWORD('x')", '/*!*/;', query, 'CREATE TABLE t (id INT)', '/*!*/;'];
+    const progress: ReplayProgress = { transactions: 0 };
+    const out: Buffer[] = [];
+    await pipeline(Readable.from([Buffer.from(`${lines.join('\n')}\n`)]), new ReplayWatch(['shop'], progress), new Writable({ write: (chunk: Buffer, _e, cb) => (out.push(chunk), cb()) }));
+    expect(Buffer.concat(out).toString()).toBe(`${[query, 'SET TIMESTAMP=1796594262/*!*/;', query, query, query, 'CREATE TABLE t (id INT)', '/*!*/;'].join('\n')}\n`);
+    expect(progress.accountStatements).toBe(3);
+  });
 });

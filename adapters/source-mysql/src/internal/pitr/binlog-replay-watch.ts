@@ -19,7 +19,17 @@ export interface ReplayProgress {
   /** Start time (whole second) of the newest transaction whose end went to the client. */
   lastCommitted?: Date;
   transactions: number;
+  /** Account statements left out (see {@link ACCOUNT_STATEMENT}). */
+  accountStatements?: number;
 }
+
+/**
+ * Statements about accounts and roles. They are server-wide, not part of a database's state, but the server logs
+ * them with the session's default database, so one run while the restored database was the default passes the
+ * filter; replayed, it would change the live server's accounts now (`DROP USER` of an account recreated since).
+ * They are left out, with their delimiter.
+ */
+const ACCOUNT_STATEMENT = /^\s*(?:(?:CREATE|DROP|ALTER|RENAME)\s+(?:USER|ROLE)|GRANT|REVOKE|SET\s+(?:PASSWORD|DEFAULT\s+ROLE))\b/i;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -47,6 +57,8 @@ export class ReplayWatch extends Transform {
   private pending: Buffer = Buffer.alloc(0);
   private readonly guard: RegExp | undefined;
   private inBinlogBlock = false;
+  /** Inside an account statement being left out, until its delimiter line. */
+  private isSkipping = false;
   private group: { isTransaction: boolean; hasContent: boolean } | undefined;
   /** The query event whose text comes next, and its time. */
   private query: { time: Date } | undefined;
@@ -102,6 +114,10 @@ export class ReplayWatch extends Transform {
 
   /** Reads one line; answers whether it goes on to the client. */
   private inspect(line: string): boolean {
+    if (this.isSkipping) {
+      if (line.trimEnd() === '/*!*/;') this.isSkipping = false;
+      return false;
+    }
     if (this.inBinlogBlock) {
       // Row events and format descriptions: base64 lines until the closing quote.
       if (line.startsWith("'")) this.inBinlogBlock = false;
@@ -117,6 +133,12 @@ export class ReplayWatch extends Transform {
       return true;
     }
     if (this.isGtidKept === false && GTID_SETTING.test(line)) return false;
+    if (this.query && ACCOUNT_STATEMENT.test(line)) {
+      this.query = undefined;
+      this.isSkipping = true;
+      this.progress.accountStatements = (this.progress.accountStatements ?? 0) + 1;
+      return false;
+    }
     if (line.startsWith('SET ') || line.startsWith('/*!') || line.startsWith('/*M!') || line.startsWith('use ') || line.startsWith('DELIMITER ')) return true;
     this.onStatement(line);
     const named = this.guard?.exec(line);

@@ -148,6 +148,9 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
     progress(`replaying the binary log from ${request.startFile}:${request.startOffset}${stop.type === 'time' ? ` until before ${utcDatetime(stop.seconds)} UTC` : stop.type === 'position' ? ` until ${stop.file}:${stop.offset}` : ' to its end'}`);
     await runSqlClient(config, tools, replaySql(plan), into, signal, `replaying the binary log into "${into}"`);
 
+    if (replayed.accountStatements) {
+      warnings.push(`${replayed.accountStatements} account statement(s) (CREATE USER, GRANT, …) logged while "${name}" was the default database were not replayed: accounts are server-wide, not part of the database`);
+    }
     if (files === 0) warnings.push(`the archive holds no binary log from the base's position (${request.startFile}): "${into}" is as of the base backup`);
     else if (!replayed.lastCommitted) warnings.push(`the replayed binary log held no transaction of "${name}" after the base backup: "${into}" is as of the base backup`);
     progress(`replayed ${replayed.transactions} transactions from ${files} binary log files${replayed.lastCommitted ? `; the last began at ${replayed.lastCommitted.toISOString()}` : ''}`);
