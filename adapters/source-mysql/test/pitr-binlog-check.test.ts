@@ -110,10 +110,11 @@ describe('point-in-time mode of the source', () => {
     expect(source({ ...server }).pointInTime?.()).toBeNull();
   });
 
-  it('offers the binary log stream and base backups; the restore to an instant is refused as not built yet', async () => {
+  it('offers the binary log stream, base backups and the restore to an instant (which refuses an input without database)', async () => {
     const support = source({ ...pitrConfig('binlog') }).pointInTime?.();
     expect(support?.logKind).toBe('mysql-binlog');
     const error = await support!.restoreToPoint({} as never).catch((caught: unknown) => caught);
-    expect(isAdapterError(error) && error.code).toBe('UNSUPPORTED');
+    expect(isAdapterError(error) && error.code).toBe('CONFIG');
+    expect((error as Error).message).toContain('needs database { name, into }');
   });
 });

@@ -118,6 +118,8 @@ beforeAll(async () => {
     await adminSql(`CREATE DATABASE ${name}`);
     await adminSql(`CREATE TABLE ${name}.items (id INT PRIMARY KEY, val INT NOT NULL, written_at DATETIME NOT NULL, updated_at DATETIME NULL) ENGINE=InnoDB`);
   }
+  // A view: mariadb-dump writes views of a --databases script in a second section per database, at the end.
+  await adminSql(`CREATE VIEW ${database}.big_items AS SELECT id, val FROM ${database}.items WHERE val >= 100`);
   for (const [key, val] of [[1, 10], [2, 20], [3, 30]] as const) {
     await adminSql(`INSERT INTO ${database}.items (id, val, written_at) VALUES (?, ?, NOW())`, [key, val]);
     beforeBase.set(key, val);
@@ -227,7 +229,7 @@ describe('restore to a point in time (MariaDB)', () => {
     expect(result.warnings).toEqual([]);
     expect(messages.some((message) => message.startsWith(`loading "${database}"`))).toBe(true);
     // The sibling's rows never came along; the original is untouched.
-    expect((await adminSql(`SHOW TABLES FROM \`${into}\``)).length).toBe(1);
+    expect((await adminSql(`SHOW TABLES FROM \`${into}\``)).length).toBe(2); // items and the view
     expect(await rowsOf(database)).toEqual(expectedAfter(changes.length - 1));
   }, 60_000);
 
@@ -243,6 +245,8 @@ describe('restore to a point in time (MariaDB)', () => {
     const times = await adminSql<{ id: number; at: number }>(`SELECT id, UNIX_TIMESTAMP(written_at) AS at FROM \`${into}\`.items WHERE id >= 4 ORDER BY id`);
     expect(times.map((row) => [row.id, Number(row.at)])).toEqual(changes.filter((change) => change.kind === 'insert').map((change) => [change.id, change.at]));
     expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(changes.at(-1)!.at * 1000);
+    const viewed = await adminSql<{ id: number; val: number }>(`SELECT id, val FROM \`${into}\`.big_items ORDER BY id`);
+    expect(viewed.map((row) => [row.id, row.val])).toEqual(expectedAfter(changes.length - 1).filter(([, val]) => val >= 100));
   }, 60_000);
 
   it('restores to a binary log position: the changes before it, none after', async () => {
@@ -271,7 +275,8 @@ describe('restore to a point in time (MariaDB)', () => {
     await adminSql(`CREATE USER '${account}'@'%' IDENTIFIED BY '${password}'`);
     try {
       await adminSql(`GRANT ALL ON \`${into}\`.* TO '${account}'@'%'`);
-      await adminSql(`GRANT BINLOG REPLAY ON *.* TO '${account}'@'%'`);
+      // SET USER: the base recreates the view with its DEFINER (the administrator), as any restore of it does.
+      await adminSql(`GRANT BINLOG REPLAY, SET USER ON *.* TO '${account}'@'%'`);
       const config = mysqlSourceConfig.parse({ ...pitrConfig('admin'), user: account, password });
       const before = await serverPosition();
       const result = await restoringSupport(config).restoreToPoint(restoreInput({ type: 'latest' }, into));

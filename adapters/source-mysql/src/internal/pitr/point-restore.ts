@@ -90,7 +90,8 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
   const { signal } = input;
   const progress = (message: string) => input.onProgress?.(message);
   const warnings: string[] = [];
-  const abandonBase = () => input.baseStream.destroy();
+  // The base stream is of no use after a failure: destroyed, so whatever feeds it stops too.
+  const abandonBase = () => (input.baseStream as Readable | undefined)?.destroy();
 
   // Refusals first: nothing is written until every one has passed.
   const prepared = await refusalsPassed(config, input).catch((error: unknown) => {
