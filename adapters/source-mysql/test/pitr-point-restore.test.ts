@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import mysql from 'mysql2/promise';
 import { container } from 'tsyringe';
@@ -313,6 +313,29 @@ describe('restore to a point in time (MariaDB)', () => {
     expect((error as Error).message).toContain('may not replay a binary log');
     expect(await databasesLike(`hf_pitr_pr_r_${id}`)).toEqual([]);
     expect(await rowsOf(sibling)).toHaveLength(12);
+  }, 60_000);
+
+  it('an abort while the base loads (its stream waiting for more bytes) drops the new database and leaves no child process', async () => {
+    const into = `hf_pitr_pr_b_${id}`;
+    const controller = new AbortController();
+    // The engine's stream of the base, stalled half way (a slow destination).
+    const stalled = new PassThrough();
+    stalled.write(baseBytes.subarray(0, Math.floor(baseBytes.length / 2)));
+    const restoring = restoringSupport()
+      .restoreToPoint(restoreInput({ type: 'latest' }, into, { signal: controller.signal, baseStream: stalled }))
+      .catch((caught: unknown) => caught);
+    const deadline = Date.now() + 10_000;
+    while ((await databasesLike(into)).length === 0 && Date.now() < deadline) await sleep(50);
+    expect(await databasesLike(into)).toEqual([into]);
+    const abortedAt = Date.now();
+    controller.abort();
+    const error = await restoring;
+    expect(isAdapterError(error) && error.code).toBe('ABORTED');
+    expect(Date.now() - abortedAt).toBeLessThan(5000);
+    expect(stalled.destroyed).toBe(true);
+    expect(await databasesLike(into)).toEqual([]);
+    const processes = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(processes.split('\n').filter((line) => line.includes(into))).toEqual([]);
   }, 60_000);
 
   it('an abort mid-replay drops the new database and leaves no child process', async () => {

@@ -107,7 +107,10 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
   }
 
   let isCreated = false;
+  // An abort also stops a base load waiting for the base's next bytes: the stream is destroyed at once.
+  signal.addEventListener('abort', abandonBase, { once: true });
   try {
+    if (signal.aborted) throw new AdapterError(ORIGIN, 'ABORTED', 'the point-in-time restore was aborted');
     await withConnection(config, async (connection) => {
       if (rights.mayLeaveBinlog) await connection.query('SET SESSION sql_log_bin = 0');
       // The original's character set where it still exists; a multi-database base states its own (ALTER below).
@@ -163,6 +166,8 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
     if (!left || !(reason instanceof Error)) throw reason;
     const message = reason.message.replace(/^\[source-mysql\] /, '');
     throw new AdapterError(ORIGIN, isAdapterError(reason) ? reason.code : 'TRANSIENT', `${message} (the half-built database "${into}" could not be dropped: ${left}; drop it by hand)`, { cause: reason });
+  } finally {
+    signal.removeEventListener('abort', abandonBase);
   }
 }
 
