@@ -38,6 +38,10 @@ const beforeBase = new Map<number, number>();
 const changes: Change[] = [];
 /** Where the binary log stood right after a change, by the change's index. */
 const positions = new Map<number, string>();
+/** The row of the long transaction written last; when its first statement ran (second) and its commit had returned. */
+const LONG_ID = 9000;
+const LONG_VAL = 9;
+let longTransaction: { firstAt: number; committedBy: number };
 let base: BaseBackupInfo;
 let baseBytes: Buffer;
 let singleBase: { base: BaseBackupInfo; bytes: Buffer };
@@ -65,6 +69,11 @@ function restoreInput(target: RecoveryTarget, into: string | undefined, override
 /** The state as of the start of `second` (exclusive): the base's rows plus every change made in an earlier second. */
 function expectedBefore(second: number): Array<[number, number]> {
   return expectedAfter(changes.filter((change) => change.at < second).length - 1);
+}
+
+/** The state with every change and the long transaction. */
+function expectedLatest(): Array<[number, number]> {
+  return [...expectedAfter(changes.length - 1), [LONG_ID, LONG_VAL] as [number, number]];
 }
 
 /** The state right after change `index` (-1: the base). */
@@ -192,6 +201,15 @@ beforeAll(async () => {
         await mark();
         await sleep(280);
       }
+      // Last, a transaction of two statements over more than a second: it counts at its commit (the GTID event
+      // that opens it in the log carries the COMMIT statement's second), not at its first statement.
+      await writer.query('BEGIN');
+      await writer.query('INSERT INTO items (id, val, written_at) VALUES (?, ?, NOW())', [LONG_ID, LONG_VAL]);
+      const [[first]] = await writer.query<mysql.RowDataPacket[]>('SELECT UNIX_TIMESTAMP(written_at) AS at FROM items WHERE id = ?', [LONG_ID]);
+      await sleep(1500);
+      await writer.query('COMMIT');
+      longTransaction = { firstAt: Number(first!.at), committedBy: Date.now() };
+      lastWrite = Date.now();
     } finally {
       await writer.end();
     }
@@ -230,7 +248,18 @@ describe('restore to a point in time (MariaDB)', () => {
     expect(messages.some((message) => message.startsWith(`loading "${database}"`))).toBe(true);
     // The sibling's rows never came along; the original is untouched.
     expect((await adminSql(`SHOW TABLES FROM \`${into}\``)).length).toBe(2); // items and the view
-    expect(await rowsOf(database)).toEqual(expectedAfter(changes.length - 1));
+    expect(await rowsOf(database)).toEqual(expectedLatest());
+  }, 60_000);
+
+  it('counts a transaction at its commit: a target after its first statement but before its commit leaves it out', async () => {
+    const before = `hf_pitr_pr_c1_${id}`;
+    // The commit began at least 1.5 s after the first statement: in a later second than firstAt.
+    await restoringSupport().restoreToPoint(restoreInput({ type: 'time', time: new Date((longTransaction.firstAt + 1) * 1000) }, before));
+    expect(await rowsOf(before)).toEqual(expectedBefore(longTransaction.firstAt + 1));
+    expect((await rowsOf(before)).some(([key]) => key === LONG_ID)).toBe(false);
+    const after = `hf_pitr_pr_c2_${id}`;
+    await restoringSupport().restoreToPoint(restoreInput({ type: 'time', time: new Date(Math.floor(longTransaction.committedBy / 1000 + 1) * 1000) }, after));
+    expect(await rowsOf(after)).toEqual(expectedLatest());
   }, 60_000);
 
   it('restores to the latest archived change, statement-based ones included', async () => {
@@ -240,13 +269,13 @@ describe('restore to a point in time (MariaDB)', () => {
     // The administrator may leave the binary log: neither the base load nor the replay was logged.
     expect(result.warnings).toEqual([]);
     expect(loggedTables(before, into)).toEqual([]);
-    expect(await rowsOf(into)).toEqual(expectedAfter(changes.length - 1));
+    expect(await rowsOf(into)).toEqual(expectedLatest());
     // NOW() of the statement-based inserts replays as written (SET TIMESTAMP precedes each statement).
-    const times = await adminSql<{ id: number; at: number }>(`SELECT id, UNIX_TIMESTAMP(written_at) AS at FROM \`${into}\`.items WHERE id >= 4 ORDER BY id`);
+    const times = await adminSql<{ id: number; at: number }>(`SELECT id, UNIX_TIMESTAMP(written_at) AS at FROM \`${into}\`.items WHERE id >= 4 AND id < ${LONG_ID} ORDER BY id`);
     expect(times.map((row) => [row.id, Number(row.at)])).toEqual(changes.filter((change) => change.kind === 'insert').map((change) => [change.id, change.at]));
-    expect(result.recoveredTo!.getTime()).toBeGreaterThanOrEqual(changes.at(-1)!.at * 1000);
+    expect(result.recoveredTo!.getTime()).toBeGreaterThan(longTransaction.firstAt * 1000);
     const viewed = await adminSql<{ id: number; val: number }>(`SELECT id, val FROM \`${into}\`.big_items ORDER BY id`);
-    expect(viewed.map((row) => [row.id, row.val])).toEqual(expectedAfter(changes.length - 1).filter(([, val]) => val >= 100));
+    expect(viewed.map((row) => [row.id, row.val])).toEqual(expectedLatest().filter(([, val]) => val >= 100));
   }, 60_000);
 
   it('restores to a binary log position: the changes before it, none after', async () => {
@@ -280,7 +309,7 @@ describe('restore to a point in time (MariaDB)', () => {
       const config = mysqlSourceConfig.parse({ ...pitrConfig('admin'), user: account, password });
       const before = await serverPosition();
       const result = await restoringSupport(config).restoreToPoint(restoreInput({ type: 'latest' }, into));
-      expect(await rowsOf(into)).toEqual(expectedAfter(changes.length - 1));
+      expect(await rowsOf(into)).toEqual(expectedLatest());
       expect(result.warnings).toHaveLength(1);
       expect(result.warnings[0]).toContain(`account ${account} may not turn off binary logging`);
       // Logged with new GTIDs in order (the original ones left out): the log still decodes in strict GTID mode.
