@@ -75,7 +75,9 @@ const EMPTY: JobForm = { name: '', sourceId: '', schedule: '0 3 * * *', schedule
 
 /** A physical-mode PostgreSQL source's `walFlushIntervalSeconds` (the panel's recovery point threshold), when set. */
 function walFlushIntervalOf(source: { config?: unknown } | undefined): number | undefined {
-  const value = (source?.config as Record<string, unknown> | undefined)?.walFlushIntervalSeconds;
+  const config = source?.config as Record<string, unknown> | undefined;
+  // PostgreSQL's WAL and MySQL's binary log are flushed on their own settings.
+  const value = config?.walFlushIntervalSeconds ?? config?.binlogFlushIntervalSeconds;
   return typeof value === 'number' ? value : undefined;
 }
 
@@ -233,7 +235,7 @@ export default function JobEditPage() {
             {clone.error && <ErrorAlert error={clone.error} />}
           </Paper>
         )}
-        {id && <PointInTimePanel jobId={id} encryptionProfileId={loaded.encryptionProfileId} flushIntervalSeconds={walFlushIntervalOf(sources.data?.find((source) => source.id === loaded.sourceId))} />}
+        {id && <PointInTimePanel jobId={id} encryptionProfileId={loaded.encryptionProfileId} flushIntervalSeconds={walFlushIntervalOf(sources.data?.find((source) => source.id === loaded.sourceId))} databases={loaded.databases} />}
         <Paper withBorder p="md">
           <form onSubmit={submit} noValidate>
             <Stack>

@@ -5,8 +5,9 @@ import { formatBytes } from '../components/format';
 import { ErrorAlert } from '../components/PageState';
 import { ToneBadge } from '../components/StatusBadge';
 import { usePointInTime, type PointInTimeView } from './point-in-time-api';
+import { MysqlPointInTimeRestoreDialog } from './MysqlPointInTimeRestoreDialog';
 import { PointInTimeRestoreDialog } from './PointInTimeRestoreDialog';
-import { describeAge, describeWindow, recoveryPointTone } from './restore-target';
+import { describeAge, describeWindow, logKindOf, logWord, recoveryPointTone } from './restore-target';
 import { browserTimeZone, formatInZone } from './zoned-time';
 
 /** The recovery point the docs aim for is the flush interval plus 10 s (docs/pitr.md); amber past it. */
@@ -25,8 +26,10 @@ interface PointInTimePanelProps {
   jobId: string;
   /** The job's encryption profile: a public-key one needs the private key to restore. */
   encryptionProfileId: string | null;
-  /** The source's `walFlushIntervalSeconds` when the caller can read it. */
+  /** The source's `walFlushIntervalSeconds` (`binlogFlushIntervalSeconds` for MySQL) when the caller can read it. */
   flushIntervalSeconds?: number;
+  /** The databases the job backs up, offered by the MySQL restore dialog. */
+  databases?: string[];
 }
 
 /**
@@ -34,7 +37,7 @@ interface PointInTimePanelProps {
  * WAL, the archive's size and its gaps, refreshed every ten seconds; and the restore dialog. Renders nothing for a
  * job whose source is not in physical mode (`enabled: false`) or without history:read on the job.
  */
-export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeconds }: PointInTimePanelProps) {
+export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeconds, databases = [] }: PointInTimePanelProps) {
   const auth = useAuth();
   const canRead = auth.canOn('history:read', 'job', jobId);
   // storage:restore is granted on destinations; holding it anywhere shows the button and the server decides.
@@ -56,6 +59,8 @@ export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeco
   const view = pointInTime.data!.data;
   if (!view.enabled) return null;
   const window = view.window ?? null;
+  const logKind = logKindOf(view.logKind);
+  const log = logWord(logKind);
   return (
     <Paper withBorder p="md" data-testid="pitr-panel">
       <Group justify="space-between" mb="sm">
@@ -78,34 +83,34 @@ export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeco
               {describeWindow(window, timeZone)}
             </Text>
             <Text size="xs" c="dimmed">
-              Any second in this range can be restored (timeline {window.timeline}).
+              {logKind === 'mysql-binlog' ? 'Any second in this range can be restored.' : `Any second in this range can be restored (timeline ${window.timeline}).`}
             </Text>
           </div>
         ) : (
           <Alert color="gray" variant="outline" data-testid="pitr-no-window" title="No recoverable window yet">
             {view.segments
-              ? 'No base backup is followed by unbroken archived WAL (a base backup taken before a gap cannot reach past it). Take a new base backup: run the job.'
-              : 'WAL is archived once the job has a base backup. Take a base backup: run the job.'}
+              ? `No base backup is followed by an unbroken archived ${log} (a base backup taken before a gap cannot reach past it). Take a new base backup: run the job.`
+              : `The ${log} is archived once the job has a base backup. Take a base backup: run the job.`}
           </Alert>
         )}
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
-          <RecoveryPoint view={view} warnAfterSeconds={(flushIntervalSeconds ?? DEFAULT_FLUSH_SECONDS) + 10} />
-          <Streaming view={view} timeZone={timeZone} />
+          <RecoveryPoint view={view} log={log} warnAfterSeconds={(flushIntervalSeconds ?? DEFAULT_FLUSH_SECONDS) + 10} />
+          <Streaming view={view} log={log} timeZone={timeZone} />
           <div>
             <Text size="sm" fw={500}>
               Archive
             </Text>
             <Text size="sm" data-testid="pitr-archive">
-              {view.segments ?? 0} WAL {view.segments === 1 ? 'piece' : 'pieces'}, {formatBytes(view.storedBytes ?? 0)} (one copy)
+              {view.segments ?? 0} {log} {view.segments === 1 ? 'piece' : 'pieces'}, {formatBytes(view.storedBytes ?? 0)} (one copy)
             </Text>
           </div>
         </SimpleGrid>
         {view.gaps && view.gaps.length > 0 && (
-          <Alert color="yellow" title={`${view.gaps.length === 1 ? 'A gap' : `${view.gaps.length} gaps`} in the archived WAL`} data-testid="pitr-gaps">
+          <Alert color="yellow" title={`${view.gaps.length === 1 ? 'A gap' : `${view.gaps.length} gaps`} in the archived ${log}`} data-testid="pitr-gaps">
             <List size="sm">
               {view.gaps.map((gap) => (
                 <List.Item key={`${gap.after}-${gap.next}`}>
-                  {gap.missing} {gap.missing === 1 ? 'segment' : 'segments'} missing between {gap.after} and {gap.next}
+                  {gap.missing} {logKind === 'mysql-binlog' ? (gap.missing === 1 ? 'file' : 'files') : gap.missing === 1 ? 'segment' : 'segments'} missing between {gap.after} and {gap.next}
                 </List.Item>
               ))}
             </List>
@@ -115,12 +120,17 @@ export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeco
           </Alert>
         )}
       </Stack>
-      {restoring && <PointInTimeRestoreDialog jobId={jobId} window={window} encryptionProfileId={encryptionProfileId} onClose={() => setRestoring(false)} />}
+      {restoring &&
+        (logKind === 'mysql-binlog' ? (
+          <MysqlPointInTimeRestoreDialog jobId={jobId} window={window} databases={databases} onClose={() => setRestoring(false)} />
+        ) : (
+          <PointInTimeRestoreDialog jobId={jobId} window={window} encryptionProfileId={encryptionProfileId} onClose={() => setRestoring(false)} />
+        ))}
     </Paper>
   );
 }
 
-function RecoveryPoint({ view, warnAfterSeconds }: { view: PointInTimeView; warnAfterSeconds: number }) {
+function RecoveryPoint({ view, log, warnAfterSeconds }: { view: PointInTimeView; log: string; warnAfterSeconds: number }) {
   const seconds = view.recoveryPointSeconds;
   const state = view.streaming?.state;
   const tone = recoveryPointTone(seconds, state, warnAfterSeconds);
@@ -135,19 +145,19 @@ function RecoveryPoint({ view, warnAfterSeconds }: { view: PointInTimeView; warn
         </ToneBadge>
       </Group>
       <Text size="xs" c="dimmed">
-        {tone === 'red' ? 'WAL is not streaming: the recovery point grows until it does.' : tone === 'yellow' ? `Older than the ${warnAfterSeconds} s aimed for.` : 'Newest archived WAL.'}
+        {tone === 'red' ? `The ${log} is not streaming: the recovery point grows until it does.` : tone === 'yellow' ? `Older than the ${warnAfterSeconds} s aimed for.` : `Newest archived ${log}.`}
       </Text>
     </div>
   );
 }
 
-function Streaming({ view, timeZone }: { view: PointInTimeView; timeZone: string }) {
+function Streaming({ view, log, timeZone }: { view: PointInTimeView; log: string; timeZone: string }) {
   const streaming = view.streaming;
   const state = streaming?.state ?? 'not-started';
   return (
     <div>
       <Text size="sm" fw={500}>
-        WAL stream
+        {log === 'WAL' ? 'WAL stream' : 'Binary log stream'}
       </Text>
       <ToneBadge color={state === 'streaming' ? 'green' : state === 'retrying' ? 'yellow' : 'red'} data-testid="pitr-stream-state" data-status={state}>
         {STATE_WORDS[state] ?? state}

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
+import type { MysqlRestoreBody } from './mysql-restore-request';
 import type { RestoreTarget } from './restore-target';
 
 /** How often the panel reads the window again while the page is visible (react-query pauses in hidden tabs). */
@@ -17,13 +18,15 @@ export function usePointInTime(jobId: string, enabled: boolean) {
 
 export type PointInTimeView = NonNullable<ReturnType<typeof usePointInTime>['data']>['data'];
 
-/** The body of `POST /api/jobs/:id/point-in-time/restore`. */
-export interface PointInTimeRestoreBody {
+/** The body of `POST /api/jobs/:id/point-in-time/restore` for a PostgreSQL job (a MySQL job's: MysqlRestoreBody). */
+export interface PostgresRestoreBody {
   target: RestoreTarget;
   targetPath: string;
   servePort?: number;
   privateKey?: string;
 }
+
+export type PointInTimeRestoreBody = PostgresRestoreBody | MysqlRestoreBody;
 
 /** The slice of the typed client this call needs, for a route the generated schema may not list yet. */
 type UntypedPost = (path: string, init: { params: { path: { id: string } }; body: PointInTimeRestoreBody }) => Promise<{ data?: { data?: { executionId?: string } }; error?: unknown; response: Response }>;

@@ -41,14 +41,35 @@ export type TargetChoice = { type: 'latest' } | { type: 'time'; wall: WallTime }
 export type CheckedTarget = { ok: true; target: RestoreTarget; summary: string; note?: string } | { ok: false; message: string };
 
 const LSN = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/;
+/** `mysql-bin.000042:1234`: a binary log file and an offset in it, as the API takes it (and the bases record it). */
+const BINLOG_POSITION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,120}\.\d{6,10}:\d{1,15}$/;
+
+/** The change log a point-in-time job archives, as `GET /api/jobs/:id/point-in-time` names it. */
+export type LogKind = 'postgres-wal' | 'mysql-binlog';
+
+/** Anything but the MySQL binary log reads as PostgreSQL's WAL (the only other kind the API knows). */
+export function logKindOf(value: string | undefined): LogKind {
+  return value === 'mysql-binlog' ? 'mysql-binlog' : 'postgres-wal';
+}
+
+/** "binary log" for MySQL/MariaDB, "WAL" for PostgreSQL: how the panel and the dialog name the log. */
+export function logWord(kind: LogKind): string {
+  return kind === 'mysql-binlog' ? 'binary log' : 'WAL';
+}
 
 /**
  * Checks a choice against the window and turns it into the API's target. A time is the wall clock in `timeZone`
  * (the user's), sent as ISO with that zone's offset at that instant, so a date across a DST change gets its own
  * offset. Times outside the window are refused with the window in the message; the server checks again.
  */
-export function checkTarget(choice: TargetChoice, window: RecoveryWindow | null, timeZone: string): CheckedTarget {
-  if (choice.type === 'latest') return { ok: true, target: { type: 'latest' }, summary: 'as of the newest archived WAL' };
+export function checkTarget(choice: TargetChoice, window: RecoveryWindow | null, timeZone: string, logKind: LogKind = 'postgres-wal'): CheckedTarget {
+  if (choice.type === 'latest') return { ok: true, target: { type: 'latest' }, summary: `as of the newest archived ${logWord(logKind)}` };
+  if (logKind === 'mysql-binlog' && choice.type === 'position') {
+    const position = choice.position.trim();
+    if (!BINLOG_POSITION.test(position)) return { ok: false, message: 'Enter a binary log position as file:offset, such as mysql-bin.000012:4567' };
+    return { ok: true, target: { type: 'position', position }, summary: `up to binary log position ${position}` };
+  }
+  if (logKind === 'mysql-binlog' && choice.type === 'name') return { ok: false, message: 'Named restore points are PostgreSQL only' };
   if (choice.type === 'position') {
     const position = choice.position.trim();
     if (!LSN.test(position)) return { ok: false, message: 'Enter a WAL position (LSN) such as 0/3000028' };
