@@ -16,14 +16,15 @@ const ADAPTERS = ['@holdfast/source-postgres', '@holdfast/source-directory', '@h
 const TOKEN = randomBytes(16).toString('hex');
 
 /**
- * Starts the stack on `dataDir` (libsql) or `databaseUrl` (PostgreSQL); answers `call()` and `close()`. `systemKey`
+ * Starts the stack on `dataDir` (libsql) or `databaseUrl` (PostgreSQL); answers `call()` and `close()`. `extraAdapters`: more adapter
+ * packages to load (the MariaDB recovery point tool needs `@holdfast/source-mysql`). `systemKey`
  * (64 hex): the system encryption key, random when not given. `pointInTime`: change-log supervisor timings (the PITR
  * bench picks a new job up sooner than the production 15 s pass); absent: the production defaults.
  */
-export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true, systemKey, pointInTime }) {
+export async function startHoldfast({ dataDir, databaseUrl, startPlugins = true, systemKey, pointInTime, extraAdapters = [] }) {
   const container = rootContainer.createChildContainer();
   const logger = pino({ level: process.env.HOLDFAST_BENCH_LOG ?? 'warn' }, pino.destination(2));
-  const adapters = await Promise.all(ADAPTERS.map(async (name) => (await import(name)).default));
+  const adapters = await Promise.all([...ADAPTERS, ...extraAdapters].map(async (name) => (await import(name)).default));
   container.register(TOKENS.Authenticator, {
     useValue: {
       authenticate: async (request) =>
