@@ -8,15 +8,16 @@
 // mariadb: the PITR MariaDB (127.0.0.1:3307), the MySQL source in point-in-time mode as its administrator account, a
 // database of the run's own (a logical base of it), one row a second into it; other writers on the server are fine.
 // An in-process Holdfast (the bench stack, production supervisor timings except a 2 s pass so the new job starts
-// streaming sooner) streams the cluster's WAL for a physical job with one local destination (ZSTD) and takes one base
-// backup; then a writer commits one row a second and, every second, the job's window is read from
+// streaming sooner) streams the server's WAL or binary log for a point-in-time job with one local destination (ZSTD)
+// and takes one base backup; then a writer commits one row a second and, every second, the job's window is read from
 // GET /api/jobs/:id/point-in-time (the same computation as the holdfast_pitr_recovery_point_seconds gauge):
-//   age of the newest archived WAL = the moment the reply arrived - window.end (the instant the newest archived
+//   age of the newest archived log = the moment the reply arrived - window.end (the instant the newest archived
 //                                    piece covers; what the acceptance bounds);
 //   unarchived span                = the moment the reply arrived - the oldest commit not yet covered by the window
 //                                    (0 when every commit is covered): what a loss of the database server then would cost;
 //   delay per commit               = when the first reply showed a window covering the commit - when COMMIT returned.
-// Prints max / p95 / median of each and whether the bound (flush + 10 s) held. Cleans up the slot, table and folders.
+// Prints max / p95 / median of each and whether the bound (flush + 10 s) held. Cleans up the slot (postgres), table or
+// database, and folders.
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
