@@ -1,12 +1,10 @@
 // The throwaway MariaDB, the row writer and the process probes of mysql-pitr-faults.test.ts: the shared PITR server
 // (3307) serves other suites at the same time and must not be restarted or purged, so the fault tests bring their own,
 // set up as tooling/test-services/mariadb-pitr.mjs sets up that one (binary logging, server_id, ROW, FULL images).
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { chown, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { freePort, sleep } from './fault-cluster.js';
@@ -227,22 +225,4 @@ async function userIds(name: string): Promise<{ uid: number; gid: number }> {
   if (!line) throw new Error(`the OS user ${name} does not exist (Debian's mariadb-server package creates it)`);
   const [, , uid, gid] = line.split(':');
   return { uid: Number(uid), gid: Number(gid) };
-}
-
-const CHILD = fileURLToPath(new URL('./mysql-fault-child.mjs', import.meta.url));
-
-/** Starts mysql-fault-child.mjs; resolves once it printed its URL and API key, rejects with its stderr when it exits first. */
-export async function startMysqlFaultChild(options: { dataDir: string; job: { id: string; name: string; source: Record<string, unknown>; databases: string[]; destination: string } }): Promise<{ child: ChildProcess; url: string; key: string }> {
-  const started = spawn(process.execPath, [CHILD], { env: { ...process.env, HOLDFAST_DATA_DIR: options.dataDir, PITR_JOB: JSON.stringify(options.job) }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  started.stderr!.on('data', (chunk) => (stderr += chunk));
-  const lines = createInterface({ input: started.stdout! });
-  const [url, key] = await new Promise<[string, string]>((resolve, reject) => {
-    lines.on('line', (line) => {
-      const [word, ...rest] = line.split(' ');
-      if (word === 'ready') resolve(rest as [string, string]);
-    });
-    started.once('exit', (code) => reject(new Error(`the child exited ${code}: ${stderr}`)));
-  });
-  return { child: started, url, key };
 }

@@ -19,7 +19,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryJobCatalog } from '../support/doubles.js';
 import { call, createTarget, waitForEnd, type TestDatabaseTarget } from '../support/harness.js';
 import { sleep } from './fault-cluster.js';
-import { binlogReadersOf, MysqlWriter, OwnMariadb, startMysqlFaultChild } from './mysql-fault-server.js';
+import { binlogReadersOf, MysqlWriter, OwnMariadb } from './mysql-fault-server.js';
+import { startPitrChild } from './pitr-child-process.js';
 import { startPitrServer, until, type PitrServer } from './pitr-server.js';
 
 const SUFFIX = randomBytes(4).toString('hex');
@@ -78,7 +79,7 @@ describe('MySQL/MariaDB point-in-time recovery under faults: SIGKILL, MariaDB re
   }, 60_000);
 
   it('SIGKILL while the binary log streams: the restarted process resumes with one reader, no gap, the window runs on, every row restores', async () => {
-    const first = await startMysqlFaultChild({ dataDir: target.dataDir, job: { id: JOB, name: `mysql faults ${SUFFIX}`, source: source(), databases: [DB], destination } });
+    const first = await startPitrChild({ dataDir: target.dataDir, job: { sourceAdapter: 'mysql', id: JOB, name: `mysql faults ${SUFFIX}`, source: source(), databases: [DB], destination } });
     child = first.child;
     await until('the child streaming', async () => (await pointInTime(first.url, first.key))?.streaming?.state === 'streaming', 60_000);
     // The stream starts with the server's current file: the base's coordinates must lie in what it archives.

@@ -11,7 +11,8 @@ export interface PitrChildOptions {
   dataDir: string;
   /** A PostgreSQL state database shared with another process; absent: libsql in `dataDir`. */
   databaseUrl?: string;
-  job: { id: string; name: string; source: Record<string, unknown>; destination: string };
+  /** `sourceAdapter` 'mysql': the MySQL source in point-in-time mode (default: PostgreSQL in physical mode). */
+  job: { id: string; name: string; source: Record<string, unknown>; destination: string; databases?: string[]; sourceAdapter?: 'postgres' | 'mysql' };
 }
 
 /** Resolves once the child printed its URL and API key; rejects with its stderr when it exits first. */

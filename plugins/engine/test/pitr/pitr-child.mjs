@@ -1,15 +1,18 @@
-// Child process of the point-in-time fault tests (pitr-faults.test.ts, pitr-takeover.test.ts): a real server with the
-// BUILT engine (dist), the physical-mode PostgreSQL source and a local destination, over the libsql file in
+// Child process of the point-in-time fault tests (pitr-faults.test.ts, pitr-takeover.test.ts, mysql-pitr-faults.test.ts):
+// a real server with the BUILT engine (dist), the job's point-in-time source (PostgreSQL physical mode, or the MySQL
+// source when PITR_JOB.sourceAdapter is 'mysql') and a local destination, over the libsql file in
 // HOLDFAST_DATA_DIR (or over PITR_DATABASE_URL, a PostgreSQL database shared with another process), with the
 // change-log supervisor's short test timings. Its catalog holds one point-in-time job (PITR_JOB: the job id, the
-// source config as JSON, the destination folder). It prints `ready <url> <api key>` and streams until the test
-// kills it with SIGKILL, as a crashed Holdfast would be: no shutdown hook runs, pg_receivewal is left behind.
+// source config as JSON, its databases, the destination folder). It prints `ready <url> <api key>` and streams until
+// the test kills it with SIGKILL, as a crashed Holdfast would be: no shutdown hook runs, pg_receivewal or
+// mariadb-binlog is left behind.
 import 'reflect-metadata';
 import { NotFoundError, TOKENS } from '@holdfast/kernel';
 import { createHttpPlugin } from '@holdfast/http';
 import { createFirstAdmin, createIdentityPlugin, IDENTITY_SERVICES } from '@holdfast/identity';
 import { createPersistencePlugin } from '@holdfast/persistence';
 import namingTemplate from '@holdfast/naming-template';
+import sourceMysql from '@holdfast/source-mysql';
 import sourcePostgres from '@holdfast/source-postgres';
 import storageLocal from '@holdfast/storage-local';
 import { createEnginePlugin } from '@holdfast/engine';
@@ -17,14 +20,15 @@ import { pino } from 'pino';
 import { composeServer } from '../support/compose.mjs';
 
 const job = JSON.parse(process.env.PITR_JOB);
+const isMysql = job.sourceAdapter === 'mysql';
 const configs = {
-  pg: { configId: 'pg', name: 'Fault cluster', kind: 'source', adapterId: 'postgres', config: job.source, credentials: {} },
+  source: { configId: 'source', name: isMysql ? 'Fault MariaDB' : 'Fault cluster', kind: 'source', adapterId: isMysql ? 'mysql' : 'postgres', config: job.source, credentials: {} },
   disk: { configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: job.destination }, credentials: {} },
 };
 // The same plan as the parent's InMemoryJobCatalog builds for this job, so the restarted server streams it unchanged.
 const plan = {
-  job: { id: job.id, name: job.name, databases: [], compression: 'ZSTD', pgCompression: '', skipVerification: false, namingPattern: '{job_name}_yyyy-MM-dd_HH-mm-ss', notificationTemplateId: null },
-  source: configs.pg,
+  job: { id: job.id, name: job.name, databases: job.databases ?? [], compression: 'ZSTD', pgCompression: '', skipVerification: false, namingPattern: '{job_name}_yyyy-MM-dd_HH-mm-ss', notificationTemplateId: null },
+  source: configs.source,
   destinations: [{ ...configs.disk, priority: 0, retention: null }],
   encryption: null,
 };
@@ -83,7 +87,7 @@ const handle = await composeServer({
       pointInTime: { reloadIntervalMs: 200, leaseCheckMs: 100, flushIntervalMs: 1_000, retry: { firstMs: 100, maxMs: 400 } },
     }),
   ],
-  adapters: [sourcePostgres, storageLocal, namingTemplate],
+  adapters: [isMysql ? sourceMysql : sourcePostgres, storageLocal, namingTemplate],
 });
 const identity = handle.container.resolve(IDENTITY_SERVICES);
 const admin = await createFirstAdmin(identity.database, { email: 'pitr-child@example.test', password: 'correct horse battery', name: 'Ada Admin' });
