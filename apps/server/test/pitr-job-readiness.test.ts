@@ -3,7 +3,8 @@
 // serve it, and saved when it can. MySQL/MariaDB: the machine MariaDB on 3306 (binary logging off), the PITR MariaDB
 // on 3307 with its accounts without REPLICATION SLAVE / without any replication privilege / with both. PostgreSQL: the
 // PITR cluster on 5433 with a role without REPLICATION and the replication role. A server that cannot be reached is
-// refused as "could not be checked"; a source its job uses, switched into physical mode, is checked the same way.
+// refused as "could not be checked"; a source its job uses, switched into physical mode, is checked the same way. A
+// test restore on a MySQL point-in-time job is refused (not supported yet).
 // Saved jobs stay disabled, so no stream starts on the shared servers.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -94,6 +95,22 @@ describe('saving a point-in-time job checks its source against the real servers'
     expect(saved.status, JSON.stringify(saved.body)).toBe(201);
     expect(saved.body).toMatchObject({ name: `mysql binlog ${suffix}`, sourceId, enabled: false });
     expect(await jobNames()).toContain(`mysql binlog ${suffix}`);
+
+    // A test restore is refused for such a job (it would build a database on the production server), at create and
+    // when a PUT adds one; the stored job is unchanged.
+    const before = await jobNames();
+    const withTestRestore = await server.call('POST', '/api/jobs', admin, {
+      name: `mysql test restore ${suffix}`, schedule: '0 3 * * *', enabled: false, sourceId, databases: [], destinations: [{ configId: destinationId }],
+      testRestore: { target: { type: 'directory', path: destDir } },
+    });
+    expect(withTestRestore.status, JSON.stringify(withTestRestore.body)).toBe(422);
+    expect(String(withTestRestore.body.error)).toContain(`source "mysql binlog ${suffix}" is a MySQL/MariaDB point-in-time source: test restores of such jobs are not supported yet`);
+    expect(await jobNames()).toEqual(before);
+    const stored = await call('GET', `/api/jobs/${saved.body.id as string}`);
+    const added = await server.call('PUT', `/api/jobs/${saved.body.id as string}`, admin, { testRestore: { target: { type: 'directory', path: destDir } } });
+    expect(added.status, JSON.stringify(added.body)).toBe(422);
+    expect(String(added.body.error)).toContain('remove testRestore');
+    expect(await call('GET', `/api/jobs/${saved.body.id as string}`)).toEqual(stored);
   }, 60_000);
 
   it('PostgreSQL: a physical-mode role without REPLICATION is refused; the replication role saves', async () => {

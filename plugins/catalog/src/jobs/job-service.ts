@@ -10,7 +10,7 @@ import { linkedNotifications } from './job-notifications.js';
 import { checkArchiveOptions } from './archive-options.js';
 import { checkTestRestoreEncryption } from './public-key-limits.js';
 import { checkCompressionOptions } from './compression-options.js';
-import { assertJobSourceReady } from './job-source-readiness.js';
+import { assertJobSourceReady, assertTestRestoreSupported } from './job-source-readiness.js';
 import type { CreateJobInput, DestinationInput, JobView, UpdateJobInput } from './job-schemas.js';
 
 /** CRUD and clone of jobs with their ordered destinations. */
@@ -81,6 +81,7 @@ export class JobService {
     await checkArchiveOptions(em, this.deps.registry(), input);
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
     await checkTestRestoreEncryption(em, { encryptionProfileId: input.encryptionProfileId, hasTestRestore: Boolean(input.testRestore) });
+    if (input.testRestore) await assertTestRestoreSupported(this.deps, em, input.sourceId);
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
     await this.assertNameFree(em, input.name);
@@ -146,7 +147,9 @@ export class JobService {
     };
     await checkArchiveOptions(em, this.deps.registry(), { ...archiveFields, compression: compressionFields.compression, sourceId: refs.sourceId, encryptionProfileId: refs.encryptionProfileId });
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
-    await checkTestRestoreEncryption(em, { encryptionProfileId: refs.encryptionProfileId, hasTestRestore: input.testRestore !== undefined ? Boolean(input.testRestore) : Boolean(row.testRestore) });
+    const keepsTestRestore = input.testRestore !== undefined ? Boolean(input.testRestore) : Boolean(row.testRestore);
+    await checkTestRestoreEncryption(em, { encryptionProfileId: refs.encryptionProfileId, hasTestRestore: keepsTestRestore });
+    if (keepsTestRestore && (input.testRestore || (input.sourceId !== undefined && input.sourceId !== row.sourceId))) await assertTestRestoreSupported(this.deps, em, refs.sourceId);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
       input.schedule !== undefined || input.schedulePresetId !== undefined

@@ -38,6 +38,11 @@ export async function isPointInTimeSource(deps: CatalogDeps, source: SourceToChe
   return withSupport(deps, source, async (support) => support !== null);
 }
 
+/** The change log a point-in-time source streams (`postgres-wal`, `mysql-binlog`), or null when it is in another mode. */
+export async function pointInTimeLogKind(deps: CatalogDeps, source: SourceToCheck): Promise<string | null> {
+  return withSupport(deps, source, async (support) => support?.logKind ?? null);
+}
+
 /**
  * Refuses (422) when `source` is in a point-in-time mode and its server cannot serve it; answers the warnings when it
  * can (empty when the source is not in such a mode, which is never contacted).
