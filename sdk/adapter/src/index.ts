@@ -14,6 +14,7 @@ export * from './change-log-spool.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
 export * from './staged-restore.js';
+export { readinessFrom } from './readiness.js';
 export { chunksOf } from './streams/chunks.js';
 export { resolveWebhookUrl, type SecretLookup } from './webhook-url.js';
 export {
