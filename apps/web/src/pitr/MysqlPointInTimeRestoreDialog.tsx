@@ -9,6 +9,7 @@ import { startPointInTimeRestore } from './point-in-time-api';
 import { buildMysqlRestoreBody, refusedFieldOf, suggestTargetDatabase, type MysqlRestoreBody, type RefusedField } from './mysql-restore-request';
 import { checkTarget, describeWindow, pickableSeconds, type RecoveryWindow, type TargetChoice } from './restore-target';
 import { browserTimeZone, wallTimeOf, type WallTime } from './zoned-time';
+import { WindowTimeFields } from './WindowTimeFields';
 
 type TargetKind = 'time' | 'latest' | 'position';
 
@@ -82,22 +83,7 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, onClos
           </Stack>
         </Radio.Group>
         {kind === 'time' && first && last && (
-          <Group grow align="flex-start">
-            <TextInput type="date" label="Date" description={timeZone} min={first.date} max={last.date} value={wall.date} onChange={(event) => setWall({ ...wall, date: event.currentTarget.value })} data-field="pitr-date" required />
-            <TextInput
-              type="time"
-              label="Time (to the second)"
-              description="Transactions committed before this second are replayed"
-              step={1}
-              min={wall.date === first.date ? first.time : undefined}
-              max={wall.date === last.date ? last.time : undefined}
-              value={wall.time}
-              error={targetError}
-              onChange={(event) => setWall({ ...wall, time: event.currentTarget.value })}
-              data-field="pitr-time"
-              required
-            />
-          </Group>
+          <WindowTimeFields first={first} last={last} wall={wall} onChange={setWall} timeZone={timeZone} timeHint="Transactions committed before this second are replayed" error={targetError} />
         )}
         {kind === 'position' && (
           <TextInput

@@ -8,6 +8,7 @@ import { ErrorAlert } from '../components/PageState';
 import { startPointInTimeRestore, type PointInTimeRestoreBody } from './point-in-time-api';
 import { checkTarget, describeWindow, pickableSeconds, servePortProblem, targetPathProblem, type RecoveryWindow, type TargetChoice } from './restore-target';
 import { browserTimeZone, wallTimeOf, type WallTime } from './zoned-time';
+import { WindowTimeFields } from './WindowTimeFields';
 
 type TargetKind = TargetChoice['type'];
 
@@ -98,32 +99,7 @@ export function PointInTimeRestoreDialog({ jobId, window, encryptionProfileId, o
           data-field="pitr-advanced"
         />
         {kind === 'time' && first && last && (
-          <Group grow align="flex-start">
-            <TextInput
-              type="date"
-              label="Date"
-              description={timeZone}
-              min={first.date}
-              max={last.date}
-              value={wall.date}
-              onChange={(event) => setWall({ ...wall, date: event.currentTarget.value })}
-              data-field="pitr-date"
-              required
-            />
-            <TextInput
-              type="time"
-              label="Time (to the second)"
-              description="In your time zone"
-              step={1}
-              min={wall.date === first.date ? first.time : undefined}
-              max={wall.date === last.date ? last.time : undefined}
-              value={wall.time}
-              error={timeError}
-              onChange={(event) => setWall({ ...wall, time: event.currentTarget.value })}
-              data-field="pitr-time"
-              required
-            />
-          </Group>
+          <WindowTimeFields first={first} last={last} wall={wall} onChange={setWall} timeZone={timeZone} timeHint="In your time zone" error={timeError} />
         )}
         {kind === 'position' && (
           <TextInput label="WAL position (LSN)" description="As pg_current_wal_lsn() prints it, e.g. 0/3000028" value={position} error={position && !checked.ok ? checked.message : undefined} onChange={(event) => setPosition(event.currentTarget.value)} data-field="pitr-position" required />
