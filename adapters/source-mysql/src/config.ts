@@ -38,6 +38,15 @@ export const mysqlSourceConfig = z
       description:
         'Point-in-time mode: how often the binary log file being written is archived as a partial file, in seconds (the recovery point is about this old)',
     }),
+    // Point-in-time mode: which kind of base backup a backup takes (docs/pitr.md, "Physical base backups").
+    baseMethod: z
+      .enum(['logical', 'physical', 'auto'])
+      .default('logical')
+      .meta({
+        advanced: true,
+        description:
+          'Point-in-time mode: the kind of base backup. logical: the consistent dump with its binary log coordinates. physical: mariadb-backup --stream=xbstream of the data files (MariaDB; Holdfast must run on the database host with read access to its data directory; refused otherwise). auto: physical when mariadb-backup is installed and the data directory is readable here, logical otherwise',
+      }),
     ssh: secretTarget(sshBlock.optional().describe('Run the dump tool and the client on this host over SSH instead of on the Holdfast host')),
     ...sshLoginSecretFields,
   })

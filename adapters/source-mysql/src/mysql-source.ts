@@ -29,6 +29,7 @@ import { checkBinlog } from './internal/pitr/binlog-check.js';
 import { binlogReadiness } from './internal/pitr/binlog-readiness.js';
 import { openBinlogStream } from './internal/pitr/binlog-stream.js';
 import { startLogicalBase } from './internal/pitr/logical-base.js';
+import { chooseBase, startPhysicalBase } from './internal/pitr/physical-base.js';
 import { restoreToPoint } from './internal/pitr/point-restore.js';
 
 /**
@@ -39,7 +40,7 @@ import { restoreToPoint } from './internal/pitr/point-restore.js';
  * the binary log needs, a backup is the same consistent dump carrying the binary log coordinates of its snapshot
  * (its stats carry `base`), `pointInTime().openChangeLogStream` streams the binary log with mariadb-binlog, and
  * `restoreToPoint` rebuilds one database of a base under a new name and replays the log into it up to the target;
- * physical (mariadb-backup) bases are not built yet.
+ * `baseMethod` may choose a physical base instead (mariadb-backup of the whole server, restored through a throwaway mariadbd).
  */
 @injectable()
 export class MysqlSource implements SourceAdapter {
@@ -134,7 +135,13 @@ export class MysqlSource implements SourceAdapter {
     }
     this.context.logger.info({ databases, version, edition, tool: tools.dump, mode: this.config.mode }, 'starting dump');
     // A point-in-time source's backup is a base: the same dump, with the binary log coordinates of its snapshot.
-    if (this.config.mode === 'point-in-time') return startLogicalBase(this.config, tools, databases, options.signal);
+    if (this.config.mode === 'point-in-time') {
+      // baseMethod picks the kind (physical: mariadb-backup of the whole server; logical: the dump with coordinates).
+      const choice = await chooseBase(this.config);
+      this.context.logger.info({ baseKind: choice.kind, reason: choice.reason }, 'point-in-time base backup');
+      if (choice.kind === 'physical') return startPhysicalBase(this.config, choice.tools!, options.signal);
+      return startLogicalBase(this.config, tools, databases, options.signal);
+    }
     return startDump(this.config, this.sshTarget(), tools, databases, options.signal, version);
   }
 

@@ -50,7 +50,7 @@ export class CoordinatesWatcher extends Transform {
 }
 
 /** What identifies the server in the base (`@@server_uuid` on MySQL; host name and server_id on MariaDB). */
-async function serverIdentity(connection: mysql.Connection, serverId: number): Promise<string> {
+export async function serverIdentity(connection: mysql.Connection, serverId: number): Promise<string> {
   const [rows] = await connection.query<mysql.RowDataPacket[]>('SELECT @@hostname AS host');
   const host = String(rows[0]?.host ?? '');
   try {

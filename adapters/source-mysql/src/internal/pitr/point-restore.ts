@@ -4,7 +4,7 @@
 // touched. Refusals come first and write nothing; a failure or an abort drops the half-built database.
 import type mysql from 'mysql2/promise';
 import type { Readable } from 'node:stream';
-import { AdapterError, isAdapterError, type PointRestoreInput, type PointRestoreResult } from '@holdfast/sdk';
+import { AdapterError, isAdapterError, peekHead, type PointRestoreInput, type PointRestoreResult } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../../config.js';
 import { connectionError, ORIGIN, quoteIdentifier, withConnection } from '../connection.js';
 import type { ClientTools } from '../tools.js';
@@ -14,6 +14,7 @@ import { resolveBinlogTool } from './binlog-tool.js';
 import { baseScript, openBase } from './point-restore-base.js';
 import { runSqlClient } from './point-restore-client.js';
 import { checkRequest } from './point-restore-request.js';
+import { isPhysicalBase, openPhysicalBase, type PhysicalBase } from './physical-restore.js';
 
 /** MySQL and MariaDB: "Access denied; you need (at least one of) the ... privilege(s)". */
 const SPECIFIC_ACCESS_DENIED = 1227;
@@ -59,7 +60,7 @@ async function databaseExists(connection: mysql.Connection, name: string): Promi
 }
 
 /** The session settings the base's script runs after. */
-function withPrelude(prelude: string, script: Readable): AsyncIterable<Buffer> {
+function withPrelude(prelude: string, script: Readable | AsyncIterable<Buffer>): AsyncIterable<Buffer> {
   return (async function* () {
     if (prelude) yield Buffer.from(prelude, 'utf8');
     for await (const chunk of script) yield chunk as Buffer;
@@ -67,7 +68,7 @@ function withPrelude(prelude: string, script: Readable): AsyncIterable<Buffer> {
 }
 
 /** Every refusal, in order; answers what the restore needs from them. Reads the base's header line, writes nothing. */
-async function refusalsPassed(config: MysqlSourceConfig, input: PointRestoreInput) {
+async function refusalsPassed(config: MysqlSourceConfig, tools: ClientTools, input: PointRestoreInput) {
   const request = checkRequest(input);
   const binlogTool = await resolveBinlogTool(config);
   const { rights, original, others } = await withConnection(config, async (connection) => {
@@ -78,11 +79,18 @@ async function refusalsPassed(config: MysqlSourceConfig, input: PointRestoreInpu
     const others = listed.map((row) => String(Object.values(row)[0]));
     return { rights: await sessionRights(connection, config), original: await databaseExists(connection, request.name), others };
   });
-  const base = await openBase(input.baseStream);
+  // The base's first line says its kind: a physical base (mariadb-backup) is prepared and served by a throwaway
+  // server, which also answers whether it holds the database; a logical base is a dump script.
+  const { head, whole } = await peekHead(input.baseStream, { enough: (bytes) => bytes.includes(0x0a), limit: 64 * 1024 });
+  if (isPhysicalBase(head)) {
+    const physical: PhysicalBase = await openPhysicalBase(config, tools, whole, request.name, input.signal);
+    return { request, binlogTool, rights, original, base: undefined, physical, others };
+  }
+  const base = await openBase(whole);
   if (!base.header.databases.includes(request.name)) {
     throw new AdapterError(ORIGIN, 'CONFIG', `the base backup holds no database "${request.name}" (it holds ${base.header.databases.map((name) => `"${name}"`).join(', ')})`);
   }
-  return { request, binlogTool, rights, original, base, others };
+  return { request, binlogTool, rights, original, base, physical: undefined, others };
 }
 
 /** Rebuilds `input.database.name` of the base as `input.database.into`, as of `input.target`. */
@@ -94,11 +102,11 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
   const abandonBase = () => (input.baseStream as Readable | undefined)?.destroy();
 
   // Refusals first: nothing is written until every one has passed.
-  const prepared = await refusalsPassed(config, input).catch((error: unknown) => {
+  const prepared = await refusalsPassed(config, tools, input).catch((error: unknown) => {
     abandonBase();
     throw error;
   });
-  const { request, binlogTool, rights, original, base, others } = prepared;
+  const { request, binlogTool, rights, original, base, physical, others } = prepared;
   const { name, into } = request;
   if (!rights.mayLeaveBinlog) {
     warnings.push(
@@ -126,7 +134,8 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
 
     progress(`loading "${name}" of the base backup into "${into}"`);
     const prelude = rights.mayLeaveBinlog ? 'SET SESSION sql_log_bin = 0;\n' : '';
-    await runSqlClient(config, tools, withPrelude(prelude, await baseScript(base, name, into)), into, signal, `loading the base backup into "${into}"`);
+    const script = physical ? physical.script() : await baseScript(base!, name, into);
+    await runSqlClient(config, tools, withPrelude(prelude, script), into, signal, `loading the base backup into "${into}"`);
 
     const replayed: ReplayProgress = { transactions: 0 };
     let files = 0;
@@ -149,6 +158,7 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
       },
     };
     const stop = request.stop;
+    await physical?.close();
     progress(`replaying the binary log from ${request.startFile}:${request.startOffset}${stop.type === 'time' ? ` until before ${utcDatetime(stop.seconds)} UTC` : stop.type === 'position' ? ` until ${stop.file}:${stop.offset}` : ' to its end'}`);
     await runSqlClient(config, tools, replaySql(plan), into, signal, `replaying the binary log into "${into}"`);
 
@@ -167,6 +177,7 @@ export async function restoreToPoint(config: MysqlSourceConfig, tools: ClientToo
     const message = reason.message.replace(/^\[source-mysql\] /, '');
     throw new AdapterError(ORIGIN, isAdapterError(reason) ? reason.code : 'TRANSIENT', `${message} (the half-built database "${into}" could not be dropped: ${left}; drop it by hand)`, { cause: reason });
   } finally {
+    await physical?.close();
     signal.removeEventListener('abort', abandonBase);
   }
 }
