@@ -132,7 +132,11 @@ export async function openPhysicalBase(config: MysqlSourceConfig, clientTools: C
     await mkdir(data, { mode: 0o700 });
     await runStep(tools.mbstream, ['-x', '-C', data], signal, 'extracting the physical base (mbstream -x)', first.rest);
     await runStep(tools.backup, ['--prepare', `--target-dir=${data}`], signal, 'preparing the physical base (mariadb-backup --prepare)');
-    if (isRoot) await run('chown', ['-R', 'mysql:mysql', folder]);
+    if (isRoot) {
+      await run('chown', ['-R', 'mysql:mysql', folder]).catch((error: unknown) => {
+        throw new AdapterError(ORIGIN, 'CONFIG', `the prepared copy cannot be handed to the OS user mysql the throwaway server runs as (Holdfast runs as root): ${(error as Error).message.trim()}`, { cause: error });
+      });
+    }
     const args = [
       '--no-defaults',
       `--datadir=${data}`,
