@@ -13,15 +13,22 @@ import { server } from './helpers.js';
 import { adminSql, pitrConfig, pitrServer } from './pitr-helpers.js';
 
 const database = `hf_binlog_base_${randomBytes(4).toString('hex')}`;
+// "Every user database" is every database the account sees: an account of this file's own, granted on its database
+// only, so other files' databases (created and dropped on the shared server meanwhile) are not in its dump.
+const account = { user: `hf_base_${randomBytes(3).toString('hex')}`, password: randomBytes(12).toString('hex') };
 
 beforeAll(async () => {
   await adminSql(`CREATE DATABASE ${database}`);
+  await adminSql(`CREATE USER '${account.user}'@'%' IDENTIFIED BY '${account.password}'`);
+  await adminSql(`GRANT RELOAD, REPLICATION SLAVE, BINLOG MONITOR ON *.* TO '${account.user}'@'%'`);
+  await adminSql(`GRANT SELECT, SHOW VIEW, TRIGGER, EVENT, LOCK TABLES ON \`${database}\`.* TO '${account.user}'@'%'`);
   await adminSql(`CREATE TABLE ${database}.marks (id INT AUTO_INCREMENT PRIMARY KEY, label VARCHAR(100)) ENGINE=InnoDB`);
   await adminSql(`INSERT INTO ${database}.marks (label) VALUES ('before-the-base')`);
 });
 
 afterAll(async () => {
   await adminSql(`DROP DATABASE IF EXISTS ${database}`);
+  await adminSql(`DROP USER IF EXISTS '${account.user}'@'%'`);
 });
 
 function source(): SourceAdapter {
@@ -58,12 +65,13 @@ describe('logical base backup with binary log coordinates', () => {
   }, 60_000);
 
   it('pointInTime().baseBackup takes the same kind of base of every user database', async () => {
-    const handle = await source().pointInTime!()!.baseBackup({ signal: new AbortController().signal });
+    const own = instantiateAdapter(container, definition, { ...pitrConfig('binlog', account) });
+    const handle = await own.pointInTime!()!.baseBackup({ signal: new AbortController().signal });
     let bytes = 0;
     await pipeline(handle.stream, new Writable({ write: (chunk: Buffer, _e, cb) => ((bytes += chunk.length), cb()) }));
     const stats = await handle.done;
     expect(stats.bytes).toBe(bytes);
-    expect(stats.databases).toContain(database);
+    expect(stats.databases).toEqual([database]);
     expect(stats.base.startPosition).toMatch(/^mysql-bin\.\d{6}:\d+$/);
   }, 60_000);
 
