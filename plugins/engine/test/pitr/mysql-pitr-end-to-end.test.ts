@@ -177,7 +177,8 @@ describe('MySQL/MariaDB point-in-time restore through the API, S3 and SFTP, encr
     }
     // The instants differ: the three restores are not all the same state.
     expect(new Set(queued.map(({ expected }) => JSON.stringify(expected))).size).toBeGreaterThan(1);
-  }, 300_000);
+    // Two minutes of writing, then four restores: about 150 s on a quiet machine; the bound leaves room for a loaded one.
+  }, 480_000);
 
   /** Rows written before the base backup (in the base, not the log), and a change the stream archives. */
   async function seed(): Promise<Row[]> {
