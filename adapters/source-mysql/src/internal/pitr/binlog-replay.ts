@@ -126,8 +126,15 @@ async function* decodeFile(plan: ReplayPlan, name: string, fetched: Readable, ti
   });
   closed.catch(() => undefined);
   let archiveError: unknown;
-  fetched.once('error', (error) => (archiveError = error));
-  // mariadb-binlog stops reading at the stop event and exits: the rest of the file is not needed (EPIPE is fine).
+  // mariadb-binlog stops reading at the stop event and exits: the rest of the file is not needed. Its input then fails
+  // (EPIPE) or closes, and the pipeline below destroys the archive's stream with that error: only an error of the
+  // archive's stream from before that is an archive failure (the bench saw "write EPIPE" reported as one).
+  let isInputClosed = false;
+  child.stdin!.once('error', () => (isInputClosed = true));
+  child.stdin!.once('close', () => (isInputClosed = true));
+  fetched.once('error', (error) => {
+    if (!isInputClosed) archiveError = error;
+  });
   const feeding = pipeline(fetched, times, child.stdin!).catch(() => undefined);
   const watch = new ReplayWatch(plan.guarded, plan.progress, plan.isOutOfBinlog);
   child.stdout!.once('error', (error) => watch.destroy(error));
