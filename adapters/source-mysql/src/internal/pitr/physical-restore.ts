@@ -11,7 +11,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { AdapterError, isAbortError } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../../config.js';
 import { ORIGIN } from '../connection.js';
@@ -70,7 +70,7 @@ async function waitForServer(server: ChildProcess, socket: string, errorLog: str
       const log = await readFile(errorLog, 'utf8').catch(() => '');
       throw new AdapterError(ORIGIN, 'TRANSIENT', `the throwaway MariaDB server on the prepared base exited (${String(server.exitCode ?? server.signalCode)}): ${log.trim().split('\n').slice(-4).join(' | ')}`);
     }
-    const connection = await mysql.createConnection({ socketPath: socket, user: 'root' }).catch(() => undefined);
+    const connection = await connectToCopy(socket).catch(() => undefined);
     if (connection) {
       await connection.end().catch(() => undefined);
       return;
@@ -80,8 +80,17 @@ async function waitForServer(server: ChildProcess, socket: string, errorLog: str
   }
 }
 
+/**
+ * A root session on the throwaway server's socket. The driver loads here, not with the module: discovering the
+ * adapters must not load mysql2 (apps/server/test/lazy-drivers.test.ts), as connection.ts does for the source itself.
+ */
+async function connectToCopy(socket: string): Promise<mysql.Connection> {
+  const { default: driver } = await import('mysql2/promise');
+  return driver.createConnection({ socketPath: socket, user: 'root' });
+}
+
 async function serverDatabases(socket: string): Promise<string[]> {
-  const connection = await mysql.createConnection({ socketPath: socket, user: 'root' });
+  const connection = await connectToCopy(socket);
   try {
     const [rows] = await connection.query<mysql.RowDataPacket[]>('SHOW DATABASES');
     return rows.map((row) => String(Object.values(row)[0]));
