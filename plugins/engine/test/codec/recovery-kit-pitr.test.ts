@@ -101,7 +101,7 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
       if (rows.length === 0 || Date.now() > deadline) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    await admin.query(`DROP TABLE IF EXISTS ${TABLE}`).catch(() => undefined);
+    await admin.query(`DROP TABLE IF EXISTS ${TABLE}, ${TABLE}_nudge`).catch(() => undefined);
     await admin.end().catch(() => undefined);
     if (work) await rm(work, { recursive: true, force: true });
     await target?.drop();
@@ -117,11 +117,18 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
 
     const commits = await writeRows();
     const lastCommit = commits[commits.length - 1]!;
+    // A window end just after the last commit is not enough: a partial's coversUntil is when its copy began, and
+    // pg_receivewal may receive a commit a few ms after the client saw it return (CI once restored "latest" without
+    // the last row). Two seconds later (two flush intervals) the WAL is certainly in the archive. A partial is copied
+    // only when the segment grew, so a write outside the test's table nudges it on a quiet cluster.
+    await admin.query(`CREATE TABLE IF NOT EXISTS ${TABLE}_nudge (id serial PRIMARY KEY)`);
     await until(
-      'a window that ends after the last commit',
+      'a window that ends two seconds after the last commit',
       async () => {
         const window = (await call(server.url, 'GET', `/api/jobs/${JOB}/point-in-time`, { key: apiKey })).body?.data?.window;
-        return window && Date.parse(window.end) >= lastCommit.clientAfter;
+        if (window && Date.parse(window.end) >= lastCommit.clientAfter + 2_000) return true;
+        await admin.query(`INSERT INTO ${TABLE}_nudge DEFAULT VALUES`);
+        return false;
       },
       60_000,
     );
