@@ -7,12 +7,14 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import { extractArchive } from './archive-extract.mjs';
 import { EXIT, KitError, createDecrypter, readKey } from './hfenc.mjs';
+import { checkDatabaseName, parseMysqlTarget, restoreMysqlToPoint } from './mysql-pitr.mjs';
 import { restoreToPoint } from './pitr-restore.mjs';
 import { parseTarget } from './pitr-settings.mjs';
 
 const USAGE = `Usage: node holdfast-decrypt.mjs [options] <backup-file | ->
        node holdfast-decrypt.mjs extract [options] <archive> <output-folder>
        node holdfast-decrypt.mjs pitr [options] --base <base backup> --wal <folder> --out <data directory>
+       node holdfast-decrypt.mjs mysql-pitr [options] --base <base backup> --binlogs <folder> --database <name>
 
 Decrypts a Holdfast encrypted backup to standard output or to --out.
 
@@ -22,7 +24,7 @@ Options:
   --out <path>          write here instead of standard output (refuses to overwrite unless --force)
   --force               overwrite --out if it exists
   --decompress <codec>  gzip, brotli, zstd or none; default: read from <backup-file>.meta.json when present, else none
-  --help                show this text (extract --help, pitr --help: those commands)
+  --help                show this text (extract --help, pitr --help, mysql-pitr --help: those commands)
 
 Exit codes: 0 done, 2 usage or key format, 3 wrong key, 4 damaged or not a Holdfast file, 5 decompression failed,
 6 file could not be read or written.`;
@@ -73,6 +75,45 @@ Exit codes: 0 done, 2 usage or key format, 3 wrong key, 4 damaged file, 5 decomp
 6 a file could not be read or written (or --out is not empty), 8 the target lies outside what the base and WAL
 reach, 9 WAL is missing (the start segment, or a gap), 10 PostgreSQL failed to start or recover (--start).`;
 
+const MYSQL_PITR_USAGE = `Usage: node holdfast-decrypt.mjs mysql-pitr --key-file holdfast-key.txt --base <base backup> --binlogs <folder>
+         --database <name> [--into <new name>]
+         (--target-time <ISO time with offset> | --target-position <file>:<offset> | --latest)
+         [--host <host>] [--port <n>] [--socket <path>] [--user <name>] [--password-file <file>]
+         [--defaults-extra-file <file>] [--bin-dir <folder>] [--work-dir <folder>] [--print-only]
+
+Restores one database of a MySQL/MariaDB base backup of a point-in-time job and its archived binary log to a point
+in time, as a NEW database on a running server: the base and the binary log files it needs (downloaded from
+pitr/<job id>/wal/ of a destination into --binlogs) are decrypted into a private work folder, the database is
+created, the base's SQL loaded, and the binary log replayed with mariadb-binlog (or mysqlbinlog) from the base's
+coordinates to the target, the database name rewritten. The work folder is removed at the end. Needs the mariadb
+(or mysql) client and mariadb-binlog (or mysqlbinlog). <base>.meta.json next to the base is read when present.
+
+Options:
+  --key-file <path>        the kit's holdfast-key.txt (default: the HOLDFAST_KEY environment variable)
+  --base <file>            the base backup (<name>.sql.zst.enc, ...)
+  --binlogs <folder>       the downloaded binary log objects (the wal/ folder, its 00000001/ folder, or the objects)
+  --database <name>        the database of the base to restore (as it was named on the backed-up server)
+  --into <name>            the new database to build (default: --database, when the original is gone); must not exist
+  --target-time <time>     restore every transaction committed before this instant's whole second, with its offset:
+                           2026-12-06T14:03:27+01:00 or 2026-12-06T13:03:27Z (binary log times are whole seconds)
+  --target-position <f:o>  stop before the event at this binary log position (mysql-bin.000042:1234)
+  --latest                 replay everything the archived binary log holds
+  --host, --port, --socket, --user   the server to restore into (default: the client's own defaults)
+  --password-file <file>   a file whose first line is the password (never on the command line)
+  --defaults-extra-file <file>   a MySQL option file with the connection ([client] group); the options above win
+  --bin-dir <folder>       where mariadb and mariadb-binlog are (default: PATH)
+  --work-dir <folder>      where the private work folder is made (default: the system temp folder); it needs room
+                           for the base's SQL and the binary log files up to the target
+  --print-only             decrypt into the work folder and print the commands instead of running them (no
+                           connection is made; the folder is left for you)
+  --help                   show this text
+
+Exit codes: 0 done, 2 usage, key format or a database the base does not hold, 3 wrong key, 4 damaged file,
+5 decompression failed or no zstd decoder, 6 a file could not be read or written, or the --into database exists,
+8 the target lies outside what the base and binary log reach, 9 a binary log file is missing (the base's start
+file, or a gap), 10 the server refused (connection, privileges) or the load or replay failed (the new database is
+dropped), 11 the client programs are missing.`;
+
 const DECOMPRESSORS = {
   gzip: () => zlib.createGunzip(),
   brotli: () => zlib.createBrotliDecompress(),
@@ -107,6 +148,10 @@ const EXTRACT_OPTIONS = { values: new Set(['key-file', 'only']), flags: new Set(
 const PITR_OPTIONS = {
   values: new Set(['key-file', 'base', 'wal', 'out', 'target-time', 'target-lsn', 'target-name', 'port', 'pg-bin', 'run-as']),
   flags: new Set(['latest', 'start', 'help']),
+};
+const MYSQL_PITR_OPTIONS = {
+  values: new Set(['key-file', 'base', 'binlogs', 'database', 'into', 'target-time', 'target-position', 'host', 'port', 'socket', 'user', 'password-file', 'defaults-extra-file', 'bin-dir', 'work-dir']),
+  flags: new Set(['latest', 'print-only', 'help']),
 };
 
 function parseOptions(argv, spec, usage) {
@@ -180,6 +225,36 @@ function parsePitrCommand(argv) {
   };
 }
 
+function parseMysqlPitrCommand(argv) {
+  const { values, positionals } = parseOptions(argv, MYSQL_PITR_OPTIONS, MYSQL_PITR_USAGE);
+  if (values.help) return { help: MYSQL_PITR_USAGE };
+  if (positionals.length > 0) throw new KitError(EXIT.usage, `unexpected argument ${positionals[0]}\n\n${MYSQL_PITR_USAGE}`);
+  for (const name of ['base', 'binlogs', 'database']) if (!values[name]) throw new KitError(EXIT.usage, `--${name} is required\n\n${MYSQL_PITR_USAGE}`);
+  const into = values.into ?? values.database;
+  checkDatabaseName('--database', values.database);
+  checkDatabaseName('--into', into);
+  const port = values.port === undefined ? undefined : Number(values.port);
+  if (port !== undefined && !(Number.isInteger(port) && port > 0 && port < 65536)) throw new KitError(EXIT.usage, `--port must be a port number, not "${values.port}"`);
+  return {
+    base: values.base,
+    binlogs: values.binlogs,
+    database: values.database,
+    into,
+    keyFile: values['key-file'],
+    target: parseMysqlTarget(values),
+    connection: { host: values.host, port, socket: values.socket, user: values.user, passwordFile: values['password-file'], defaultsFile: values['defaults-extra-file'] },
+    binDir: values['bin-dir'],
+    workDir: values['work-dir'],
+    printOnly: values['print-only'] === true,
+  };
+}
+
+async function mysqlPitrCommand(argv) {
+  const options = parseMysqlPitrCommand(argv);
+  if (options.help) return void process.stdout.write(`${options.help}\n`);
+  return restoreMysqlToPoint(options);
+}
+
 async function pitrCommand(argv) {
   const options = parsePitrCommand(argv);
   if (options.help) return void process.stdout.write(`${options.help}\n`);
@@ -250,16 +325,19 @@ async function extractCommand(argv) {
 const [command, ...rest] = process.argv.slice(2);
 const isExtract = command === 'extract';
 const isPitr = command === 'pitr';
-(isExtract ? extractCommand(rest) : isPitr ? pitrCommand(rest) : decryptCommand(process.argv.slice(2))).then(
+const isMysqlPitr = command === 'mysql-pitr';
+const run = isExtract ? extractCommand(rest) : isPitr ? pitrCommand(rest) : isMysqlPitr ? mysqlPitrCommand(rest) : decryptCommand(process.argv.slice(2));
+run.then(
   (exitCode) => {
     process.exitCode = exitCode ?? 0;
   },
   (error) => {
     const exitCode = error instanceof KitError ? error.exitCode : 1;
-    const isOutputSuspect = !isExtract && !isPitr && (exitCode === EXIT.damaged || exitCode === EXIT.decompress);
+    const isOutputSuspect = !isExtract && !isPitr && !isMysqlPitr && (exitCode === EXIT.damaged || exitCode === EXIT.decompress);
     // extract and pitr build into <out>.partial and remove it on failure, so they leave nothing to distrust; a pitr
     // run whose server failed (--start) names the prepared data directory in its message.
-    const isNothingRestored = (isExtract && exitCode !== EXIT.usage) || (isPitr && exitCode !== EXIT.usage && !error.isAfterRestore);
+    // mysql-pitr refuses before it creates the database and drops the database it created when a later step fails.
+    const isNothingRestored = (isExtract && exitCode !== EXIT.usage) || (isPitr && exitCode !== EXIT.usage && !error.isAfterRestore) || (isMysqlPitr && exitCode !== EXIT.usage && !error.isDatabaseLeft);
     const tail = isNothingRestored ? ' (nothing was restored)' : isOutputSuspect ? ' (any output written is incomplete)' : '';
     process.stderr.write(`holdfast-decrypt: ${error.message}${tail}\n`);
     process.exit(exitCode);

@@ -10,7 +10,7 @@ const scripts = (await readdir(kit)).filter((name) => name.endsWith('.mjs')).sor
 
 describe('the recovery kit files', () => {
   it('hold the script, its modules and the README that ships inside the kit', () => {
-    expect(scripts).toEqual(expect.arrayContaining(['holdfast-decrypt.mjs', 'hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs', 'containment.mjs', 'decompress.mjs', 'tar-unpack.mjs', 'pitr-restore.mjs', 'pitr-wal.mjs', 'pitr-settings.mjs', 'pitr-server.mjs']));
+    expect(scripts).toEqual(expect.arrayContaining(['holdfast-decrypt.mjs', 'hfenc.mjs', 'archive-reader.mjs', 'archive-chain.mjs', 'archive-extract.mjs', 'restore-target.mjs', 'containment.mjs', 'decompress.mjs', 'tar-unpack.mjs', 'pitr-restore.mjs', 'pitr-wal.mjs', 'pitr-settings.mjs', 'pitr-server.mjs', 'mysql-pitr.mjs', 'mysql-base.mjs', 'mysql-binlog.mjs', 'mysql-replay-watch.mjs', 'mysql-server.mjs']));
     expect(existsSync(new URL('README.md', kit))).toBe(true);
   });
 

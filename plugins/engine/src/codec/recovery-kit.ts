@@ -25,7 +25,8 @@ export const RECOVERY_KIT_FILES = {
   script: 'holdfast-decrypt.mjs',
   /**
    * Modules the script imports from its own folder (decryption, archive reading, chains, restoring, containment, and
-   * the point-in-time restore of a PostgreSQL base backup and its WAL: `pitr`).
+   * the point-in-time restore of a PostgreSQL base backup and its WAL: `pitr`; of one MySQL/MariaDB database from a
+   * logical base and its binary log: `mysql-pitr`).
    */
   modules: [
     'hfenc.mjs',
@@ -40,6 +41,11 @@ export const RECOVERY_KIT_FILES = {
     'pitr-wal.mjs',
     'pitr-settings.mjs',
     'pitr-server.mjs',
+    'mysql-pitr.mjs',
+    'mysql-base.mjs',
+    'mysql-binlog.mjs',
+    'mysql-replay-watch.mjs',
+    'mysql-server.mjs',
   ],
   readme: 'README.md',
   key: 'holdfast-key.txt',
@@ -79,6 +85,7 @@ function keyFileText(key: Buffer, profileName: string | undefined): string {
     `# Use: node ${RECOVERY_KIT_FILES.script} --key-file ${RECOVERY_KIT_FILES.key} --out <output> <backup-file>`,
     `# Archives (.hfa.enc): node ${RECOVERY_KIT_FILES.script} extract --key-file ${RECOVERY_KIT_FILES.key} <archive> <output-folder>`,
     `# PostgreSQL point in time: node ${RECOVERY_KIT_FILES.script} pitr --key-file ${RECOVERY_KIT_FILES.key} --base <base backup> --wal <folder> --target-time <time> --out <data directory>`,
+    `# MySQL/MariaDB point in time: node ${RECOVERY_KIT_FILES.script} mysql-pitr --key-file ${RECOVERY_KIT_FILES.key} --base <base backup> --binlogs <folder> --database <name> --into <new name> --target-time <time> --host <host> --user <user> --password-file <file>`,
     key.toString('hex'),
     '',
   ].join('\n');

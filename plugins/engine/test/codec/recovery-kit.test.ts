@@ -82,6 +82,11 @@ describe('recovery kit', () => {
       ['pitr-wal.mjs', 0o644],
       ['pitr-settings.mjs', 0o644],
       ['pitr-server.mjs', 0o644],
+      ['mysql-pitr.mjs', 0o644],
+      ['mysql-base.mjs', 0o644],
+      ['mysql-binlog.mjs', 0o644],
+      ['mysql-replay-watch.mjs', 0o644],
+      ['mysql-server.mjs', 0o644],
       ['README.md', 0o644],
       ['holdfast-key.txt', 0o600],
     ]);
