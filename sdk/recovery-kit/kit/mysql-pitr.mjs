@@ -15,7 +15,7 @@ import { EXIT, KitError, readKey } from './hfenc.mjs';
 import { parseBinlogPosition, quoted, readMysqlSidecar, writeBaseScript } from './mysql-base.mjs';
 import { planBinlogs, restoreBinlog, scanBinlogFolder, splitBinlogName } from './mysql-binlog.mjs';
 import { ReplayWatch } from './mysql-replay-watch.mjs';
-import { clientArgs, findPrograms, isAllowed, loadScript, query, replay, writeClientOptions } from './mysql-server.mjs';
+import { findPrograms, isAllowed, loadScript, query, replay, writeClientOptions } from './mysql-server.mjs';
 
 const note = (message) => process.stderr.write(`holdfast-decrypt: ${message}\n`);
 const SYSTEM_SCHEMAS = ['mysql', 'information_schema', 'performance_schema', 'sys'];
