@@ -10,6 +10,8 @@ import { pipeline } from 'node:stream/promises';
 import { EXIT, KitError } from './hfenc.mjs';
 
 const HEADER_PREFIX = '-- holdfast-mysql: ';
+/** The first line of a physical base (a mariadb-backup stream Holdfast wrapped), which this command does not restore. */
+const PHYSICAL_PREFIX = '-- holdfast-mysql-physical: ';
 const DATA_SECTION = '-- holdfast-mysql-section: data';
 /** The commented coordinates `--master-data=2` writes before the data. */
 const COORDINATES = /^-- CHANGE (?:MASTER|REPLICATION SOURCE) TO (?:MASTER|SOURCE)_LOG_FILE='([^']+)', *(?:MASTER|SOURCE)_LOG_POS=(\d+)/;
@@ -147,6 +149,12 @@ export class BaseScript extends Transform {
   }
 
   readHeader(text) {
+    if (text.startsWith(PHYSICAL_PREFIX)) {
+      throw new KitError(
+        EXIT.usage,
+        `${this.label} is a physical base backup (mariadb-backup): this command restores from logical bases only. Restore it through Holdfast, or take the point in time from a logical base of the job`,
+      );
+    }
     if (!text.startsWith(HEADER_PREFIX)) {
       throw new KitError(EXIT.damaged, `${this.label} is not a Holdfast MySQL/MariaDB dump (its first line is no "-- holdfast-mysql:" header): it cannot start a point-in-time restore`);
     }

@@ -136,11 +136,13 @@ describe('the base script', () => {
     }
   });
 
-  it('refuses a database the base does not hold (2), a script without header (4) and a truncated one (4)', async () => {
+  it('refuses a database the base does not hold (2), a physical base (2), a script without header (4) and a truncated one (4)', async () => {
     const missing = await through(new base.BaseScript('base', 'crm', 'crm'), [Buffer.from(multi)]);
     expect(missing.error).toMatchObject({ exitCode: 2, message: expect.stringContaining('holds no database "crm" (it holds "shop", "blog")') });
     const plain = await through(new base.BaseScript('base', 'shop', 'shop'), [Buffer.from('-- MariaDB dump 10.19\nCREATE TABLE t (a int);\n')]);
     expect(plain.error).toMatchObject({ exitCode: 4, message: expect.stringContaining('not a Holdfast MySQL/MariaDB dump') });
+    const physical = await through(new base.BaseScript('base', 'shop', 'shop'), [Buffer.from('-- holdfast-mysql-physical: {"version":1}\nbinary')]);
+    expect(physical.error).toMatchObject({ exitCode: 2, message: expect.stringContaining('physical base backup (mariadb-backup)') });
     const truncated = await through(new base.BaseScript('base', 'shop', 'shop'), [Buffer.from(multi.slice(0, multi.indexOf('-- Dump completed')))]);
     expect(truncated.error).toMatchObject({ exitCode: 4, message: expect.stringContaining('truncated') });
   });
