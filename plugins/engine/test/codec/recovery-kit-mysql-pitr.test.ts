@@ -32,6 +32,8 @@ const SUFFIX = randomBytes(4).toString('hex');
 const JOB = `kitmysql${SUFFIX}`;
 /** The test's database; every database it creates (the restores) starts with this name, and is dropped at the end. */
 const DB = `hf_kit_mysql_${SUFFIX}`;
+/** A second database of the job, so the base is a multi-database script the kit must cut to DB's sections. */
+const OTHER = `${DB}_other`;
 
 /** One row as the writer left it: `at` is the NOW() of the statement that wrote it (UTC, whole seconds). */
 interface Row {
@@ -78,6 +80,9 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     admin = await connect();
     await admin.query(`CREATE DATABASE \`${DB}\``);
     await admin.query(`CREATE TABLE \`${DB}\`.items (id INT PRIMARY KEY, v INT NOT NULL, at DATETIME NOT NULL) ENGINE=InnoDB`);
+    await admin.query(`CREATE DATABASE \`${OTHER}\``);
+    await admin.query(`CREATE TABLE \`${OTHER}\`.notes (id INT PRIMARY KEY) ENGINE=InnoDB`);
+    await admin.query(`INSERT INTO \`${OTHER}\`.notes VALUES (1)`);
     work = await mkdtemp(join(tmpdir(), 'hf-kit-mysql-pitr-'));
     destination = join(work, 'destination');
     scratch = join(work, 'downloaded');
@@ -105,7 +110,7 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
   }, 60_000);
 
   it('restores an instant between commits and the latest state into new databases, and refuses an existing database, a target before the base, a wrong key and a missing file, leaving nothing behind', async () => {
-    server.catalog.addJob({ id: JOB, name: `kit mysql pitr ${SUFFIX}`, compression: 'ZSTD', databases: [DB] }, 'mariadb', [{ configId: 'disk' }], { profileId: 'profile', key: jobKey });
+    server.catalog.addJob({ id: JOB, name: `kit mysql pitr ${SUFFIX}`, compression: 'ZSTD', databases: [DB, OTHER] }, 'mariadb', [{ configId: 'disk' }], { profileId: 'profile', key: jobKey });
     // The stream starts with the server's current file, which must hold the base's coordinates: the base is taken
     // once the stream has archived something (a write of the test's own makes sure there is something).
     await until('the change-log stream', async () => (await server.changeLogs.streamOf(JOB))?.state === 'streaming', 60_000);
@@ -162,6 +167,9 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     expect(restored.stdout).toContain(`Restored "${DB}" of the base backup into the new database "${DB}_instant"`);
     expect(restored.stdout).toContain(`The last one replayed began at ${new Date(lastBefore * 1000).toISOString()}`);
     expect(await readdir(kitWork)).toEqual([]);
+    // The base holds both databases: only DB's sections were loaded.
+    const [tables] = await admin.query<mysql.RowDataPacket[]>(`SHOW TABLES FROM \`${DB}_instant\``);
+    expect(tables.map((row) => String(Object.values(row)[0]))).toEqual(['items']);
 
     // --latest: every write.
     const latest = await kit(['mysql-pitr', ...common, '--into', `${DB}_latest`, '--latest']);
@@ -202,15 +210,18 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     }
     expect(await rowsOf(DB)).toEqual(before);
 
-    // A failure after the database was created (a statement of the base fails on load): the kit drops what it built.
+    // A failure after the database was created (a statement in DB's section of the base fails on load): the kit drops
+    // what it built.
     const broken = join(work, 'broken-base.sql');
     // Node 20 has no zstd: the kit decrypts only, the zstd program decompresses.
     const plain = await kit([...keyArgs, '--decompress', 'none', '--out', `${broken}.zst`, baseFile]);
     expect(plain.code, plain.stderr).toBe(0);
     await run('zstd', ['-d', '-q', '-o', broken, `${broken}.zst`]);
     const script = await readFile(broken, 'utf8');
-    const completion = script.lastIndexOf('\n-- Dump completed');
-    await writeFile(broken, `${script.slice(0, completion)}\nSELECT * FROM no_such_table_${SUFFIX};${script.slice(completion)}`);
+    const use = `USE \`${DB}\`;\n`;
+    expect(script).toContain(use);
+    const at = script.indexOf(use) + use.length;
+    await writeFile(broken, `${script.slice(0, at)}SELECT * FROM no_such_table_${SUFFIX};\n${script.slice(at)}`);
     const meta = JSON.parse(await readFile(`${baseFile}.meta.json`, 'utf8')) as Record<string, unknown>;
     await writeFile(`${broken}.meta.json`, JSON.stringify({ ...meta, compression: 'NONE' }));
     const failed = await kit(['mysql-pitr', ...keyArgs, '--base', broken, '--binlogs', binlogs, '--database', DB, ...connection, '--into', `${DB}_broken`, '--latest']);
