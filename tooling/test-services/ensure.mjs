@@ -10,6 +10,7 @@ import { ensureCephRgw } from './ceph-rgw.mjs';
 import { ensureChromium } from './chromium.mjs';
 import { ensureMariadb } from './mariadb.mjs';
 import { ensureMariadbPitr } from './mariadb-pitr.mjs';
+import { ensurePigz } from './pigz.mjs';
 import { ensurePodman } from './podman.mjs';
 import { ensurePostgresPitr } from './postgres-pitr.mjs';
 import { ensureRclone } from './rclone.mjs';
@@ -88,6 +89,7 @@ export const TEST_SERVICES = [
   ['Ceph RADOS Gateway S3 (127.0.0.1:7480)', ensureCephRgw],
   ['Chromium (/usr/bin/chromium, for the web app e2e test)', ensureChromium],
   ['age (/usr/bin/age, decrypts public-key backups in the encryption tests)', ensureAge],
+  ['pigz (/usr/bin/pigz, the parallel gzip baseline of the benchmark table, issue 42)', ensurePigz],
   ['podman (a real container engine for the volume source and the image test)', ensurePodman],
 ];
 
