@@ -109,7 +109,7 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     await target?.drop();
   }, 60_000);
 
-  it('restores an instant between commits and the latest state into new databases, and refuses an existing database, a target before the base, a wrong key and a missing file, leaving nothing behind', async () => {
+  it('restores an instant between commits, a binary log position and the latest state into new databases, and refuses an existing database, a target before the base, a wrong key and a missing file, leaving nothing behind', async () => {
     server.catalog.addJob({ id: JOB, name: `kit mysql pitr ${SUFFIX}`, compression: 'ZSTD', databases: [DB, OTHER] }, 'mariadb', [{ configId: 'disk' }], { profileId: 'profile', key: jobKey });
     // The stream starts with the server's current file, which must hold the base's coordinates: the base is taken
     // once the stream has archived something (a write of the test's own makes sure there is something).
@@ -121,7 +121,7 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     const baseRun = await waitForEnd(server.url, apiKey, base.body.executionId, 120_000);
     expect(baseRun.status, JSON.stringify(baseRun.logs)).toBe('Success');
 
-    const writes = await writeRows(seeded);
+    const { writes, mark } = await writeRows(seeded);
     const writerEnded = Date.now();
     // A partial's window end is a reading of the server's position taken just before its copy: once it passes the
     // writer's end, every write is in the archive.
@@ -176,6 +176,11 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     expect(latest.code, latest.stderr).toBe(0);
     expect(await rowsOf(`${DB}_latest`)).toEqual(stateBefore(seeded, writes, Infinity));
     expect(await rowsOf(`${DB}_latest`)).toEqual(await rowsOf(DB));
+
+    // A binary log position read just after one write: every write up to it, none after.
+    const atPosition = await kit(['mysql-pitr', ...common, '--into', `${DB}_position`, '--target-position', mark.position]);
+    expect(atPosition.code, atPosition.stderr).toBe(0);
+    expect(await rowsOf(`${DB}_position`)).toEqual(stateBefore(seeded, writes.slice(0, mark.after), Infinity));
 
     // --print-only: no connection, the commands printed, the prepared folder left for the operator.
     const printed = await kit(['mysql-pitr', ...keyArgs, '--base', baseFile, '--binlogs', binlogs, '--database', DB, '--into', `${DB}_printed`, '--latest', '--print-only', '--work-dir', kitWork]);
@@ -262,9 +267,10 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
    * of an earlier one, each storing NOW(), read back after each statement (its `at` is the second its binary log
    * events carry).
    */
-  async function writeRows(seeded: Row[]): Promise<Write[]> {
+  async function writeRows(seeded: Row[]): Promise<{ writes: Write[]; mark: { after: number; position: string } }> {
     const writer = await connect(DB);
     const writes: Write[] = [];
+    let mark: { after: number; position: string } | undefined;
     let nextId = seeded.length + 1;
     try {
       const end = Date.now() + WRITE_FOR_MS;
@@ -275,12 +281,18 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
         else await writer.query('UPDATE items SET v = v + 1, at = NOW() WHERE id = ?', [id]);
         const [rows] = await writer.query<mysql.RowDataPacket[]>('SELECT v, at, UNIX_TIMESTAMP(at) AS second FROM items WHERE id = ?', [id]);
         writes.push({ id, v: Number(rows[0]!.v), at: String(rows[0]!.at), second: Number(rows[0]!.second) });
+        if (count === 30) {
+          // The server's position just after this write committed: a position target there keeps writes 0-30 only.
+          const [status] = await writer.query<mysql.RowDataPacket[]>('SHOW MASTER STATUS');
+          mark = { after: writes.length, position: `${String(status[0]!.File)}:${String(status[0]!.Position)}` };
+        }
         await new Promise((resolve) => setTimeout(resolve, WRITE_EVERY_MS));
       }
     } finally {
       await writer.end();
     }
-    return writes;
+    if (!mark) throw new Error(`the writer made only ${writes.length} writes`);
+    return { writes, mark };
   }
 
   async function rowsOf(database: string): Promise<Row[]> {
