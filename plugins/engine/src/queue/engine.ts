@@ -174,7 +174,7 @@ export class Engine {
   async enqueueTestRestore(jobId: string, trigger: RunTrigger): Promise<Execution> {
     const plan = await this.services.catalog.resolveRunPlan(jobId);
     if (!plan.job.testRestore) throw new ValidationError(`job "${plan.job.name}" has no test restore target (set testRestore on the job)`);
-    // A kind of point-in-time job whose test restores are not built is refused here (422), not at run time.
+    // A MySQL/MariaDB point-in-time job whose target is not a database is refused here (422), not at run time.
     await refuseUnsupportedPointTestRestore(this.services, plan);
     const execution = await this.store.create({ type: 'Restore', jobId, trigger, request: { testRestore: true, jobId }, metadata: { label: `Test restore of ${plan.job.name}` } });
     this.queueChanged();

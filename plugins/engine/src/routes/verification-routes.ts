@@ -85,7 +85,7 @@ export function verificationRoutes(ports: VerificationRoutePorts): RouteDefiniti
         200: { description: 'Queued.', schema: queued },
         400: { description: 'The job has no test restore target.', schema: errorBody },
         404: { description: 'Job not found.', schema: errorBody },
-        422: { description: 'The job is a MySQL/MariaDB point-in-time job: its test restores are not supported yet.', schema: errorBody },
+        422: { description: 'The job is a MySQL/MariaDB point-in-time job whose test restore target is not a database (its test restore rebuilds each database of the base in a throwaway database on a server).', schema: errorBody },
       },
       handler: async ({ params, auth, ip, userAgent }) => {
         const execution = await ports.engine.enqueueTestRestore(params.id, triggerOf(auth));

@@ -37,7 +37,8 @@ export function isTestRestoreRequest(request: unknown): request is TestRestoreRe
  * scratch is dropped whatever happened. The time from
  * the first byte read to the last check is the job's measured restore time (RTO). Any failed check fails the run.
  * Jobs whose source is set up for point-in-time recovery take the point-in-time test restore instead
- * (`runPointTestRestore`: a random instant of the window, into a throwaway folder below the directory target's path).
+ * (`runPointTestRestore`: a random instant of the window, into a throwaway folder below the directory target's path
+ * for PostgreSQL, into throwaway databases on the database target's server for MySQL/MariaDB).
  */
 export async function runTestRestore(ctx: RunContext, services: RunServices, store: ExecutionStore): Promise<RunOutcome> {
   const request = JSON.parse(ctx.execution.request ?? '{}') as TestRestoreRequest;
@@ -53,7 +54,7 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     // A physical base backup restores only to an instant, never into a scratch database: a point-in-time job's test
     // restore is always one to a random instant of its window (docs/pitr.md, "Test restores").
     const logKind = await pointInTimeKindOf(services, plan);
-    if (logKind) return await runPointTestRestore(ctx, services, { plan, config, logKind, tagEnded: (tag) => tagEnded(store, tag) });
+    if (logKind) return await runPointTestRestore(ctx, services, { plan, config, logKind, tagEnded: (tag, jobId) => tagEnded(store, tag, jobId) });
     // A target that cannot work is reported before any destination is listed.
     target = await resolveScratchSource(services, plan.source, config);
     const { config: targetConfig, source } = target;
@@ -149,9 +150,12 @@ async function explainFailure(ctx: RunContext, found: FoundBackup, key: Buffer |
   throw new Error(`the backup file is corrupted: ${check.problem} (the restore stopped with: ${message})`);
 }
 
-/** True when an execution of this installation whose id starts with `tag` (12 hex digits) exists and has ended. */
-async function tagEnded(store: ExecutionStore, tag: string): Promise<boolean> {
-  const rows = await store.em().find(ExecutionEntity, { id: { $like: `${tag.slice(0, 8)}-${tag.slice(8, 12)}%` } }, { fields: ['id', 'status'] });
+/**
+ * True when an execution of this installation whose id starts with `tag` (12 hex digits) exists and has ended; with
+ * `jobId`, only an execution of that job counts (a scratch another job's run left is that job's to sweep).
+ */
+async function tagEnded(store: ExecutionStore, tag: string, jobId?: string): Promise<boolean> {
+  const rows = await store.em().find(ExecutionEntity, { id: { $like: `${tag.slice(0, 8)}-${tag.slice(8, 12)}%` }, ...(jobId ? { jobId } : {}) }, { fields: ['id', 'status'] });
   return rows.length > 0 && rows.every((row) => FINAL_STATUSES.includes(row.status as ExecutionStatus));
 }
 

@@ -1,8 +1,8 @@
 // POST /api/jobs/:id/point-in-time/restore for MySQL/MariaDB jobs (issue 44), against a real server (libsql, HTTP,
 // engine, local destination) with the test-double sources: the body a MySQL job takes (database, targetDatabase; no
 // targetPath, servePort nor restore point names; binary log positions), every refusal before queueing, what the run
-// passes to the source's restoreToPoint, and the refusal of PITR test restores of such jobs. The real restores are
-// in mysql-pitr-end-to-end.test.ts.
+// passes to the source's restoreToPoint, and the refusal of a PITR test restore of such a job to a directory target.
+// The real restores are in mysql-pitr-end-to-end.test.ts, the real test restores in mysql-pitr-test-restore.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,9 +185,10 @@ describe('point-in-time restore route, MySQL/MariaDB jobs (test double source)',
     }
   });
 
-  it('refuses a test restore of a MySQL point-in-time job when it is asked for (422), queueing nothing', async () => {
+  it('refuses a test restore of a MySQL point-in-time job whose target is a directory (422), queueing nothing', async () => {
     const reply = await call(server.url, 'POST', `/api/jobs/${JOB}/test-restore`, { key });
     expect(reply.status).toBe(422);
-    expect(reply.body.error).toContain('test restores of such jobs are not supported yet');
+    expect(reply.body.error).toContain('is a MySQL/MariaDB point-in-time job: its test restore rebuilds each database of the base backup in a throwaway database');
+    expect(reply.body.error).toContain('so it takes a database target, not directory');
   });
 });

@@ -4,37 +4,17 @@ import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js
 import type { RunContext } from '../../run/run-context.js';
 import { baseBackupInfoOf } from '../base-backup-record.js';
 import type { RunServices } from '../../run/services.js';
-import type { TestRestoreMetadata } from '../../store/metadata.js';
 import { ChangeLogStore, type RecordedBase } from '../change-log-store.js';
-import { recoveryWindow } from '../recovery-window.js';
-import { chooseBase } from '../restore/choose-base.js';
 import { openStoredBase, segmentFetcher, type StoredLogDeps } from '../restore/stored-log-reader.js';
 import { createPointScratch, freeLocalPort, sweepPointLeftovers, type PointScratch } from './point-scratch.js';
-import { randomInstant } from './random-instant.js';
+import { runMysqlPointTestRestore } from './mysql-point-test-restore.js';
+import { choosePointTarget, seconds, type PointTestRestoreMetadata } from './point-target.js';
 import { recoveryPointCheck, servedCopyChecks, servedCopyConfig } from './served-copy-checks.js';
 
 /** PostgreSQL's refusal when the archived WAL holds no commit after a time target (it cannot tell it got there). */
 const TARGET_NOT_REACHED = /recovery ended before configured recovery target was reached/;
 
-/** What a point-in-time test restore records besides the fields every test restore has. */
-export interface PointInTimeTestRestoreRecord {
-  /** The random instant of the window the cluster was restored to (ISO 8601). */
-  target: string;
-  /** The recoverable window it was picked from. */
-  window: { start: string; end: string };
-  baseExecutionId: string;
-  /** `time`: replay stopped at the target; `latest`: no commit after the target was archived, so replay ran to the archive's end (the same state). */
-  replayedTo: 'time' | 'latest';
-  /** The newest commit the restored copy holds (the achieved recovery point), null when none was replayed. */
-  recoveredTo: string | null;
-  /** Seconds from `recoveredTo` to `target` (>= 0 when the restore is right); null without `recoveredTo`. */
-  differenceSeconds: number | null;
-  /** Seconds from the first byte of the base backup read to the promoted, served copy (base, WAL and replay). */
-  restoreSeconds: number | null;
-}
-
-/** `metadata.testRestore` of a point-in-time test restore. */
-export type PointTestRestoreMetadata = TestRestoreMetadata & { pointInTime?: PointInTimeTestRestoreRecord };
+export type { PointInTimeTestRestoreRecord, PointTestRestoreMetadata } from './point-target.js';
 
 /** The change log a job's source streams, or null when the source is not set up for point-in-time recovery. */
 export async function pointInTimeKindOf(services: RunServices, plan: RunPlan): Promise<ChangeLogKind | null> {
@@ -47,44 +27,45 @@ export async function pointInTimeKindOf(services: RunServices, plan: RunPlan): P
 }
 
 /**
- * Why a point-in-time test restore of a job whose source streams `logKind` is not offered, or undefined when it is.
- * MySQL/MariaDB: a restore builds a new database on the source's own production server (there is no throwaway
- * server as PostgreSQL's served data directory), so a scheduled one would load and replay into production every
- * time; not built (docs/pitr.md). Refused when queued (422) and, for a run queued before, at its start.
+ * Why a point-in-time test restore of a job whose source streams `logKind` cannot go to `config`'s target, or
+ * undefined when it can. MySQL/MariaDB rebuilds each database of the base in a throwaway database on a server, so it
+ * takes a `database` target (docs/pitr.md, "Test restores of MySQL/MariaDB point-in-time jobs"); a directory or any
+ * other target is refused when queued (422) and, for a run queued before, at its start. PostgreSQL's directory rule
+ * is checked at the run's start (a job saved before it keeps running into the sentence there).
  */
-export function pointTestRestoreRefusal(jobName: string, logKind: ChangeLogKind | null): string | undefined {
-  if (logKind !== 'mysql-binlog') return undefined;
-  return `job "${jobName}" is a MySQL/MariaDB point-in-time job: test restores of such jobs are not supported yet (a restore would build a database on the source's own server); restore to an instant with POST /api/jobs/:id/point-in-time/restore into a new database, or remove testRestore from the job`;
+export function pointTestRestoreRefusal(jobName: string, logKind: ChangeLogKind | null, config: TestRestoreConfig | null | undefined): string | undefined {
+  if (logKind !== 'mysql-binlog' || !config || config.target.type === 'database') return undefined;
+  return `job "${jobName}" is a MySQL/MariaDB point-in-time job: its test restore rebuilds each database of the base backup in a throwaway database on a MySQL/MariaDB server and replays the binary log into it, so it takes a database target, not ${config.target.type}; set testRestore.target to { "type": "database" } (the scratch databases go on the job's own server) or { "type": "database", "sourceId": "<id of a MySQL/MariaDB source>" } (they go on that server, and production is not written)`;
 }
 
-/** 422 when the job is a point-in-time job whose test restores are not offered (see {@link pointTestRestoreRefusal}). */
+/** 422 when the job is a point-in-time job whose test restore target does not fit (see {@link pointTestRestoreRefusal}). */
 export async function refuseUnsupportedPointTestRestore(services: RunServices, plan: RunPlan): Promise<void> {
-  const refusal = pointTestRestoreRefusal(plan.job.name, await pointInTimeKindOf(services, plan));
+  const refusal = pointTestRestoreRefusal(plan.job.name, await pointInTimeKindOf(services, plan), plan.job.testRestore);
   if (refusal) throw new HttpError(422, refusal);
 }
-
-const seconds = (ms: number): number => Math.round(ms) / 1000;
 
 /**
  * A point-in-time test restore (docs/pitr.md, "Test restores"): a uniformly random instant of the job's recoverable
  * window is picked, the base backup and WAL are restored to it into a throwaway folder below
  * `testRestore.target.path`, the copy is served on a free local port and asked questions through the job's own
  * source, then stopped and the folder removed whatever happened. The measured restore time and the achieved
- * recovery point are recorded in `metadata.testRestore` and the log.
+ * recovery point are recorded in `metadata.testRestore` and the log. A MySQL/MariaDB job with a `database` target
+ * goes to {@link runMysqlPointTestRestore} instead (throwaway databases on a server, not a folder).
  */
 export async function runPointTestRestore(
   ctx: RunContext,
   services: RunServices,
-  input: { plan: RunPlan; config: TestRestoreConfig; logKind: ChangeLogKind; tagEnded: (tag: string) => Promise<boolean> },
+  input: { plan: RunPlan; config: TestRestoreConfig; logKind: ChangeLogKind; tagEnded: (tag: string, jobId?: string) => Promise<boolean> },
 ): Promise<RunOutcome> {
   const { plan, config, logKind } = input;
+  const refusal = pointTestRestoreRefusal(plan.job.name, logKind, config);
+  if (!refusal && logKind === 'mysql-binlog') return runMysqlPointTestRestore(ctx, services, input);
   const store = new ChangeLogStore(ctx.store.database);
   let source: SourceAdapter | undefined;
   let storages: StorageInstance[] = [];
   let scratch: PointScratch | undefined;
   let base: RecordedBase | undefined;
   try {
-    const refusal = pointTestRestoreRefusal(plan.job.name, logKind);
     if (refusal) throw new Error(refusal);
     if (config.target.type !== 'directory') {
       throw new Error(
@@ -95,25 +76,9 @@ export async function runPointTestRestore(
     source = services.adapters.source(plan.source);
     const support = source.pointInTime?.() ?? null;
     if (!support) throw new Error(`source ${plan.source.name} is not set up for point-in-time recovery any more`);
-    const [bases, pieces] = await Promise.all([store.basesOf(plan.job.id), store.piecesOf(plan.job.id)]);
-    const ofKind = bases.filter((candidate) => candidate.logKind === logKind);
-    const { window } = recoveryWindow({ kind: logKind, bases: ofKind, pieces, now: new Date() });
-    if (!window) {
-      throw new Error(
-        `job "${plan.job.name}" has no recoverable window: a point-in-time test restore needs a base backup followed by unbroken archived log (run the job to take a base backup; see GET /api/jobs/${plan.job.id}/point-in-time)`,
-      );
-    }
-    const target = randomInstant(window);
-    base = chooseBase(window, ofKind, { type: 'time', time: target.toISOString() });
-    const pointInTime: PointInTimeTestRestoreRecord = {
-      target: target.toISOString(),
-      window: { start: window.start.toISOString(), end: window.end.toISOString() },
-      baseExecutionId: base.executionId,
-      replayedTo: 'time',
-      recoveredTo: null,
-      differenceSeconds: null,
-      restoreSeconds: null,
-    };
+    const chosen = await choosePointTarget(store, plan, logKind);
+    const { target, pointInTime } = chosen;
+    base = chosen.base;
     await sweep(ctx, parent, input.tagEnded);
     scratch = await createPointScratch(parent, ctx.execution.id);
     const record: PointTestRestoreMetadata = { file: base.storageKey, storageId: '', target: scratch.label, checks: [], pointInTime };
