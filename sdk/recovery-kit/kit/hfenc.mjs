@@ -4,8 +4,8 @@ import { createDecipheriv, createHmac, hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Transform } from 'node:stream';
 
-/** Exit codes of the kit; README.md lists them. 8-11 are the point-in-time restores' (`pitr`, `mysql-pitr`). */
-export const EXIT = { usage: 2, wrongKey: 3, damaged: 4, decompress: 5, io: 6, partial: 7, target: 8, missingWal: 9, server: 10, tools: 11 };
+/** Exit codes of the kit; README.md lists them. 8-11 and 130 are the point-in-time restores' (`pitr`, `mysql-pitr`). */
+export const EXIT = { usage: 2, wrongKey: 3, damaged: 4, decompress: 5, io: 6, partial: 7, target: 8, missingWal: 9, server: 10, tools: 11, interrupted: 130 };
 
 /** An error the kit reports as one line with its exit code. */
 export class KitError extends Error {

@@ -112,7 +112,8 @@ Exit codes: 0 done, 2 usage, key format or a database the base does not hold, 3 
 5 decompression failed or no zstd decoder, 6 a file could not be read or written, or the --into database exists,
 8 the target lies outside what the base and binary log reach, 9 a binary log file is missing (the base's start
 file, or a gap), 10 the server refused (connection, privileges) or the load or replay failed (the new database is
-dropped), 11 the client programs are missing.`;
+dropped), 11 the client programs are missing, 130 interrupted (Ctrl-C, SIGTERM: the new database dropped and
+the work folder removed).`;
 
 const DECOMPRESSORS = {
   gzip: () => zlib.createGunzip(),

@@ -15,7 +15,7 @@ import { EXIT, KitError, readKey } from './hfenc.mjs';
 import { parseBinlogPosition, quoted, readMysqlSidecar, writeBaseScript } from './mysql-base.mjs';
 import { planBinlogs, restoreBinlog, scanBinlogFolder, splitBinlogName } from './mysql-binlog.mjs';
 import { ReplayWatch } from './mysql-replay-watch.mjs';
-import { findPrograms, isAllowed, loadScript, query, replay, writeClientOptions } from './mysql-server.mjs';
+import { findPrograms, isAllowed, loadScript, query, replay, stopRunning, writeClientOptions } from './mysql-server.mjs';
 
 const note = (message) => process.stderr.write(`holdfast-decrypt: ${message}\n`);
 const SYSTEM_SCHEMAS = ['mysql', 'information_schema', 'performance_schema', 'sys'];
@@ -116,10 +116,11 @@ function decoderArgs(decoder, { database, into, start, target, outOfBinlog, file
  * holding an event of its second or later (a later file only holds later events). Refuses a target the files do
  * not reach.
  */
-async function restoreBinlogs(plan, work, key, start, target) {
+async function restoreBinlogs(plan, work, key, start, target, checkInterrupted) {
   const restored = [];
   let newestSeconds = 0;
   for (const [index, piece] of plan.entries()) {
+    checkInterrupted();
     const file = await restoreBinlog(piece, work, key, index === 0 ? start.offset : 4);
     restored.push({ ...piece, ...file });
     newestSeconds = Math.max(newestSeconds, file.newestSeconds);
@@ -184,9 +185,24 @@ export async function restoreMysqlToPoint(options) {
   let isCreated = false;
   let isKept = false;
   let server;
+  // Ctrl-C or SIGTERM: the running client and decoder are killed at once, the current decryption ends, and the
+  // restore fails through the cleanup below (the database it created dropped, the work folder removed).
+  let interruptedBy;
+  const onSignal = (signal) => {
+    interruptedBy = signal;
+    note(`${signal} received: stopping and cleaning up`);
+    stopRunning();
+  };
+  const interrupted = () => new KitError(EXIT.interrupted, `interrupted by ${interruptedBy}`);
+  const checkInterrupted = () => {
+    if (interruptedBy) throw interrupted();
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     const optionsFile = options.printOnly ? undefined : writeClientOptions(work, options.connection);
     if (!options.printOnly) server = askServer(programs, optionsFile, options);
+    checkInterrupted();
     note(`decrypting the base backup ${options.base} (${codec === 'none' ? 'not compressed' : codec}): the SQL of "${database}"`);
     const found = await writeBaseScript((sink) => decodeFile(options.base, { key, codec, sink, label: options.base }), join(work, 'base.sql'), { label: options.base, name: database, into });
     const start = sidecar?.start ?? found.coordinates;
@@ -194,7 +210,9 @@ export async function restoreMysqlToPoint(options) {
       throw new KitError(EXIT.damaged, `${sidecar.path} says the base starts at ${start.file}:${start.offset}, its script says ${found.coordinates.file}:${found.coordinates.offset}: the sidecar belongs to another backup`);
     }
     if (!sidecar) checkTargetAfterBase(target, start, undefined);
-    const restored = await restoreBinlogs(planFrom(start), work, key, start, target);
+    checkInterrupted();
+    const restored = await restoreBinlogs(planFrom(start), work, key, start, target, checkInterrupted);
+    checkInterrupted();
     const last = restored[restored.length - 1];
     note(`decrypted ${restored.length} binary log file(s), ${restored[0].name} to ${last.name}${last.partial ? ' (the newest from its partial)' : ''}`);
     const outOfBinlog = options.printOnly || server.outOfBinlog;
@@ -207,18 +225,24 @@ export async function restoreMysqlToPoint(options) {
 
     query(programs.client, optionsFile, `${server.outOfBinlog ? 'SET SESSION sql_log_bin = 0; ' : ''}CREATE DATABASE ${quoted(into)}${server.charset}`);
     isCreated = true;
+    checkInterrupted();
     note(`loading "${database}" of the base backup into the new database "${into}"`);
     await loadScript(programs.client, optionsFile, join(work, 'base.sql'), into, { outOfBinlog: server.outOfBinlog });
     note(`replaying the binary log from ${start.file}:${start.offset} to ${describeTarget(target)}`);
     const watch = new ReplayWatch([...new Set([...server.others, database])].filter((name) => name !== into), server.outOfBinlog);
     await replay(programs, optionsFile, args, watch, into);
+    checkInterrupted();
     report({ database, into, target, server, restored, watch });
     return 0;
-  } catch (error) {
+  } catch (caught) {
+    // After an interrupt, whatever failed (a killed client, a cut pipe) failed because of it.
+    const error = interruptedBy ? interrupted() : caught;
     if (isCreated && !dropQuietly(programs, work, options, into, server)) error.isDatabaseLeft = true;
     if (error instanceof KitError || !error.code) throw error;
     throw new KitError(EXIT.io, `${error.code}: ${error.message}`);
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     if (!isKept) await rm(work, { recursive: true, force: true }).catch(() => note(`could not remove the work folder ${work}: remove it by hand`));
   }
 }

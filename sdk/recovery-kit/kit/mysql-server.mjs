@@ -91,9 +91,19 @@ export function isAllowed(client, optionsFile, statement) {
   }
 }
 
+/** The client and decoder processes running now, so an interrupt can stop them at once. */
+const running = new Set();
+
+/** Kills every client and decoder process of the restore (SIGKILL: a client must not finish a half-sent statement). */
+export function stopRunning() {
+  for (const child of running) child.kill('SIGKILL');
+}
+
 /** Spawns a program, keeping the tail of its stderr; `closed` settles with its exit code. */
 function start(command, args, env) {
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env });
+  running.add(child);
+  child.once('close', () => running.delete(child));
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text) => (stderr = (stderr + text).slice(-8192)));

@@ -215,6 +215,13 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     }
     expect(await rowsOf(DB)).toEqual(before);
 
+    // Ctrl-C while the files are decrypted: exit 130, no database, the work folder (decrypted data) removed.
+    const stopped = await kit(['mysql-pitr', ...common, '--into', `${DB}_interrupted`, '--latest'], 'decrypting the base backup');
+    expect(stopped.code, stopped.stderr).toBe(130);
+    expect(stopped.stderr).toContain('interrupted by SIGINT (nothing was restored)');
+    expect(await databasesLike(`${DB}_interrupted`)).toEqual([]);
+    expect(await readdir(kitWork)).toEqual([]);
+
     // A failure after the database was created (a statement in DB's section of the base fails on load): the kit drops
     // what it built.
     const broken = join(work, 'broken-base.sql');
@@ -237,14 +244,22 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     expect(await readdir(kitWork)).toEqual([]);
   }, 180_000);
 
-  /** The kit's script as a plain child process: only PATH in its environment, no Holdfast code. */
-  function kit(args: string[]): Promise<KitRun> {
+  /**
+   * The kit's script as a plain child process: only PATH in its environment, no Holdfast code. With `interruptAt`,
+   * SIGINT is sent once its standard error shows that text.
+   */
+  function kit(args: string[], interruptAt?: string): Promise<KitRun> {
     return new Promise((resolve, reject) => {
       const child = spawn(process.execPath, [join(kitDir, 'holdfast-decrypt.mjs'), ...args], { cwd: work, env: { PATH: process.env.PATH }, signal: AbortSignal.timeout(120_000) });
       let stdout = '';
       let stderr = '';
+      let isInterrupted = false;
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        // Once: a second SIGINT ends the script at once, as a second Ctrl-C should.
+        if (interruptAt && stderr.includes(interruptAt) && !isInterrupted) isInterrupted = child.kill('SIGINT');
+      });
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
     });
