@@ -2,11 +2,15 @@
 // prints a JSON line with its wall time, output size and this process's peak RSS (VmHWM) and how it splits
 // (V8 heap, external/array buffers), so backup and restore memory are measured separately. Usage:
 //   node holdfast-run.mjs '<json spec>'
-// spec: { mode: 'backup', kind: 'postgres'|'directory', target, destinations: [dir...], dataDir, compression,
+// spec: { mode: 'backup', kind: 'postgres'|'directory'|'mysql', target, destinations: [dir...], dataDir, compression,
 //         compressionLevel?, compressionThreads?, pgCompression?, encrypt? (true: a symmetric profile; 'age': a
 //         public-key profile, issue 45), skipVerification? (default true),
 //         archiveFormat? ('PLAIN' | 'SEEKABLE'), fullEveryRuns?, fullEveryDays? }   (absent fields: the API's defaults)
-//       { mode: 'restore', dataDir, storageId, file, database? | targetPath?, paths? }   (a dataDir a backup child left)
+//       { mode: 'restore', kind?, dataDir, storageId, file, database? | targetPath?, paths? }   (a dataDir a backup
+//         child left; kind 'mysql' loads the MySQL source, which the other kinds leave out)
+// kind 'mysql' backs up the MariaDB on 127.0.0.1:3306 as root without a password (the test server).
+// cpuSeconds counts this process (every thread) and, apart, the children it waited for during the run (pg_dump,
+// pg_restore, mariadb-dump, mariadb, ...), so a row's CPU compares with a shell pipeline's sum of its processes.
 // Both take `systemKey` (64 hex): a restore child must start with the key its backup child used, and optionally
 // `memorySampleMs`: the answer then carries `memorySamples`, [ms since the trigger, RSS KiB, anonymous RSS KiB,
 // file-backed RSS KiB, threads, heapTotal, heapUsed, external, arrayBuffers] every that many ms, to see when during
@@ -16,6 +20,7 @@ import { readFile } from 'node:fs/promises';
 import { applyServerHeapSettings } from '../../apps/server/dist/heap-settings.js';
 import { applyYoungCollections } from '../../apps/server/dist/young-collections.js';
 import { generateAgeIdentity } from '../../kernel/dist/index.js';
+import { childrenCpuSeconds } from './lib/children-cpu.mjs';
 import { startHoldfast } from './lib/holdfast-stack.mjs';
 
 // The V8 heap growth the server process sets at startup (HOLDFAST_HEAP_GROWING_PERCENT), so figures match a server's.
@@ -52,7 +57,7 @@ const timeline =
       }, spec.memorySampleMs)
     : null;
 
-const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey });
+const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey, extraAdapters: spec.kind === 'mysql' ? ['@holdfast/source-mysql'] : [] });
 heapGrowth.markIdle();
 // The young collections the server paces once started (HOLDFAST_YOUNG_COLLECTIONS).
 applyYoungCollections(process.env);
@@ -100,16 +105,23 @@ async function waitFor(executionId) {
 try {
   let started;
   let cpuAtStart;
+  let childrenAtStart;
   // Wall time, CPU time and the memory timeline all count from the moment the run is triggered.
   const startClocks = () => {
     started = process.hrtime.bigint();
     cpuAtStart = process.cpuUsage();
+    childrenAtStart = childrenCpuSeconds();
     timelineStart = started;
   };
   let execution;
   let ids = {};
   if (spec.mode === 'backup') {
-    const sourceConfig = spec.kind === 'postgres' ? { host: '127.0.0.1', port: 5432, user: process.env.PGUSER ?? 'root', sslMode: 'disable' } : { paths: [spec.target] };
+    const sourceConfig =
+      spec.kind === 'postgres'
+        ? { host: '127.0.0.1', port: 5432, user: process.env.PGUSER ?? 'root', sslMode: 'disable' }
+        : spec.kind === 'mysql'
+          ? { host: '127.0.0.1', port: 3306, user: 'root', tls: 'disable' }
+          : { paths: [spec.target] };
     const source = data(await holdfast.call('POST', '/api/adapters', { name: `bench ${spec.kind}`, type: 'database', adapterId: spec.kind, config: sourceConfig }));
     const storages = [];
     for (const [index, path] of spec.destinations.entries()) {
@@ -124,7 +136,7 @@ try {
         schedule: '0 0 1 1 *',
         enabled: false,
         sourceId: source.id,
-        databases: spec.kind === 'postgres' ? [spec.target] : [],
+        databases: ['postgres', 'mysql'].includes(spec.kind) ? [spec.target] : [],
         compression: spec.compression,
         ...(spec.compressionLevel === undefined ? {} : { compressionLevel: spec.compressionLevel }),
         ...(spec.compressionThreads === undefined ? {} : { compressionThreads: spec.compressionThreads }),
@@ -155,7 +167,8 @@ try {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   // CPU of every thread of this process during the run (main thread, libuv pool, workers), in seconds.
   const cpu = process.cpuUsage(cpuAtStart);
-  const cpuSeconds = { user: cpu.user / 1e6, system: cpu.system / 1e6 };
+  const children = childrenCpuSeconds();
+  const cpuSeconds = { user: cpu.user / 1e6, system: cpu.system / 1e6, childrenUser: children.user - childrenAtStart.user, childrenSystem: children.system - childrenAtStart.system };
   clearInterval(sampler);
   if (timeline) clearInterval(timeline);
   const status = await readFile('/proc/self/status', 'utf8');

@@ -1,4 +1,5 @@
-// Pipeline benchmark of issue 21 (`npm run bench:pipeline`, `npm run bench:quick`; not part of `npm test`).
+// Pipeline benchmark of issue 21 (`npm run bench:pipeline`, `npm run bench:pipeline -- --quick`; not part of `npm test`;
+// issue 42's table, with the pipelines of today's goals, is table.mjs and `npm run bench:quick`).
 // Every Holdfast row and every shell baseline runs HOLDFAST_BENCH_REPEATS times, alternating (round 1: all rows in
 // order, round 2: all rows again, ...), so a load spike on the shared machine hits both sides; each figure is the
 // median with the spread (min-max). Baselines run at Holdfast's level and at the tool's default, and every row
@@ -19,7 +20,7 @@ import { generateDirectory, generatePostgres, generateSmallFiles } from './lib/g
 import { psql, run } from './lib/measure.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-// `--quick` (npm run bench:quick): a small data set, no restore rows, both parts; about a minute on a quiet
+// `--quick` (npm run bench:pipeline -- --quick): a small data set, no restore rows, both parts; about a minute on a quiet
 // 2-core machine, for before/after comparisons of a pipeline change. Explicit variables still win.
 const quick = process.argv.includes('--quick');
 const env = quick ? { HOLDFAST_BENCH_SIZE_MB: '64', HOLDFAST_BENCH_RESTORE: '0', ...process.env } : process.env;

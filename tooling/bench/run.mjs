@@ -1,9 +1,13 @@
 // Holdfast benchmarks (`npm run bench`; not part of `npm test`). Each measurement is compared with a baseline run
-// in the same invocation, because the machines are shared and absolute times drift.
+// in the same invocation, because the machines are shared and absolute times drift. The first part, `table`, is
+// issue 42's benchmark table (table.mjs: every row against its shell pipeline, medians of alternating runs, CPU per
+// GiB, peak RSS, and a Markdown table for docs/benchmarks.md); its own variables are documented there.
+//   HOLDFAST_BENCH_TABLE_SIZE_MB size of the table's databases and folder (default 1024 = 1 GiB; the table reads it
+//                                as its HOLDFAST_BENCH_SIZE_MB)
 //   HOLDFAST_BENCH_SIZE_MB      size of the generated database and directory (default 2048 = 2 GiB)
 //   HOLDFAST_BENCH_HISTORY_ROWS executions seeded for the history benchmark (default 100000)
 //   HOLDFAST_BENCH_REQUESTS     timed requests per history query (default 25)
-//   HOLDFAST_BENCH_PARTS        comma-separated subset of postgres,directory,history,mysql,redis,sqlite (default all)
+//   HOLDFAST_BENCH_PARTS        comma-separated subset of table,postgres,directory,history,mysql,redis,sqlite (default all)
 //   HOLDFAST_BENCH_SOURCE_SIZE_MB  size of the data seeded for the mysql, redis and sqlite rows (default 200)
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -20,7 +24,7 @@ const sizeBytes = Number(env.HOLDFAST_BENCH_SIZE_MB ?? 2048) * 1024 * 1024;
 const historyRows = Number(env.HOLDFAST_BENCH_HISTORY_ROWS ?? 100_000);
 const requests = Number(env.HOLDFAST_BENCH_REQUESTS ?? 25);
 const SOURCE_ENGINES = ['mysql', 'redis', 'sqlite'];
-const ALL_PARTS = ['postgres', 'directory', 'history', ...SOURCE_ENGINES];
+const ALL_PARTS = ['table', 'postgres', 'directory', 'history', ...SOURCE_ENGINES];
 const sourceSizeMiB = Number(env.HOLDFAST_BENCH_SOURCE_SIZE_MB ?? 200);
 const parts = (env.HOLDFAST_BENCH_PARTS ?? ALL_PARTS.join(',')).split(',').map((part) => part.trim());
 for (const [name, value] of Object.entries({ HOLDFAST_BENCH_SIZE_MB: sizeBytes, HOLDFAST_BENCH_HISTORY_ROWS: historyRows, HOLDFAST_BENCH_REQUESTS: requests, HOLDFAST_BENCH_SOURCE_SIZE_MB: sourceSizeMiB })) {
@@ -29,6 +33,8 @@ for (const [name, value] of Object.entries({ HOLDFAST_BENCH_SIZE_MB: sizeBytes, 
 const unknownParts = parts.filter((part) => !ALL_PARTS.includes(part));
 if (unknownParts.length > 0) throw new Error(`HOLDFAST_BENCH_PARTS: unknown part(s) ${unknownParts.join(', ')}; use ${ALL_PARTS.join(', ')}`);
 
+const tableSizeMiB = Number(env.HOLDFAST_BENCH_TABLE_SIZE_MB ?? 1024);
+if (!(tableSizeMiB > 0)) throw new Error('HOLDFAST_BENCH_TABLE_SIZE_MB must be a positive number');
 const mib = (bytes) => bytes / 1024 / 1024;
 const log = (message) => process.stderr.write(`[bench] ${message}\n`);
 
@@ -82,6 +88,20 @@ function sourceBench(engine) {
       resolve(stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line)));
     });
   });
+}
+
+/** Runs table.mjs (issue 42's table) with its output on this process's; rejects when it fails. */
+function tableBench() {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'table.mjs')], { stdio: 'inherit', env: { ...process.env, HOLDFAST_BENCH_SIZE_MB: String(tableSizeMiB) } });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`table.mjs exited ${code}`))));
+  });
+}
+
+if (parts.includes('table')) {
+  log(`table: issue 42's benchmark table at ${tableSizeMiB} MiB (table.mjs)`);
+  await tableBench();
 }
 
 const work = await mkdtemp(join(tmpdir(), 'holdfast-bench-'));
