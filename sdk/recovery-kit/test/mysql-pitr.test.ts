@@ -201,7 +201,7 @@ describe('the replay watch', () => {
 describe('the mysql-pitr command before any connection', () => {
   const run = (args: string[], env: Record<string, string> = {}) => spawnSync(process.execPath, [script, 'mysql-pitr', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
 
-  it('refuses bad names, targets and a target before the base, and leaves its work folder empty', async () => {
+  it('refuses bad names, targets, a target before the base, a missing start file and missing client programs, and leaves its work folder empty', async () => {
     const dir = await tempDir();
     const work = join(dir, 'work');
     await mkdir(work);
@@ -219,6 +219,12 @@ describe('the mysql-pitr command before any connection', () => {
       [[...common, '--database', 'shop', '--target-position', 'mysql-bin.000042:1000'], 8, 'not after this base backup'],
       [[...common, '--database', 'shop', '--latest'], 9, 'mysql-bin.000042, where the base backup starts'],
     ];
+    // With the base's start file present, the next refusal is a missing mariadb-binlog (an empty --bin-dir).
+    const withStart = join(dir, 'wal-with-start');
+    await mkdir(withStart);
+    await writeFile(join(withStart, 'mysql-bin.000042.gz.enc'), 'x');
+    await mkdir(join(dir, 'empty-bin'));
+    cases.push([[...common.slice(0, 2), '--binlogs', withStart, '--work-dir', work, '--database', 'shop', '--latest', '--bin-dir', join(dir, 'empty-bin')], 11, 'neither mariadb-binlog nor mysqlbinlog was found']);
     for (const [args, code, message] of cases) {
       const result = run(args, { HOLDFAST_KEY: '00'.repeat(32) });
       expect([result.status, result.stderr]).toEqual([code, expect.stringContaining(message)]);
