@@ -4,7 +4,7 @@
 // on 3307 with its accounts without REPLICATION SLAVE / without any replication privilege / with both. PostgreSQL: the
 // PITR cluster on 5433 with a role without REPLICATION and the replication role. A server that cannot be reached is
 // refused as "could not be checked"; a source its job uses, switched into physical mode, is checked the same way. A
-// test restore on a MySQL point-in-time job is refused (not supported yet).
+// MySQL point-in-time job takes a test restore into a throwaway database only (a directory target is refused).
 // Saved jobs stay disabled, so no stream starts on the shared servers.
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -96,21 +96,36 @@ describe('saving a point-in-time job checks its source against the real servers'
     expect(saved.body).toMatchObject({ name: `mysql binlog ${suffix}`, sourceId, enabled: false });
     expect(await jobNames()).toContain(`mysql binlog ${suffix}`);
 
-    // A test restore is refused for such a job (it would build a database on the production server), at create and
-    // when a PUT adds one; the stored job is unchanged.
+    // Such a job's test restore rebuilds its databases in throwaway databases on a server: a directory target is
+    // refused, at create and when a PUT adds one, the stored job unchanged; a database target is saved.
     const before = await jobNames();
-    const withTestRestore = await server.call('POST', '/api/jobs', admin, {
+    const withDirectory = await server.call('POST', '/api/jobs', admin, {
       name: `mysql test restore ${suffix}`, schedule: '0 3 * * *', enabled: false, sourceId, databases: [], destinations: [{ configId: destinationId }],
       testRestore: { target: { type: 'directory', path: destDir } },
     });
-    expect(withTestRestore.status, JSON.stringify(withTestRestore.body)).toBe(422);
-    expect(String(withTestRestore.body.error)).toContain(`source "mysql binlog ${suffix}" is a MySQL/MariaDB point-in-time source: test restores of such jobs are not supported yet`);
+    expect(withDirectory.status, JSON.stringify(withDirectory.body)).toBe(422);
+    expect(String(withDirectory.body.error)).toContain(`source "mysql binlog ${suffix}" is a MySQL/MariaDB point-in-time source: its test restore rebuilds each database of the base backup in a throwaway database`);
+    expect(String(withDirectory.body.error)).toContain('not directory');
     expect(await jobNames()).toEqual(before);
     const stored = await call('GET', `/api/jobs/${saved.body.id as string}`);
     const added = await server.call('PUT', `/api/jobs/${saved.body.id as string}`, admin, { testRestore: { target: { type: 'directory', path: destDir } } });
     expect(added.status, JSON.stringify(added.body)).toBe(422);
-    expect(String(added.body.error)).toContain('remove testRestore');
+    expect(String(added.body.error)).toContain('testRestore.target must be { "type": "database" }');
     expect(await call('GET', `/api/jobs/${saved.body.id as string}`)).toEqual(stored);
+    const withDatabase = await server.call('POST', '/api/jobs', admin, {
+      name: `mysql test restore ${suffix}`, schedule: '0 3 * * *', enabled: false, sourceId, databases: [], destinations: [{ configId: destinationId }],
+      testRestore: { target: { type: 'database' }, schedule: '0 4 * * 0' },
+    });
+    expect(withDatabase.status, JSON.stringify(withDatabase.body)).toBe(201);
+    expect(withDatabase.body.testRestore).toMatchObject({ target: { type: 'database' } });
+    // The scratch server must be of the job source's engine: the base is loaded and the log replayed by its tools.
+    const pgScratch = await source('pg scratch', 'postgres', { host: pgPitr.host, port: pgPitr.port, ...pgPitr.roles.repl, sslMode: 'disable' });
+    const otherEngine = await server.call('PUT', `/api/jobs/${saved.body.id as string}`, admin, { testRestore: { target: { type: 'database', sourceId: pgScratch } } });
+    expect(otherEngine.status, JSON.stringify(otherEngine.body)).toBe(422);
+    expect(String(otherEngine.body.error)).toContain(`testRestore.target.sourceId must name a mysql source ("pg scratch ${suffix}" is postgres)`);
+    expect(await call('GET', `/api/jobs/${saved.body.id as string}`)).toEqual(stored);
+    const addedDatabase = await server.call('PUT', `/api/jobs/${saved.body.id as string}`, admin, { testRestore: { target: { type: 'database', sourceId } } });
+    expect(addedDatabase.status, JSON.stringify(addedDatabase.body)).toBe(200);
   }, 60_000);
 
   it('PostgreSQL: a physical-mode role without REPLICATION is refused; the replication role saves', async () => {

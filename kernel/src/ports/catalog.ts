@@ -100,9 +100,11 @@ export interface RunPlan {
  * `directory`: a throwaway folder below `path`; `redis`: database index `database` (reserved for test restores: it
  * must be empty and is flushed afterwards) on the Redis server of `sourceId` (default: the job's source); `sqlite`: a
  * throwaway database file in a folder created below `path`. `schedule` is a 5-part cron (null: on demand only).
- * A job whose source is set up for point-in-time recovery always gets a point-in-time test restore (its cluster
- * restored to a random instant of the recoverable window, served on a free local port and checked); it takes a
- * `directory` target, below whose `path` the throwaway folder goes (docs/pitr.md, "Test restores").
+ * A job whose source is set up for point-in-time recovery always gets a point-in-time test restore to a random instant
+ * of the recoverable window: PostgreSQL takes a `directory` target, below whose `path` the restored cluster is served
+ * on a free local port and checked (docs/pitr.md, "Test restores"); MySQL/MariaDB takes a `database` target, on whose
+ * server (default: the job's own, which is then written) each database of the base is rebuilt in a throwaway
+ * database, checked and dropped (docs/pitr.md, "Test restores of MySQL/MariaDB point-in-time jobs").
  */
 export interface TestRestoreConfig {
   target:

@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '@holdfast/kernel';
+import { ConflictError, NotFoundError, ValidationError, type TestRestoreConfig } from '@holdfast/kernel';
 import type { EntityManager } from '@mikro-orm/knex';
 import { JobDestinationEntity, JobEntity, type JobDestinationRow, type JobRow } from '../entities/jobs.js';
 import { SchedulePresetEntity } from '../entities/templates.js';
@@ -81,7 +81,7 @@ export class JobService {
     await checkArchiveOptions(em, this.deps.registry(), input);
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
     await checkTestRestoreEncryption(em, { encryptionProfileId: input.encryptionProfileId, hasTestRestore: Boolean(input.testRestore) });
-    if (input.testRestore) await assertTestRestoreSupported(this.deps, em, input.sourceId);
+    if (input.testRestore) await assertTestRestoreSupported(this.deps, em, input.sourceId, input.testRestore);
     await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule = await this.scheduleOf(em, input.schedule, input.schedulePresetId ?? null);
     await this.assertNameFree(em, input.name);
@@ -149,7 +149,8 @@ export class JobService {
     await checkTestRestore(em, this.deps.registry(), input.testRestore);
     const keepsTestRestore = input.testRestore !== undefined ? Boolean(input.testRestore) : Boolean(row.testRestore);
     await checkTestRestoreEncryption(em, { encryptionProfileId: refs.encryptionProfileId, hasTestRestore: keepsTestRestore });
-    if (keepsTestRestore && (input.testRestore || (input.sourceId !== undefined && input.sourceId !== row.sourceId))) await assertTestRestoreSupported(this.deps, em, refs.sourceId);
+    const testRestore = input.testRestore !== undefined ? input.testRestore : parseJsonColumn<TestRestoreConfig | null>(row.testRestore ?? null, null);
+    if (keepsTestRestore && testRestore && (input.testRestore || (input.sourceId !== undefined && input.sourceId !== row.sourceId))) await assertTestRestoreSupported(this.deps, em, refs.sourceId, testRestore);
     if (input.destinations) await checkDestinations(em, this.deps.registry(), input.destinations);
     const schedule =
       input.schedule !== undefined || input.schedulePresetId !== undefined

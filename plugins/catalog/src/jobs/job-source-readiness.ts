@@ -3,7 +3,7 @@ import { AdapterConfigService } from '../adapter-configs/adapter-config-service.
 import { credentialsByRole } from '../credentials/credential-store.js';
 import { AdapterConfigEntity } from '../entities/adapter-config.js';
 import type { CatalogDeps } from '../shared/deps.js';
-import { HttpError } from '@holdfast/kernel';
+import { HttpError, type TestRestoreConfig } from '@holdfast/kernel';
 import { assertPointInTimeReady, pointInTimeLogKind, type SourceToCheck } from '../shared/point-in-time-readiness.js';
 
 /**
@@ -17,18 +17,34 @@ export async function assertJobSourceReady(deps: CatalogDeps, em: EntityManager,
 }
 
 /**
- * A job with a test restore on a MySQL/MariaDB point-in-time source is refused (422): such a test restore would build
- * a database on the source's own production server, and is not built (the engine refuses it at run time too, and a
- * scheduled one would raise a system error at every tick). Answered from the config; the server is not contacted.
+ * A job with a test restore on a MySQL/MariaDB point-in-time source is refused (422) unless the target is a throwaway
+ * database on a MySQL/MariaDB server: such a test restore rebuilds each database of the base in a scratch database
+ * and replays the binary log into it (docs/pitr.md), so a directory (or any other) target cannot take it, and the
+ * scratch server (`sourceId`) must be a source of the same adapter. The engine refuses the same at queue and run time;
+ * refusing at save keeps a scheduled one from raising a system error at every tick. Answered from the config; no
+ * server is contacted.
  */
-export async function assertTestRestoreSupported(deps: CatalogDeps, em: EntityManager, sourceId: string): Promise<void> {
+export async function assertTestRestoreSupported(deps: CatalogDeps, em: EntityManager, sourceId: string, testRestore: TestRestoreConfig): Promise<void> {
   const source = await sourceToCheck(deps, em, sourceId);
   if (!source || (await pointInTimeLogKind(deps, source)) !== 'mysql-binlog') return;
-  throw new HttpError(
-    422,
-    `source "${source.name}" is a MySQL/MariaDB point-in-time source: test restores of such jobs are not supported yet (one would build a database on the source's own server); remove testRestore, or restore to an instant with POST /api/jobs/:id/point-in-time/restore into a new database`,
-    { source: source.name, field: 'testRestore' },
-  );
+  const { target } = testRestore;
+  if (target.type !== 'database') {
+    throw new HttpError(
+      422,
+      `source "${source.name}" is a MySQL/MariaDB point-in-time source: its test restore rebuilds each database of the base backup in a throwaway database on a MySQL/MariaDB server, so testRestore.target must be { "type": "database" } (the job's own server) or { "type": "database", "sourceId": "<a MySQL/MariaDB source>" }, not ${target.type}`,
+      { source: source.name, field: 'testRestore.target.type' },
+    );
+  }
+  if (!target.sourceId || target.sourceId === sourceId) return;
+  const server = await em.findOne(AdapterConfigEntity, { id: target.sourceId });
+  const jobSource = await em.findOne(AdapterConfigEntity, { id: sourceId });
+  if (server && jobSource && server.adapterId !== jobSource.adapterId) {
+    throw new HttpError(
+      422,
+      `source "${source.name}" is a MySQL/MariaDB point-in-time source: its test restore loads the base and replays the binary log with the ${jobSource.adapterId} source's tools, so testRestore.target.sourceId must name a ${jobSource.adapterId} source ("${server.name}" is ${server.adapterId})`,
+      { source: source.name, field: 'testRestore.target.sourceId' },
+    );
+  }
 }
 
 /** The stored source `sourceId` as a readiness check needs it; null when it is missing, not a database or not installed. */
