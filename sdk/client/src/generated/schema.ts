@@ -11555,7 +11555,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The job is a MySQL/MariaDB point-in-time job: its test restores are not supported yet. */
+            /** @description The job is a MySQL/MariaDB point-in-time job whose test restore target is not a database (its test restore rebuilds each database of the base in a throwaway database on a server). */
             422: {
                 headers: {
                     [name: string]: unknown;
