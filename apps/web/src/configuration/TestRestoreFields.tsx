@@ -6,8 +6,8 @@ export type TestRestore = NonNullable<NonNullable<paths['/api/jobs']['post']['re
 type TargetType = TestRestore['target']['type'];
 
 const TARGETS: Array<{ value: TargetType; label: string }> = [
-  { value: 'database', label: 'A throwaway database (PostgreSQL, MySQL/MariaDB)' },
-  { value: 'directory', label: 'A throwaway folder (directory sources, point-in-time jobs)' },
+  { value: 'database', label: 'A throwaway database (PostgreSQL, MySQL/MariaDB, MySQL/MariaDB point-in-time jobs)' },
+  { value: 'directory', label: 'A throwaway folder (directory sources, PostgreSQL point-in-time jobs)' },
   { value: 'sqlite', label: 'A throwaway SQLite file (SQLite sources)' },
   { value: 'redis', label: 'A reserved Redis database index' },
 ];
