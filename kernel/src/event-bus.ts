@@ -35,6 +35,21 @@ export interface HoldfastEvents {
   pitr_slot_missing: PitrEventBase & { slot: string };
   /** The stream's replication slot holds more unarchived log on the database server than the alert threshold. */
   pitr_lag: PitrEventBase & { bytes: number; thresholdBytes: number };
+  /** A remote agent completed its handshake (agents plugin, docs/agents.md). */
+  agent_online: AgentPresenceEvent;
+  /** A remote agent's connection ended (closed, dead, disabled or revoked). */
+  agent_offline: AgentPresenceEvent;
+}
+
+/** Payload of `agent_online` / `agent_offline`. */
+export interface AgentPresenceEvent {
+  agentId: string;
+  agentName: string;
+  /** Host name the agent reported; null before its first hello. */
+  host: string | null;
+  /** Why it went offline (`connection closed`, `no answer to pings`, `disabled`, `revoked`, `server stopping`). */
+  reason?: string;
+  timestamp: string;
 }
 
 /** Facts common to the point-in-time events (docs/pitr.md): which job's change log, and what happened in one sentence. */

@@ -1,5 +1,21 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import type { RouteDefinition } from './http-contract.js';
+
+/**
+ * A long-lived connection endpoint (a WebSocket) served on the server's own HTTP listener: the composition hands it
+ * every HTTP upgrade request whose path is exactly `path`, outside the koa route pipeline (the endpoint authenticates
+ * its own clients).
+ */
+export interface UpgradeEndpoint {
+  /** Exact request path, e.g. `/api/agents/connect`; no two endpoints may share one. */
+  path: string;
+  /** Takes over the socket of one upgrade request (answer or destroy it). */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Closes every connection it holds; called before the listener stops, so shutdown never waits on them. */
+  closeAll(): Promise<void>;
+}
 
 /**
  * A token a plugin resolves. A bare token is required: some plugin must provide it (or the composition must have
@@ -29,6 +45,8 @@ export interface HoldfastPlugin {
   register?(container: DependencyContainer): void;
   /** Routes to mount; called after every plugin registered. */
   routes?(container: DependencyContainer): RouteDefinition[];
+  /** Upgrade (WebSocket) endpoints to serve on the same listener; called after `routes`. */
+  upgrades?(container: DependencyContainer): UpgradeEndpoint[];
   /**
    * Subscribe to events (after migrations): the composition calls it on every plugin before it starts any, so no
    * event a starting plugin raises goes unheard, whatever the plugins' order. Unsubscribe in `stop`.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { addAdaptersCommand } from './commands/adapters.js';
+import { addAgentCommand } from './commands/agent.js';
 import { addAdaptersNewCommand } from './commands/adapters-new.js';
 import { addAdminCommand } from './commands/admin.js';
 import { addBackupsCommand } from './commands/backups.js';
@@ -60,5 +61,6 @@ export function createProgram(output: CliOutput = { write: (text) => void proces
   addHistoryCommand(program, output);
   addBackupsCommand(program, output);
   addCompletionCommand(program, output);
+  addAgentCommand(program, cliVersion());
   return program;
 }

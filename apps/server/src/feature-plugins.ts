@@ -1,4 +1,5 @@
 import type { HoldfastPlugin } from '@holdfast/kernel';
+import { createAgentsPlugin } from '@holdfast/agents';
 import { createCatalogPlugin } from '@holdfast/catalog';
 import { createEnginePlugin, processRoleFrom, runsJobs } from '@holdfast/engine';
 import { createHttpPlugin } from '@holdfast/http';
@@ -27,5 +28,7 @@ export function featurePlugins(env: NodeJS.ProcessEnv = process.env): HoldfastPl
     createEnginePlugin({ env }),
     createStorageBrowserPlugin(),
     createObservabilityPlugin({ runsScheduledTasks: isWorker, env }),
+    // Remote agents (issue 48): identity, pairing and the agents' WebSocket on this listener.
+    createAgentsPlugin({ env }),
   ];
 }

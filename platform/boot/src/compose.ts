@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHttpApp } from '@holdfast/http-server';
-import { orderPlugins, TOKENS, type HoldfastPlugin } from '@holdfast/kernel';
+import { orderPlugins, TOKENS, type HoldfastPlugin, type UpgradeEndpoint } from '@holdfast/kernel';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { openDatabase, type HoldfastDatabase } from '@holdfast/database';
 import type { Logger } from 'pino';
@@ -90,6 +90,7 @@ export async function composeHoldfast(options: ComposeOptions): Promise<Composed
 
   const started: HoldfastPlugin[] = [];
   let server: Server | undefined;
+  let endpoints: UpgradeEndpoint[] = [];
   try {
     const appliedMigrations = options.migrate === false ? [] : await database.migrate();
     if (options.migrate !== false) {
@@ -105,6 +106,8 @@ export async function composeHoldfast(options: ComposeOptions): Promise<Composed
       const routes = plugins.flatMap((plugin) => plugin.routes?.(container) ?? []);
       const app = createHttpApp({ container, routes, logger, trustProxy: options.http.trustProxy ?? false });
       server = createServer(app.callback());
+      endpoints = plugins.flatMap((plugin) => plugin.upgrades?.(container) ?? []);
+      serveUpgrades(server, endpoints);
       // Keep idle connections longer than clients and proxies do (undici 4 s, nginx 75 s, most load balancers 60 s):
       // with Node's 5 s default the server may close a socket just as a client reuses it, which the client sees
       // as ECONNRESET or a 502.
@@ -116,6 +119,8 @@ export async function composeHoldfast(options: ComposeOptions): Promise<Composed
     const close = onceOnly(async () => {
       if (server) {
         logger.info('stopping HTTP listener');
+        // Upgraded sockets keep the listener open until they end: close them first.
+        await Promise.all(endpoints.map((endpoint) => endpoint.closeAll()));
         await stopListening(server, http ? http.dropConnectionsOnClose === true : false);
       }
       await stopInReverse(started, container, logger);
@@ -126,6 +131,7 @@ export async function composeHoldfast(options: ComposeOptions): Promise<Composed
     });
     return { container, database, plugins, appliedMigrations, port, url: port === undefined ? undefined : `http://127.0.0.1:${port}`, close };
   } catch (error) {
+    await Promise.all(endpoints.map((endpoint) => endpoint.closeAll().catch(() => undefined)));
     if (server) await stopListening(server, true).catch(() => undefined);
     await stopInReverse(started, container, logger);
     if (ownsDatabase) await database.close();
@@ -161,6 +167,24 @@ async function stopInReverse(started: readonly HoldfastPlugin[], container: Depe
       logger.error({ err: error, plugin: plugin.name }, 'plugin failed to stop cleanly');
     }
   }
+}
+
+/**
+ * Hands each upgrade request to the endpoint of its exact path; any other path gets a plain 404 and the socket is
+ * closed, so a stray upgrade never holds a connection.
+ */
+function serveUpgrades(server: Server, endpoints: readonly UpgradeEndpoint[]): void {
+  const byPath = new Map<string, UpgradeEndpoint>();
+  for (const endpoint of endpoints) {
+    if (byPath.has(endpoint.path)) throw new Error(`Two plugins serve upgrades on ${endpoint.path}`);
+    byPath.set(endpoint.path, endpoint);
+  }
+  server.on('upgrade', (request, socket, head) => {
+    const path = (request.url ?? '').split('?')[0] ?? '';
+    const endpoint = byPath.get(path);
+    if (endpoint) return endpoint.handleUpgrade(request, socket, head);
+    socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  });
 }
 
 function listen(server: Server, port: number, host: string | undefined): Promise<number> {

@@ -19,4 +19,6 @@ export const SYSTEM_EVENTS: Array<{ name: string; label: string; enabledByDefaul
   { name: 'pitr_stream_stopped', label: 'Point-in-time recovery: WAL stream stopped', enabledByDefault: true },
   { name: 'pitr_slot_missing', label: 'Point-in-time recovery: replication slot missing', enabledByDefault: true },
   { name: 'pitr_lag', label: 'Point-in-time recovery: replication slot lag over the threshold', enabledByDefault: true },
+  { name: 'agent_online', label: 'Remote agent connected', enabledByDefault: true },
+  { name: 'agent_offline', label: 'Remote agent disconnected', enabledByDefault: true },
 ];

@@ -34,6 +34,8 @@ export const PERMISSION_CATALOG = [
   { name: 'api-keys:read', description: 'List own API keys (super administrators: all keys)' },
   { name: 'api-keys:write', description: 'Create, rotate, enable/disable, re-permission and delete own API keys' },
   { name: 'audit:read', description: 'Read the audit log' },
+  { name: 'agents:read', description: 'List and view remote agents and their connection status' },
+  { name: 'agents:write', description: 'Create, rename, enable/disable and revoke remote agents; issue enrollment tokens' },
 ] as const satisfies readonly { name: string; description: string }[];
 
 /** One permission name of the catalog. */
@@ -82,6 +84,7 @@ const READ_ONLY: readonly Permission[] = [
   'storage:read',
   'templates:read',
   'settings:read',
+  'agents:read',
 ];
 
 /**

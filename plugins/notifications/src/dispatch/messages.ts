@@ -84,6 +84,9 @@ export const SYSTEM_EVENT_DEFAULTS = {
   pitr_stream_stopped: true,
   pitr_slot_missing: true,
   pitr_lag: true,
+  // Decision (issue 48): like connection_offline/online, enabled, category system; runs bound to an agent need it online.
+  agent_online: true,
+  agent_offline: true,
 } as const;
 
 /** One of the system events. */
@@ -230,6 +233,25 @@ export function systemPayload<K extends SystemEventType>(eventType: K, data: Hol
     case 'pitr_slot_missing':
     case 'pitr_lag':
       return pitrPayload(eventType, data as HoldfastEvents['pitr_gap' | 'pitr_stream_stopped' | 'pitr_slot_missing' | 'pitr_lag']);
+    case 'agent_online':
+    case 'agent_offline': {
+      const agent = data as HoldfastEvents['agent_online'];
+      const isOnline = eventType === 'agent_online';
+      return {
+        title: isOnline ? `Agent online: ${agent.agentName}` : `Agent offline: ${agent.agentName}`,
+        message: isOnline
+          ? `The agent ${agent.agentName} connected${agent.host ? ` from ${agent.host}` : ''}.`
+          : `The agent ${agent.agentName} disconnected${agent.reason ? ` (${agent.reason})` : ''}.`,
+        fields: [
+          { name: 'Agent', value: agent.agentName, inline: true },
+          { name: 'Host', value: agent.host ?? '', inline: true },
+          { name: 'Time', value: agent.timestamp, inline: true },
+          ...(isOnline ? [] : [{ name: 'Reason', value: agent.reason ?? '' }]),
+        ],
+        color: isOnline ? COLORS.success : COLORS.partial,
+        success: isOnline,
+      };
+    }
     default: {
       const change = data as HoldfastEvents['db_version_changed'];
       const label = change.isDowngrade ? 'Downgrade' : 'Upgrade';

@@ -1,0 +1,253 @@
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError } from '@holdfast/kernel';
+import type { OrmDatabase } from '@holdfast/orm-port';
+import { enrollmentTokenHash, newEnrollmentToken } from './enrollment-token.js';
+import { AGENTS_TABLE } from './store/migration.js';
+
+/** Presence and lifecycle of an agent. */
+export type AgentStatus = 'pending' | 'offline' | 'online' | 'revoked';
+
+/** An agent as the API shows it (never the enrollment token or its hash). */
+export interface AgentView {
+  id: string;
+  name: string;
+  enabled: boolean;
+  status: AgentStatus;
+  /** Ed25519 public key (raw, base64url) once enrolled; public by nature. */
+  publicKey: string | null;
+  version: string | null;
+  host: string | null;
+  adapters: string[];
+  /** When the outstanding enrollment token expires; null when none is outstanding. */
+  enrollmentExpiresAt: string | null;
+  lastSeenAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface AgentRecord {
+  id: string;
+  name: string;
+  enabled: boolean | number;
+  status: string;
+  public_key: string | null;
+  version: string | null;
+  host: string | null;
+  adapters: string;
+  enrollment_token_hash: string | null;
+  enrollment_expires_at: number | string | null;
+  last_seen_at: Date | number | string | null;
+  revoked_at: Date | number | string | null;
+  created_at: Date | number | string;
+  updated_at: Date | number | string;
+}
+
+/** A datetime column as libsql (epoch ms or text) or PostgreSQL (Date) returns it. */
+function dateOf(value: Date | number | string): Date {
+  if (value instanceof Date) return value;
+  if (typeof value === 'number') return new Date(value);
+  return /^\d+$/.test(value) ? new Date(Number(value)) : new Date(value);
+}
+const isoOrNull = (value: Date | number | string | null) => (value === null ? null : dateOf(value).toISOString());
+
+function viewOf(row: AgentRecord): AgentView {
+  let adapters: string[] = [];
+  try {
+    const parsed: unknown = JSON.parse(row.adapters);
+    if (Array.isArray(parsed)) adapters = parsed.filter((item): item is string => typeof item === 'string');
+  } catch {
+    // A damaged column shows as no adapters rather than failing the listing.
+  }
+  const expires = row.enrollment_token_hash && row.enrollment_expires_at !== null ? new Date(Number(row.enrollment_expires_at)).toISOString() : null;
+  return {
+    id: row.id,
+    name: row.name,
+    enabled: Boolean(row.enabled),
+    status: row.status as AgentStatus,
+    publicKey: row.public_key,
+    version: row.version,
+    host: row.host,
+    adapters,
+    enrollmentExpiresAt: expires,
+    lastSeenAt: isoOrNull(row.last_seen_at),
+    revokedAt: isoOrNull(row.revoked_at),
+    createdAt: dateOf(row.created_at).toISOString(),
+    updatedAt: dateOf(row.updated_at).toISOString(),
+  };
+}
+
+/** Why an enrollment token was refused (the close reason names it). */
+export type EnrollmentRefusal = 'unknown or already used' | 'expired' | 'agent revoked' | 'agent disabled';
+
+/** True for a unique-constraint violation on either database. */
+function isUniqueViolation(error: unknown): boolean {
+  const text = `${(error as { code?: string }).code ?? ''} ${(error as Error).message ?? ''}`;
+  return /23505|UNIQUE constraint|SQLITE_CONSTRAINT/i.test(text);
+}
+
+/** The `agents` table: the agents' identity, tokens and presence. */
+export class AgentStore {
+  constructor(
+    private readonly database: () => OrmDatabase,
+    private readonly enrollmentTtlMs: number,
+  ) {}
+
+  private table() {
+    return this.database().em().getKnex()<AgentRecord>(AGENTS_TABLE);
+  }
+
+  private async row(id: string): Promise<AgentRecord | undefined> {
+    return (await this.table().where({ id }).first()) as AgentRecord | undefined;
+  }
+
+  private async required(id: string): Promise<AgentRecord> {
+    const row = await this.row(id);
+    if (!row) throw new NotFoundError('Agent not found');
+    return row;
+  }
+
+  private freshToken(now: number) {
+    const token = newEnrollmentToken();
+    return { token, hash: enrollmentTokenHash(token), expiresAt: now + this.enrollmentTtlMs };
+  }
+
+  async list(): Promise<AgentView[]> {
+    const rows = (await this.table().select('*').orderBy([{ column: 'created_at', order: 'asc' }, { column: 'id' }])) as AgentRecord[];
+    return rows.map(viewOf);
+  }
+
+  async get(id: string): Promise<AgentView> {
+    return viewOf(await this.required(id));
+  }
+
+  /** A new pending agent and its first enrollment token (returned once, stored hashed). */
+  async create(name: string): Promise<{ agent: AgentView; token: string }> {
+    const now = Date.now();
+    const fresh = this.freshToken(now);
+    const id = randomUUID();
+    try {
+      await this.table().insert({
+        id,
+        name,
+        enabled: true,
+        status: 'pending',
+        adapters: '[]',
+        enrollment_token_hash: fresh.hash,
+        enrollment_expires_at: fresh.expiresAt,
+        created_at: new Date(now),
+        updated_at: new Date(now),
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`An agent named "${name}" already exists`);
+      throw error;
+    }
+    return { agent: await this.get(id), token: fresh.token };
+  }
+
+  /** Rename and/or enable or disable; a revoked agent cannot change. */
+  async update(id: string, patch: { name?: string; enabled?: boolean }): Promise<{ before: AgentView; after: AgentView }> {
+    const before = viewOf(await this.required(id));
+    if (before.status === 'revoked') throw new ConflictError('Agent is revoked: it cannot be changed');
+    const changes: Partial<AgentRecord> = {};
+    if (patch.name !== undefined) changes.name = patch.name;
+    if (patch.enabled !== undefined) changes.enabled = patch.enabled;
+    if (Object.keys(changes).length === 0) return { before, after: before };
+    try {
+      await this.table().where({ id }).whereNull('revoked_at').update({ ...changes, updated_at: new Date() });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new ConflictError(`An agent named "${patch.name ?? ''}" already exists`);
+      throw error;
+    }
+    return { before, after: await this.get(id) };
+  }
+
+  /**
+   * A new enrollment token, replacing any outstanding one: for a pending agent (the first token expired or was
+   * lost) or to re-pair an enrolled one (its state directory was lost; the key that enrolls with the token replaces
+   * the old key, which keeps working until then). Refused for a revoked agent.
+   */
+  async issueToken(id: string): Promise<{ agent: AgentView; token: string }> {
+    const row = await this.required(id);
+    if (row.status === 'revoked') throw new ConflictError('Agent is revoked: it can never enroll again; create a new agent');
+    const now = Date.now();
+    const fresh = this.freshToken(now);
+    await this.table().where({ id }).whereNull('revoked_at').update({ enrollment_token_hash: fresh.hash, enrollment_expires_at: fresh.expiresAt, updated_at: new Date(now) });
+    return { agent: await this.get(id), token: fresh.token };
+  }
+
+  /** Revoked for good: the key is refused forever, any outstanding token is void. Idempotent. */
+  async revoke(id: string): Promise<{ before: AgentView; after: AgentView }> {
+    const before = viewOf(await this.required(id));
+    if (before.status !== 'revoked') {
+      const now = new Date();
+      await this.table().where({ id }).update({ status: 'revoked', revoked_at: now, enrollment_token_hash: null, enrollment_expires_at: null, updated_at: now });
+    }
+    return { before, after: await this.get(id) };
+  }
+
+  /** The agent an enrollment token belongs to, or why it cannot be used now. */
+  async agentForToken(token: string): Promise<{ agent: AgentView } | { refusal: EnrollmentRefusal }> {
+    const row = (await this.table().where({ enrollment_token_hash: enrollmentTokenHash(token) }).first()) as AgentRecord | undefined;
+    if (!row) return { refusal: 'unknown or already used' };
+    if (row.revoked_at !== null) return { refusal: 'agent revoked' };
+    if (Number(row.enrollment_expires_at) <= Date.now()) return { refusal: 'expired' };
+    if (!row.enabled) return { refusal: 'agent disabled' };
+    return { agent: viewOf(row) };
+  }
+
+  /**
+   * Uses the token once: stores the agent's key and voids the token in one conditional update, so two connections
+   * racing with the same token cannot both enroll. False when it was used, replaced or expired meanwhile.
+   */
+  async consumeToken(agentId: string, token: string, publicKey: string): Promise<boolean> {
+    const now = Date.now();
+    const changed = await this.table()
+      .where({ id: agentId, enrollment_token_hash: enrollmentTokenHash(token) })
+      .where('enrollment_expires_at', '>', now)
+      .whereNull('revoked_at')
+      .update({
+        public_key: publicKey,
+        enrollment_token_hash: null,
+        enrollment_expires_at: null,
+        status: 'offline',
+        updated_at: new Date(now),
+      });
+    return Number(changed) === 1;
+  }
+
+  /** The stored row an authenticating agent claims, as a view (undefined when unknown). */
+  async find(agentId: string): Promise<AgentView | undefined> {
+    const row = await this.row(agentId);
+    return row ? viewOf(row) : undefined;
+  }
+
+  /** Records a hello: online, what it reported, seen now. Not for a revoked agent (revoke won the race). */
+  async markOnline(agentId: string, hello: { version: string; host: string; adapters: string[] }): Promise<boolean> {
+    const now = new Date();
+    const changed = await this.table()
+      .where({ id: agentId })
+      .whereNull('revoked_at')
+      .update({ status: 'online', version: hello.version, host: hello.host, adapters: JSON.stringify(hello.adapters), last_seen_at: now, updated_at: now });
+    return Number(changed) === 1;
+  }
+
+  /** A pong or a frame arrived: the agent is alive now. */
+  async touch(agentId: string): Promise<void> {
+    await this.table().where({ id: agentId, status: 'online' }).update({ last_seen_at: new Date() });
+  }
+
+  /** The connection ended: offline, unless it was revoked meanwhile (that status stays). */
+  async markOffline(agentId: string): Promise<void> {
+    const now = new Date();
+    await this.table().where({ id: agentId, status: 'online' }).update({ status: 'offline', last_seen_at: now, updated_at: now });
+  }
+
+  /**
+   * At start: no agent is connected to this process yet, so any `online` left by a crash is offline. (One process
+   * only: with several processes on one PostgreSQL this would clear the others' agents; docs/agents.md "Not built yet".)
+   */
+  async resetPresence(): Promise<number> {
+    return Number(await this.table().where({ status: 'online' }).update({ status: 'offline', updated_at: new Date() }));
+  }
+}

@@ -1,0 +1,164 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { EventBus, KernelLogger, UpgradeEndpoint } from '@holdfast/kernel';
+import { WebSocketServer } from 'ws';
+import type { AgentStore } from '../agent-store.js';
+import { AGENT_CONNECT_PATH, CLOSE, MAX_FRAME_BYTES, type HelloFrame } from '../protocol.js';
+import { AgentSession, type SessionHost } from './agent-session.js';
+
+/** Timings and limits of the endpoint (docs/agents.md "Connection"). */
+export interface AgentEndpointOptions {
+  /** The whole handshake (first frame to hello) must finish within this (default 10 s). */
+  handshakeTimeoutMs: number;
+  /** Ping period; a connection that misses one pong is cut at the next ping, so dead ones go within 2x this (default 15 s). */
+  pingIntervalMs: number;
+  /** Connections allowed in their handshake at once; more are answered 503 before the upgrade (default 256). */
+  maxPendingHandshakes: number;
+}
+
+export const DEFAULT_ENDPOINT_OPTIONS: AgentEndpointOptions = { handshakeTimeoutMs: 10_000, pingIntervalMs: 15_000, maxPendingHandshakes: 256 };
+
+/**
+ * The agents' WebSocket endpoint on the server's own listener (`/api/agents/connect`). It keeps one live connection
+ * per agent, pings them, records presence in the store and raises `agent_online` / `agent_offline`; the routes call
+ * {@link disconnect} when an administrator disables or revokes an agent.
+ */
+export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
+  readonly path = AGENT_CONNECT_PATH;
+  private readonly server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES, clientTracking: false });
+  private readonly live = new Map<string, AgentSession>();
+  private readonly handshaking = new Set<AgentSession>();
+  private readonly sessions = new Set<AgentSession>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private isStopping = false;
+
+  constructor(
+    readonly store: AgentStore,
+    private readonly events: () => EventBus,
+    readonly logger: KernelLogger,
+    private readonly options: AgentEndpointOptions = DEFAULT_ENDPOINT_OPTIONS,
+  ) {}
+
+  get pingIntervalMs(): number {
+    return this.options.pingIntervalMs;
+  }
+
+  /** Agent ids with a live, authenticated connection to this process. */
+  connectedIds(): string[] {
+    return [...this.live.keys()];
+  }
+
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    if (this.isStopping || this.handshaking.size >= this.options.maxPendingHandshakes) {
+      socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    this.server.handleUpgrade(request, socket, head, (ws) => {
+      const session = new AgentSession(ws, this, request.socket.remoteAddress ?? 'unknown');
+      this.sessions.add(session);
+      this.handshaking.add(session);
+      const deadline = setTimeout(() => {
+        if (this.handshaking.has(session)) session.close(CLOSE.handshakeTimeout, `handshake not completed within ${this.options.handshakeTimeoutMs / 1000} s`);
+      }, this.options.handshakeTimeoutMs);
+      deadline.unref();
+      ws.on('error', () => ws.terminate());
+      ws.on('close', () => {
+        clearTimeout(deadline);
+        this.handshaking.delete(session);
+        this.sessions.delete(session);
+        this.track(this.ended(session));
+      });
+    });
+  }
+
+  /** Starts the heartbeat: a session that did not answer the previous ping is cut now. */
+  start(): void {
+    this.heartbeat = setInterval(() => {
+      for (const session of this.live.values()) {
+        if (!session.isAlive) {
+          session.closeReason = 'no answer to pings';
+          session.socket.terminate();
+          continue;
+        }
+        session.isAlive = false;
+        session.socket.ping();
+        this.track(this.store.touch(session.agentId!).catch(() => undefined));
+      }
+    }, this.options.pingIntervalMs);
+    this.heartbeat.unref();
+  }
+
+  register(agentId: string, session: AgentSession): void {
+    const older = this.live.get(agentId);
+    this.live.set(agentId, session);
+    if (older && older !== session) older.close(CLOSE.replaced, 'replaced by a newer connection of the same agent');
+  }
+
+  handshakeDone(session: AgentSession): void {
+    this.handshaking.delete(session);
+  }
+
+  async online(session: AgentSession, hello: HelloFrame): Promise<void> {
+    const agentId = session.agentId!;
+    // The socket may have closed while the hello was on its way: only the current connection may mark online.
+    if (this.live.get(agentId) !== session || session.socket.readyState !== session.socket.OPEN) return;
+    if (!(await this.store.markOnline(agentId, hello))) return session.close(CLOSE.revoked, 'agent revoked: it can never connect again');
+    const wasOnline = session.isOnline;
+    session.isOnline = true;
+    this.logger.info({ agentId, agentName: session.agentName, host: hello.host, version: hello.version, adapters: hello.adapters.length }, 'agent online');
+    if (!wasOnline) this.emit('agent_online', session);
+  }
+
+  /** Closes the agent's live connection at once (administrator disabled or revoked it); true when one was open. */
+  disconnect(agentId: string, code: number, reason: string): boolean {
+    const session = this.live.get(agentId);
+    // Sessions still in their handshake for this agent are closed too: they would be refused at registration anyway.
+    for (const other of this.sessions) if (other !== session && other.agentId === agentId) other.close(code, reason);
+    if (!session) return false;
+    session.close(code, reason);
+    return true;
+  }
+
+  async closeAll(): Promise<void> {
+    this.isStopping = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    const closed = [...this.sessions].map(
+      (session) =>
+        new Promise<void>((resolve) => {
+          if (session.socket.readyState === session.socket.CLOSED) return resolve();
+          session.socket.once('close', () => resolve());
+          session.close(1001, 'server stopping');
+        }),
+    );
+    await Promise.all(closed);
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
+  }
+
+  private async ended(session: AgentSession): Promise<void> {
+    const agentId = session.agentId;
+    if (!agentId || this.live.get(agentId) !== session) return;
+    this.live.delete(agentId);
+    await this.store.markOffline(agentId).catch((error: unknown) => this.logger.warn({ agentId, err: (error as Error).message }, 'could not record the agent offline'));
+    if (session.isOnline) {
+      this.logger.info({ agentId, agentName: session.agentName, reason: session.closeReason }, 'agent offline');
+      this.emit('agent_offline', session);
+    }
+  }
+
+  private emit(name: 'agent_online' | 'agent_offline', session: AgentSession): void {
+    const payload = {
+      agentId: session.agentId!,
+      agentName: session.agentName ?? session.agentId!,
+      host: session.host,
+      ...(name === 'agent_offline' ? { reason: session.closeReason } : {}),
+      timestamp: new Date().toISOString(),
+    };
+    this.track(this.events().emit(name, payload));
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+}

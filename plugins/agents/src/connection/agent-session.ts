@@ -1,0 +1,197 @@
+import { randomBytes } from 'node:crypto';
+import type { KernelLogger } from '@holdfast/kernel';
+import type { WebSocket } from 'ws';
+import type { z } from 'zod';
+import type { AgentStore, AgentView } from '../agent-store.js';
+import {
+  AGENT_PROTOCOL_VERSION,
+  authenticateFrame,
+  CLOSE,
+  ed25519PublicKey,
+  enrollFrame,
+  HANDSHAKE_MAX_FRAME_BYTES,
+  helloFrame,
+  signatureFrame,
+  signedChallenge,
+  verifySignature,
+  type ChallengeFrame,
+  type HelloFrame,
+  type WelcomeFrame,
+} from '../protocol.js';
+
+/** What a session needs from the endpoint that accepted it. */
+export interface SessionHost {
+  store: AgentStore;
+  logger: KernelLogger;
+  pingIntervalMs: number;
+  /** Makes this the agent's live connection (closing an older one); called once the signature verified. */
+  register(agentId: string, session: AgentSession): void;
+  /** The agent said hello: record it and raise `agent_online`. */
+  online(session: AgentSession, hello: HelloFrame): Promise<void>;
+  /** Ends the handshake budget: the endpoint counts sessions still in their handshake. */
+  handshakeDone(session: AgentSession): void;
+}
+
+type Stage = 'first' | 'signature' | 'hello' | 'ready' | 'busy' | 'closed';
+
+interface Claim {
+  agent: AgentView;
+  /** Set while enrolling: the token to use up and the key to store once the signature proves the key is held. */
+  enrollment?: { token: string; publicKey: string };
+  keyOf: ReturnType<typeof ed25519PublicKey>;
+  nonce: string;
+}
+
+/**
+ * One agent connection, from the first frame to the close. Before the hello completes, every frame must be a small
+ * JSON text frame of the one type the current step expects, and the whole handshake must finish within the time the
+ * endpoint gives; anything else closes the socket with a reason. The server waits on nothing the client controls.
+ */
+export class AgentSession {
+  private stage: Stage = 'first';
+  private claim: Claim | undefined;
+  /** Set once authenticated (enrolled or signed). */
+  agentId: string | undefined;
+  agentName: string | undefined;
+  host: string | null = null;
+  isOnline = false;
+  /** Answered the last ping (the endpoint's heartbeat reads and resets it). */
+  isAlive = true;
+  /** Why the server closed it, for the `agent_offline` event. */
+  closeReason = 'connection closed';
+
+  constructor(
+    readonly socket: WebSocket,
+    private readonly host_: SessionHost,
+    readonly remoteAddress: string,
+  ) {
+    socket.on('message', (data, isBinary) => this.onFrame(data as Buffer, isBinary));
+    socket.on('pong', () => {
+      this.isAlive = true;
+    });
+  }
+
+  get isAuthenticated(): boolean {
+    return this.stage === 'hello' || this.stage === 'ready';
+  }
+
+  /** Closes with an application code and a reason the agent can show (at most 123 bytes by RFC 6455). */
+  close(code: number, reason: string): void {
+    if (this.stage === 'closed') return;
+    this.stage = 'closed';
+    this.closeReason = reason;
+    this.host_.handshakeDone(this);
+    try {
+      this.socket.close(code, reason.slice(0, 120));
+    } catch {
+      this.socket.terminate();
+    }
+    // A peer that does not answer the close frame must not keep the socket: cut it shortly after.
+    setTimeout(() => this.socket.terminate(), 1_000).unref();
+  }
+
+  private send(frame: ChallengeFrame | WelcomeFrame): void {
+    this.socket.send(JSON.stringify(frame));
+  }
+
+  private onFrame(data: Buffer, isBinary: boolean): void {
+    if (this.stage === 'closed') return;
+    if (this.stage !== 'ready' && (isBinary || data.length > HANDSHAKE_MAX_FRAME_BYTES)) {
+      return this.close(CLOSE.protocolError, isBinary ? 'protocol error: binary frames are not accepted' : 'protocol error: handshake frame too large');
+    }
+    if (this.stage === 'busy') return this.close(CLOSE.protocolError, 'protocol error: a frame arrived before the server answered the previous one');
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString('utf8'));
+    } catch {
+      return this.close(CLOSE.protocolError, 'protocol error: frame is not JSON');
+    }
+    const stage = this.stage;
+    this.stage = 'busy';
+    this.step(stage, message).catch((error: unknown) => {
+      this.host_.logger.error({ err: (error as Error).message, agentId: this.agentId }, 'agent handshake step failed');
+      this.close(1011, 'server error during handshake');
+    });
+  }
+
+  private parse<T extends z.ZodType>(schema: T, message: unknown, what: string): z.infer<T> | undefined {
+    const parsed = schema.safeParse(message);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    this.close(CLOSE.protocolError, `protocol error: expected ${what}${issue ? ` (${issue.path.join('.') || 'frame'}: ${issue.message})` : ''}`);
+    return undefined;
+  }
+
+  private async step(stage: Stage, message: unknown): Promise<void> {
+    if (stage === 'first') return this.first(message);
+    if (stage === 'signature') return this.signature(message);
+    if (stage === 'hello' || stage === 'ready') return this.hello(message);
+  }
+
+  private async first(message: unknown): Promise<void> {
+    const type = (message as { type?: unknown } | null)?.type;
+    const frame = type === 'enroll' ? this.parse(enrollFrame, message, 'an enroll frame') : this.parse(authenticateFrame, message, 'an enroll or authenticate frame');
+    if (!frame) return;
+    if (frame.protocol !== AGENT_PROTOCOL_VERSION) {
+      return this.close(CLOSE.unsupportedVersion, `unsupported protocol version ${frame.protocol}: this server speaks ${AGENT_PROTOCOL_VERSION}`);
+    }
+    const nonce = randomBytes(32).toString('base64url');
+    if (frame.type === 'enroll') {
+      let keyOf: Claim['keyOf'];
+      try {
+        keyOf = ed25519PublicKey(frame.publicKey);
+      } catch {
+        return this.close(CLOSE.protocolError, 'protocol error: publicKey is not a raw 32-byte Ed25519 key');
+      }
+      const found = await this.host_.store.agentForToken(frame.token);
+      if ('refusal' in found) {
+        const code = found.refusal === 'agent disabled' ? CLOSE.disabled : found.refusal === 'agent revoked' ? CLOSE.revoked : CLOSE.enrollmentRefused;
+        return this.close(code, `enrollment token refused: ${found.refusal}`);
+      }
+      this.claim = { agent: found.agent, enrollment: { token: frame.token, publicKey: frame.publicKey }, keyOf, nonce };
+    } else {
+      const agent = await this.host_.store.find(frame.agentId);
+      // Unknown agent and not-yet-enrolled agent get the same answer as a bad signature: nothing to probe.
+      if (!agent || !agent.publicKey) return this.close(CLOSE.authenticationFailed, 'authentication failed');
+      if (agent.status === 'revoked') return this.close(CLOSE.revoked, 'agent revoked: it can never connect again');
+      if (!agent.enabled) return this.close(CLOSE.disabled, 'agent disabled by an administrator');
+      this.claim = { agent, keyOf: ed25519PublicKey(agent.publicKey), nonce };
+    }
+    this.stage = 'signature';
+    this.send({ type: 'challenge', nonce });
+  }
+
+  private async signature(message: unknown): Promise<void> {
+    const frame = this.parse(signatureFrame, message, 'a signature frame');
+    const claim = this.claim;
+    if (!frame || !claim) return;
+    const subject = claim.enrollment ? 'enroll' : claim.agent.id;
+    if (!verifySignature(claim.keyOf, signedChallenge(subject, claim.nonce), frame.signature)) {
+      this.host_.logger.warn({ agentId: claim.agent.id, remoteAddress: this.remoteAddress }, 'agent signature did not verify');
+      return this.close(CLOSE.authenticationFailed, 'authentication failed');
+    }
+    if (claim.enrollment && !(await this.host_.store.consumeToken(claim.agent.id, claim.enrollment.token, claim.enrollment.publicKey))) {
+      return this.close(CLOSE.enrollmentRefused, 'enrollment token refused: unknown or already used');
+    }
+    this.agentId = claim.agent.id;
+    this.agentName = claim.agent.name;
+    this.claim = undefined;
+    this.host_.register(claim.agent.id, this);
+    // Checked after registering: an administrator who disables or revokes from now on finds this connection to close.
+    const now = await this.host_.store.find(claim.agent.id);
+    if (!now || now.status === 'revoked') return this.close(CLOSE.revoked, 'agent revoked: it can never connect again');
+    if (!now.enabled) return this.close(CLOSE.disabled, 'agent disabled by an administrator');
+    if (claim.enrollment) this.host_.logger.info({ agentId: claim.agent.id, agentName: claim.agent.name }, 'agent enrolled');
+    this.stage = 'hello';
+    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.host_.pingIntervalMs });
+  }
+
+  private async hello(message: unknown): Promise<void> {
+    const frame = this.parse(helloFrame, message, 'a hello frame');
+    if (!frame || !this.agentId) return;
+    this.host = frame.host;
+    await this.host_.online(this, frame);
+    if (this.stage === 'busy') this.stage = 'ready';
+    this.host_.handshakeDone(this);
+  }
+}

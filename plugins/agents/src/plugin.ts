@@ -1,0 +1,92 @@
+import { optionalToken, TOKENS, type AuditEntry, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { ORM_DATABASE } from '@holdfast/orm-port';
+import type { DependencyContainer, InjectionToken } from 'tsyringe';
+import { AgentStore } from './agent-store.js';
+import { AgentEndpoint, DEFAULT_ENDPOINT_OPTIONS, type AgentEndpointOptions } from './connection/agent-endpoint.js';
+import { enrollmentTtlFromEnv } from './enrollment-token.js';
+import { agentRoutes } from './routes/agent-routes.js';
+import { AgentEntity } from './store/entities.js';
+import { createAgentsTable } from './store/migration.js';
+
+/** The running agents services (tests reach them through {@link AGENTS}). */
+export interface AgentsService {
+  store: AgentStore;
+  endpoint: AgentEndpoint;
+}
+
+export const AGENTS = Symbol.for('holdfast:agents') as InjectionToken<AgentsService>;
+
+/** Options of {@link createAgentsPlugin}. */
+export interface AgentsPluginOptions {
+  /** Environment to read `HOLDFAST_AGENT_ENROLLMENT_TTL_SECONDS` from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Enrollment token lifetime; overrides the environment. */
+  enrollmentTtlMs?: number;
+  /** Handshake time, ping period, handshake budget (tests shorten the ping period). */
+  endpoint?: Partial<AgentEndpointOptions>;
+}
+
+/**
+ * The remote agents plugin (issue 48, scopes 1 and 2): the `agents` table, `/api/agents` routes and the agents'
+ * WebSocket endpoint at `/api/agents/connect` on the server's own listener. Needs the database, the event bus
+ * (`agent_online` / `agent_offline`) and the logger; audits through `TOKENS.AuditWriter` when present.
+ */
+export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastPlugin {
+  // Read at creation: a bad value stops the start with a message naming the variable.
+  const ttlMs = options.enrollmentTtlMs ?? enrollmentTtlFromEnv(options.env ?? process.env);
+  let service: AgentsService | undefined;
+
+  const serviceOf = (container: DependencyContainer): AgentsService => {
+    if (service) return service;
+    const base = container.resolve(TOKENS.Logger);
+    const logger: KernelLogger = base.child?.({ plugin: 'agents' }) ?? base;
+    const store = new AgentStore(() => container.resolve(ORM_DATABASE), ttlMs);
+    const endpoint = new AgentEndpoint(store, () => container.resolve(TOKENS.EventBus), logger, { ...DEFAULT_ENDPOINT_OPTIONS, ...options.endpoint });
+    service = { store, endpoint };
+    return service;
+  };
+
+  const auditOf = (container: DependencyContainer, logger: KernelLogger) => async (entry: AuditEntry) => {
+    try {
+      if (container.isRegistered(TOKENS.AuditWriter, true)) return await container.resolve(TOKENS.AuditWriter).write(entry);
+      // Never silently lost: without identity the entry goes to the log.
+      logger.info({ audit: entry }, 'audit entry (no audit writer registered)');
+    } catch (error) {
+      logger.warn({ action: entry.action, err: (error as Error).message }, 'audit entry could not be written');
+    }
+  };
+
+  return {
+    name: 'agents',
+    provides: [AGENTS],
+    requires: [ORM_DATABASE, TOKENS.EventBus, TOKENS.Logger, optionalToken(TOKENS.AuditWriter)],
+    entities: [AgentEntity],
+    migrations: [createAgentsTable],
+    register(container) {
+      container.register(AGENTS, { useFactory: serviceOf });
+    },
+    routes(container) {
+      const { store, endpoint } = serviceOf(container);
+      const write = auditOf(container, endpoint.logger);
+      return agentRoutes({
+        store,
+        disconnect: (agentId, code, reason) => endpoint.disconnect(agentId, code, reason),
+        audit: (request, action, agentId, details) =>
+          write({ userId: request.auth?.userId ?? null, action, resource: 'agent', resourceId: agentId, details, ipAddress: request.ip, userAgent: request.userAgent ?? null }),
+      });
+    },
+    upgrades(container) {
+      return [serviceOf(container).endpoint];
+    },
+    async start(container) {
+      const { store, endpoint } = serviceOf(container);
+      const cleared = await store.resetPresence();
+      if (cleared > 0) endpoint.logger.info({ agents: cleared }, 'agents left online by the previous run marked offline');
+      endpoint.start();
+    },
+    async stop() {
+      // The composition closed the connections before the listener stopped (closeAll); this is for compositions without HTTP.
+      await service?.endpoint.closeAll();
+    },
+  };
+}
