@@ -197,6 +197,7 @@ try {
     if (id === 'node_modules' && !existsSync(nodeModules)) {
       for (const unit of set.units) skipped.set(unit.id, `${nodeModules} does not exist (npm ci first, or set HOLDFAST_BENCH_NODE_MODULES)`);
     }
+    for (const [unitId, reason] of skipped) if (set.units.some((unit) => unit.id === unitId)) log(`${unitId}: skipped: ${reason}`);
     let sourceBytes = 0;
     try {
       if (!skipped.has(`${id} backup`)) {
@@ -209,7 +210,7 @@ try {
       await set.cleanup();
       await source.cleanup();
     }
-    report.parts[id] = { source: source.label, sourceBytes };
+    report.parts[id] = { source: source.label, sourceBytes, skipped: skipped.get(`${id} backup`) ?? null };
     figures.push(...set.rows.map((row) => ({ ...rowFigures(row, results, sourceBytes, skipped), part: id })));
   }
 } finally {
@@ -219,8 +220,8 @@ try {
 
 const machine = `${cpus().length} cores (${cpus()[0]?.model.trim()}), ${(totalmem() / 1024 ** 3).toFixed(1)} GiB memory`;
 const tools = await Promise.all([['pg_dump'], ['mariadb-dump'], ['zstd', ['-V']], ['pigz'], ['gzip'], ['tar']].map(([command, args]) => version(command, args)));
-const sizes = Object.entries(report.parts).map(([id, part]) => `${id} ${(part.sourceBytes / 1024 / 1024).toFixed(0)} MiB`).join(', ');
-const heading = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`${quick ? 'npm run bench:quick' : 'npm run bench'}\`, ${repeats} alternating runs per side, median (min-max) seconds; sources: ${sizes}; ${machine}; load average ${report.loadAtStart} at start, ${report.loadAtEnd} at end; Node ${process.version}`;
+const sizes = Object.entries(report.parts).map(([id, part]) => `${id} ${part.skipped ? 'skipped' : `${(part.sourceBytes / 1024 / 1024).toFixed(0)} MiB`}`).join(', ');
+const heading = `${startedAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, \`${quick ? 'npm run bench:quick' : `HOLDFAST_BENCH_SIZE_MB=${sizeMiB} node tooling/bench/table.mjs`}\` (\`npm run bench\` runs it at 1 GiB), ${repeats} alternating run${repeats === 1 ? "" : "s"} per side, median (min-max) seconds; sources: ${sizes}; ${machine}; load average ${report.loadAtStart} at start, ${report.loadAtEnd} at end; Node ${process.version}`;
 console.log(`\nbenchmark table (issue 42): ${heading}\n`);
 console.log(plainTable(figures));
 console.log(`\nCPU s/GiB: CPU seconds (user + system) per GiB of source; Holdfast: its process and the tools it ran (pg_dump, mariadb-dump, pg_restore, mariadb), the pipeline: all its processes.`);
