@@ -177,7 +177,7 @@ const version = (command, args = ['--version']) =>
 
 const work = await mkdtemp(join(tmpdir(), 'holdfast-table-bench-'));
 const startedAt = new Date();
-const report = { startedAt: startedAt.toISOString(), quick, sizeMiB, repeats, node: process.version, loadAtStart: await loadAverage(), parts: {}, notes: [] };
+const report = { startedAt: startedAt.toISOString(), quick, sizeMiB, repeats, node: process.version, loadAtStart: await loadAverage(), parts: {} };
 const results = new Map();
 const skipped = new Map();
 const figures = [];
@@ -202,13 +202,19 @@ try {
     try {
       if (!skipped.has(`${id} backup`)) {
         log(`${id}: preparing ${source.label}`);
-        sourceBytes = await source.prepare();
-        log(`${id}: source ${(sourceBytes / 1024 / 1024).toFixed(0)} MiB`);
+        sourceBytes = await source.prepare().catch((error) => {
+          // A source that cannot be set up (a server down, a tool missing) skips its rows, saying why; the others run.
+          const reason = `its source could not be prepared: ${String(error.message).split('\n')[0].slice(0, 200)}`;
+          log(`${id}: ${reason}`);
+          for (const unit of set.units) skipped.set(unit.id, reason);
+          return 0;
+        });
+        if (sourceBytes > 0) log(`${id}: source ${(sourceBytes / 1024 / 1024).toFixed(0)} MiB`);
         await runRounds(set.units, results, skipped);
       }
     } finally {
       await set.cleanup();
-      await source.cleanup();
+      await Promise.resolve(source.cleanup()).catch((error) => log(`${id}: cleanup failed: ${String(error.message).split('\n')[0]}`));
     }
     report.parts[id] = { source: source.label, sourceBytes, skipped: skipped.get(`${id} backup`) ?? null };
     figures.push(...set.rows.map((row) => ({ ...rowFigures(row, results, sourceBytes, skipped), part: id })));
