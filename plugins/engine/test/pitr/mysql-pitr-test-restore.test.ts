@@ -11,7 +11,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sourceMysql from '@holdfast/source-mysql';
-import type { AnyAdapterDefinition } from '@holdfast/kernel';
+import { silentLogger, TOKENS, type AnyAdapterDefinition } from '@holdfast/kernel';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import mysql from 'mysql2/promise';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,11 +20,12 @@ import type { PointTestRestoreMetadata } from '../../src/pitr/test-restore/point
 import { ExecutionEntity } from '../../src/store/entities.js';
 import { parseMetadata } from '../../src/store/metadata.js';
 import { scratchTag } from '../../src/test-restore/scratch-targets.js';
+import { TestRestoreScheduler } from '../../src/test-restore/test-restore-scheduler.js';
 import { call, createTarget, waitForEnd, type TestDatabaseTarget } from '../support/harness.js';
 import { startPitrServer, until, type PitrServer } from './pitr-server.js';
 
 const SERVICES = '/tmp/holdfast-test-services';
-const mariadb = JSON.parse(await readFile(`${SERVICES}/mariadb-pitr/mariadb-pitr.json`, 'utf8')) as { host: string; port: number; users: Record<'admin', { user: string; password: string }> };
+const mariadb = JSON.parse(await readFile(`${SERVICES}/mariadb-pitr/mariadb-pitr.json`, 'utf8')) as { host: string; port: number; users: Record<'admin' | 'binlog', { user: string; password: string }> };
 
 const SUFFIX = randomBytes(4).toString('hex');
 const JOB = `mypitrtr${SUFFIX}`;
@@ -35,6 +36,8 @@ const BULK_ROWS = 60_000;
 const SEEDED = 5;
 const WRITE_FOR_MS = 12_000;
 const WRITE_EVERY_MS = 100;
+/** A schedule that exists but does not fire during the test: the test fires it itself, as the cron would. */
+const SCHEDULE = '0 5 1 1 *';
 
 /** An administrator connection (UTC session). */
 const connect = (database?: string) => mysql.createConnection({ host: mariadb.host, port: mariadb.port, user: mariadb.users.admin.user, password: mariadb.users.admin.password, database, timezone: 'Z', dateStrings: true });
@@ -55,6 +58,8 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     await admin.query(`CREATE DATABASE \`${DB}\``);
     await admin.query(`CREATE TABLE \`${DB}\`.items (id INT PRIMARY KEY, at DATETIME NOT NULL) ENGINE=InnoDB`);
     await admin.query(`CREATE TABLE \`${DB}\`.bulk (id INT PRIMARY KEY, pad VARCHAR(255) NOT NULL) ENGINE=InnoDB`);
+    await admin.query(`CREATE DATABASE \`${DB}_nudge\``);
+    await admin.query(`CREATE TABLE \`${DB}_nudge\`.ticks (at DATETIME(6) NOT NULL)`);
     // MariaDB's SEQUENCE engine: the rows are made by the server, in one statement (before the stream starts).
     await admin.query(`INSERT INTO \`${DB}\`.bulk SELECT seq, REPEAT('x', 200) FROM \`${DB}\`.seq_1_to_${BULK_ROWS}`);
     dir = await mkdtemp(join(tmpdir(), 'hf-mysql-pitr-tr-'));
@@ -65,6 +70,8 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     server.catalog.addConfig({ configId: 'mariadb', name: 'MariaDB PITR', kind: 'source', adapterId: 'mysql', config: { mode: 'point-in-time', host: mariadb.host, port: mariadb.port, user, password, tls: 'disable', binlogFlushIntervalSeconds: 1 } });
     // The same server through a logical-mode configuration: a scratch server named by sourceId.
     server.catalog.addConfig({ configId: 'mariadb-scratch', name: 'MariaDB scratch', kind: 'source', adapterId: 'mysql', config: { host: mariadb.host, port: mariadb.port, user, password, tls: 'disable' } });
+    // The streaming account as a scratch server: it may not replay a binary log (no BINLOG REPLAY), so a restore there is refused.
+    server.catalog.addConfig({ configId: 'mariadb-norights', name: 'MariaDB streaming account', kind: 'source', adapterId: 'mysql', config: { host: mariadb.host, port: mariadb.port, ...mariadb.users.binlog, tls: 'disable' } });
     server.catalog.addConfig({ configId: 'disk', name: 'Local disk', kind: 'storage', adapterId: 'local', config: { path: dir } });
     key = await server.apiKey('mysql-pitr-test-restore', ['history:read', 'jobs:read', 'jobs:execute']);
     addJob({ target: { type: 'database' } });
@@ -123,9 +130,16 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
 
     writes = await writeRows();
     const writerEnded = Date.now();
+    // A partial is archived only after the binary log grew: on a quiet server the window would end before the last
+    // write until someone writes. A side database's table (not the job's) is written meanwhile.
+    let nudged = 0;
     const window = await until(
       'a window that ends after the last write',
       async () => {
+        if (Date.now() - nudged > 500) {
+          nudged = Date.now();
+          await admin.query(`INSERT INTO \`${DB}_nudge\`.ticks VALUES (NOW(6))`);
+        }
         const reply = await call(server.url, 'GET', `/api/jobs/${JOB}/point-in-time`, { key });
         const found = reply.body?.data?.window;
         return found && Date.parse(found.end) >= writerEnded ? (found as { start: string; end: string }) : undefined;
@@ -200,9 +214,9 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     expect(await databases(foreign)).toEqual([foreign]);
   }, 180_000);
 
-  it('restores into another configured server (sourceId) and drops it there', async () => {
-    addJob({ target: { type: 'database', sourceId: 'mariadb-scratch' } });
-    const executionId = await testRestore();
+  it('restores into another configured server (sourceId) when the schedule fires, and drops it there', async () => {
+    addJob({ target: { type: 'database', sourceId: 'mariadb-scratch' }, schedule: SCHEDULE });
+    const executionId = await fireSchedule();
     const done = await waitForEnd(server.url, key, executionId, 180_000);
     const logs = JSON.stringify(done.logs);
     expect(done.status, logs.slice(-3_000)).toBe('Success');
@@ -214,6 +228,17 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     expect(await scratchOf(executionId)).toEqual([]);
   }, 180_000);
 
+  it('fails, leaving no scratch database, when the scratch server refuses the restore', async () => {
+    addJob({ target: { type: 'database', sourceId: 'mariadb-norights' } });
+    const executionId = await testRestore();
+    const done = await waitForEnd(server.url, key, executionId, 120_000);
+    const logs = JSON.stringify(done.logs);
+    expect(done.status, logs.slice(-3_000)).toBe('Failed');
+    expect(logs).toContain(`account ${mariadb.users.binlog.user} may not replay a binary log`);
+    expect(await scratchOf(executionId)).toEqual([]);
+    expect((await recordOf(executionId)).scratchRemoved).toBe(true);
+  }, 120_000);
+
   it('refuses a directory target on a MySQL point-in-time job (422), queueing nothing', async () => {
     addJob({ target: { type: 'directory', path: dir } });
     const before = await store.em().count(ExecutionEntity, {});
@@ -223,6 +248,28 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     expect(reply.body.error).toContain('not directory');
     expect(await store.em().count(ExecutionEntity, {})).toBe(before);
   });
+
+  /** Plans the job's test restore schedule and fires it (what the cron does at the scheduled minute). */
+  async function fireSchedule(): Promise<string> {
+    const planner = new TestRestoreScheduler({
+      catalog: () => server.catalog,
+      settings: () => server.settings,
+      store,
+      enqueue: (jobId, trigger) => server.engine().enqueueTestRestore(jobId, trigger),
+      isLeader: () => true,
+      logger: silentLogger,
+      events: server.handle.container.resolve(TOKENS.EventBus),
+    });
+    try {
+      await planner.reload();
+      expect(planner.plan().find((entry) => entry.jobId === JOB)?.schedule).toBe(SCHEDULE);
+      const executionId = await planner.tick(JOB);
+      expect(executionId).toBeTruthy();
+      return executionId!;
+    } finally {
+      await planner.stop();
+    }
+  }
 
   /** Writes one row about every {@link WRITE_EVERY_MS} for {@link WRITE_FOR_MS}; answers each row's NOW() second. */
   async function writeRows(): Promise<number[]> {

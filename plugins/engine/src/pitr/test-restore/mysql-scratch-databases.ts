@@ -14,7 +14,7 @@ export interface MysqlScratchDatabases {
   /** Database of the base -> the scratch database it is rebuilt in. */
   databases: Map<string, string>;
   label: string;
-  /** Drops every one (also those the restore never created or already dropped); true once none is left. */
+  /** Drops every one that exists (the restore may never have created one, or dropped it on failure); true once none is left. */
   drop(): Promise<boolean>;
 }
 
@@ -26,9 +26,15 @@ export function mysqlScratchDatabases(scratch: ScratchDatabaseServer, serverName
     databases,
     label: `database${names.length > 1 ? 's' : ''} ${names.join(', ')} on ${serverName} (${scratch.server})`,
     drop: async () => {
-      // Every one is attempted before the first failure is thrown: one that cannot be dropped keeps no other.
+      // Every one is attempted before the first failure is thrown: one that cannot be dropped keeps no other. Only
+      // existing ones are dropped: an account may lack DROP on a name it never got to create (MySQL checks the
+      // privilege even for DROP DATABASE IF EXISTS), and nothing is left to drop then.
       const failures: unknown[] = [];
-      for (const name of names) await scratch.dropDatabase(name).catch((error: unknown) => failures.push(error));
+      for (const name of names) {
+        await (async () => {
+          if (await scratch.databaseExists(name)) await scratch.dropDatabase(name);
+        })().catch((error: unknown) => failures.push(error));
+      }
       if (failures.length > 0) throw failures[0];
       for (const name of names) if (await scratch.databaseExists(name)) return false;
       return true;
