@@ -175,6 +175,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List agents with their status
+         * @description Requires the permission `agents:read`.
+         */
+        get: operations["getAgents"];
+        put?: never;
+        /**
+         * Create an agent; the answer carries its one-time enrollment token (shown once)
+         * @description Requires the permission `agents:write`.
+         */
+        post: operations["postAgents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/agents/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One agent
+         * @description Requires the permission `agents:read`.
+         */
+        get: operations["getAgentsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an agent: its connection closes at once and its key is refused for ever
+         * @description Requires the permission `agents:write`.
+         */
+        delete: operations["deleteAgentsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename, enable or disable an agent (disabling closes its connection at once)
+         * @description Requires the permission `agents:write`.
+         */
+        patch: operations["patchAgentsById"];
+        trace?: never;
+    };
+    "/api/agents/{id}/enrollment-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new one-time enrollment token (pending agent, or re-pairing an enrolled one); replaces any outstanding token
+         * @description Requires the permission `agents:write`.
+         */
+        post: operations["postAgentsByIdEnrollmentToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/api-keys": {
         parameters: {
             query?: never;
@@ -3871,6 +3943,720 @@ export interface operations {
                         error: string;
                         issues?: unknown;
                     };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Agents, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agents: {
+                            /** @description Source adapter packages the agent reported it can load */
+                            adapters: string[];
+                            createdAt: string;
+                            enabled: boolean;
+                            /** @description When the outstanding enrollment token expires; null when none is outstanding */
+                            enrollmentExpiresAt: string | null;
+                            host: string | null;
+                            id: string;
+                            lastSeenAt: string | null;
+                            name: string;
+                            /** @description Ed25519 public key (raw 32 bytes, base64url) once enrolled */
+                            publicKey: string | null;
+                            revokedAt: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "offline" | "online" | "revoked";
+                            updatedAt: string;
+                            version: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAgents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique among agents that are not revoked */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pending agent and its enrollment token */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description Source adapter packages the agent reported it can load */
+                            adapters: string[];
+                            createdAt: string;
+                            enabled: boolean;
+                            /** @description When the outstanding enrollment token expires; null when none is outstanding */
+                            enrollmentExpiresAt: string | null;
+                            host: string | null;
+                            id: string;
+                            lastSeenAt: string | null;
+                            name: string;
+                            /** @description Ed25519 public key (raw 32 bytes, base64url) once enrolled */
+                            publicKey: string | null;
+                            revokedAt: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "offline" | "online" | "revoked";
+                            updatedAt: string;
+                            version: string | null;
+                        };
+                        /** @description One-time token for `holdfast agent --token`; shown once, stored hashed */
+                        enrollmentToken: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (the issues name the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Name taken, or the agent is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getAgentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Source adapter packages the agent reported it can load */
+                        adapters: string[];
+                        createdAt: string;
+                        enabled: boolean;
+                        /** @description When the outstanding enrollment token expires; null when none is outstanding */
+                        enrollmentExpiresAt: string | null;
+                        host: string | null;
+                        id: string;
+                        lastSeenAt: string | null;
+                        name: string;
+                        /** @description Ed25519 public key (raw 32 bytes, base64url) once enrolled */
+                        publicKey: string | null;
+                        revokedAt: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "offline" | "online" | "revoked";
+                        updatedAt: string;
+                        version: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (the issues name the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteAgentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked agent (kept for the record; its name is free again) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Source adapter packages the agent reported it can load */
+                        adapters: string[];
+                        createdAt: string;
+                        enabled: boolean;
+                        /** @description When the outstanding enrollment token expires; null when none is outstanding */
+                        enrollmentExpiresAt: string | null;
+                        host: string | null;
+                        id: string;
+                        lastSeenAt: string | null;
+                        name: string;
+                        /** @description Ed25519 public key (raw 32 bytes, base64url) once enrolled */
+                        publicKey: string | null;
+                        revokedAt: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "offline" | "online" | "revoked";
+                        updatedAt: string;
+                        version: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (the issues name the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    patchAgentsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    enabled?: boolean;
+                    /** @description Unique among agents that are not revoked */
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The agent after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Source adapter packages the agent reported it can load */
+                        adapters: string[];
+                        createdAt: string;
+                        enabled: boolean;
+                        /** @description When the outstanding enrollment token expires; null when none is outstanding */
+                        enrollmentExpiresAt: string | null;
+                        host: string | null;
+                        id: string;
+                        lastSeenAt: string | null;
+                        name: string;
+                        /** @description Ed25519 public key (raw 32 bytes, base64url) once enrolled */
+                        publicKey: string | null;
+                        revokedAt: string | null;
+                        /** @enum {string} */
+                        status: "pending" | "offline" | "online" | "revoked";
+                        updatedAt: string;
+                        version: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request (the issues name the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Name taken, or the agent is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests; see the Retry-After header. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Internal server error. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    postAgentsByIdEnrollmentToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description The agent and its new enrollment token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        agent: {
+                            /** @description Source adapter packages the agent reported it can load */
+                            adapters: string[];
+                            createdAt: string;
+                            enabled: boolean;
+                            /** @description When the outstanding enrollment token expires; null when none is outstanding */
+                            enrollmentExpiresAt: string | null;
+                            host: string | null;
+                            id: string;
+                            lastSeenAt: string | null;
+                            name: string;
+                            /** @description Ed25519 public key (raw 32 bytes, base64url) once enrolled */
+                            publicKey: string | null;
+                            revokedAt: string | null;
+                            /** @enum {string} */
+                            status: "pending" | "offline" | "online" | "revoked";
+                            updatedAt: string;
+                            version: string | null;
+                        };
+                        /** @description One-time token for `holdfast agent --token`; shown once, stored hashed */
+                        enrollmentToken: string;
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Invalid request (the issues name the field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Not authenticated */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Missing permission */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Agent not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Name taken, or the agent is revoked */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
+            /** @description Request body too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Too many requests; see the Retry-After header. */
