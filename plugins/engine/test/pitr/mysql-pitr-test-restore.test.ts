@@ -5,7 +5,8 @@
 // A writer inserts one row about every 100 ms after the base backup, each storing its statement's NOW() (the second
 // its binary log events carry); the run reports every restored table's row count read before the drop, which must
 // be exactly the writer's rows before the target's second (a time target T replays every transaction that began
-// before T's second and none from it on): a restore to the wrong point, or of the wrong rows, fails the test.
+// before T's second and none from it on): a restore to the wrong point, or of the wrong rows, fails the test. The
+// `sourceId` case uses a separate throwaway MariaDB of the test's own (mysql-fault-server.ts) as the scratch server.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -22,6 +23,7 @@ import { parseMetadata } from '../../src/store/metadata.js';
 import { scratchTag } from '../../src/test-restore/scratch-targets.js';
 import { TestRestoreScheduler } from '../../src/test-restore/test-restore-scheduler.js';
 import { call, createTarget, waitForEnd, type TestDatabaseTarget } from '../support/harness.js';
+import { OwnMariadb } from './mysql-fault-server.js';
 import { startPitrServer, until, type PitrServer } from './pitr-server.js';
 
 const SERVICES = '/tmp/holdfast-test-services';
@@ -52,6 +54,7 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
   /** The `second` (UNIX time of NOW()) of every row the writer inserted after the base backup. */
   let writes: number[] = [];
   let firstRun: string | undefined;
+  let scratchServer: OwnMariadb | undefined;
 
   beforeAll(async () => {
     admin = await connect();
@@ -68,8 +71,9 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     store = new ExecutionStore(server.handle.container.resolve(ORM_DATABASE));
     const { user, password } = mariadb.users.admin;
     server.catalog.addConfig({ configId: 'mariadb', name: 'MariaDB PITR', kind: 'source', adapterId: 'mysql', config: { mode: 'point-in-time', host: mariadb.host, port: mariadb.port, user, password, tls: 'disable', binlogFlushIntervalSeconds: 1 } });
-    // The same server through a logical-mode configuration: a scratch server named by sourceId.
-    server.catalog.addConfig({ configId: 'mariadb-scratch', name: 'MariaDB scratch', kind: 'source', adapterId: 'mysql', config: { host: mariadb.host, port: mariadb.port, user, password, tls: 'disable' } });
+    // A separate server of the test's own (logical-mode configuration) as the scratch server named by sourceId.
+    scratchServer = await OwnMariadb.create({ user: 'holdfast_scratch', password: randomBytes(12).toString('hex') });
+    server.catalog.addConfig({ configId: 'mariadb-scratch', name: 'MariaDB scratch', kind: 'source', adapterId: 'mysql', config: { host: '127.0.0.1', port: scratchServer.port, ...scratchServer.admin, tls: 'disable' } });
     // The streaming account as a scratch server: it may not replay a binary log (no BINLOG REPLAY), so a restore there is refused.
     server.catalog.addConfig({ configId: 'mariadb-norights', name: 'MariaDB streaming account', kind: 'source', adapterId: 'mysql', config: { host: mariadb.host, port: mariadb.port, ...mariadb.users.binlog, tls: 'disable' } });
     server.catalog.addConfig({ configId: 'disk', name: 'Local disk', kind: 'storage', adapterId: 'local', config: { path: dir } });
@@ -85,6 +89,7 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
       for (const name of await databases('hf_testrestore_')) if (name.includes(SUFFIX) || leftovers.has(name)) await admin.query(`DROP DATABASE IF EXISTS \`${name}\``).catch(() => undefined);
       await admin.end().catch(() => undefined);
     }
+    await scratchServer?.remove();
     if (dir) await rm(dir, { recursive: true, force: true });
     await target?.drop();
   }, 60_000);
@@ -214,18 +219,31 @@ describe('MySQL/MariaDB point-in-time test restores (issue 44 scope 4)', () => {
     expect(await databases(foreign)).toEqual([foreign]);
   }, 180_000);
 
-  it('restores into another configured server (sourceId) when the schedule fires, and drops it there', async () => {
+  it('restores into a separate server (sourceId) when the schedule fires, never touching the job\'s own, and drops it there', async () => {
     addJob({ target: { type: 'database', sourceId: 'mariadb-scratch' }, schedule: SCHEDULE });
     const executionId = await fireSchedule();
-    const done = await waitForEnd(server.url, key, executionId, 180_000);
+    // Where the scratch database shows up while the run goes on: on the separate server, never on production.
+    const name = `hf_testrestore_${scratchTag(executionId)}_0`;
+    const seen = { production: false, separate: false };
+    let isRunning = true;
+    const watching = (async () => {
+      while (isRunning) {
+        if ((await databases(name)).length > 0) seen.production = true;
+        if ((await scratchServer!.sql<{ name: string }>('SELECT SCHEMA_NAME AS name FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [name])).length > 0) seen.separate = true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    const done = await waitForEnd(server.url, key, executionId, 180_000).finally(() => (isRunning = false));
+    await watching;
     const logs = JSON.stringify(done.logs);
     expect(done.status, logs.slice(-3_000)).toBe('Success');
+    expect(seen).toEqual({ production: false, separate: true });
     const record = await recordOf(executionId);
-    expect(record.target).toBe(`database hf_testrestore_${scratchTag(executionId)}_0 on MariaDB scratch (${mariadb.host}:${mariadb.port})`);
+    expect(record.target).toBe(`database ${name} on MariaDB scratch (127.0.0.1:${scratchServer!.port})`);
     const restored = record.pointInTime!.databases![0]!;
     const targetSecond = Math.floor(Date.parse(record.pointInTime!.target) / 1000);
     expect(restored.tables).toEqual({ items: SEEDED + writes.filter((second) => second < targetSecond).length, bulk: BULK_ROWS });
-    expect(await scratchOf(executionId)).toEqual([]);
+    expect(await scratchServer!.sql('SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?', [name])).toEqual([]);
   }, 180_000);
 
   it('fails, leaving no scratch database, when the scratch server refuses the restore', async () => {
