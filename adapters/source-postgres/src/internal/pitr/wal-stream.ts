@@ -343,9 +343,13 @@ class WalStream {
         await this.ingestCompleted();
         return this.spool.ready();
       });
-      for (const name of ready) {
+      for (const [index, name] of ready.entries()) {
         if (yielded.has(name)) continue;
         yielded.add(name);
+        // A fresh reading for the newest completed segment: after a WAL switch on a quiet server (a base backup ends
+        // with one) nothing follows it, the server's flush position is its end, and it covers up to now. Older ones
+        // (a catch-up) are dated by earlier readings, without a query each.
+        if (index === ready.length - 1) await this.readFlushClock();
         yield await this.completedSegment(name);
         if (signal.aborted) return;
       }
