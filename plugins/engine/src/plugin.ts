@@ -147,6 +147,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
           store: () => changeLogStoreOf(container),
           localPaths: () => resolveOptional(container, TOKENS.LocalPathPolicy),
           audit: audit(container),
+          access: () => resolveOptional(container, TOKENS.AccessPolicy),
         }),
         ...reportingOf(container).routes(),
       ];

@@ -54,6 +54,8 @@ export interface ExecutionMetadata {
     targetPath?: string;
     /** MySQL/MariaDB: the database of the base restored (`name`) and the new database it was built in (`into`). */
     database?: { name: string; into: string };
+    /** MySQL/MariaDB: the other server the new database was built on (absent: the job's own source's server). */
+    targetSource?: { id: string; name: string };
     baseExecutionId: string;
     recoveredTo: string | null;
     served?: { port: number; dataDir: string };

@@ -18,10 +18,12 @@ export interface RecordedPointRestore {
   input: Omit<PointRestoreInput, 'baseStream' | 'fetchSegment' | 'signal' | 'onProgress'>;
   baseText: string;
   startSegmentText: string | null;
+  /** The `label` of the configuration whose instance restored (which server the new database went to). */
+  server?: string;
 }
 export const mysqlRestores: RecordedPointRestore[] = [];
 
-const doubleConfig = z.object({ existing: z.array(z.string()).default([]), listFails: z.boolean().default(false) });
+const doubleConfig = z.object({ existing: z.array(z.string()).default([]), listFails: z.boolean().default(false), label: z.string().optional() });
 
 @injectable()
 class MysqlPitrDoubleSource implements SourceAdapter {
@@ -56,7 +58,7 @@ class MysqlPitrDoubleSource implements SourceAdapter {
         const baseText = await text(baseStream);
         const first = await fetchSegment(input.base.startSegment);
         onProgress?.(`test double: replaying into ${input.database?.into ?? '(no database)'}`);
-        mysqlRestores.push({ input, baseText, startSegmentText: first ? await text(first) : null });
+        mysqlRestores.push({ input, baseText, startSegmentText: first ? await text(first) : null, ...(this.config.label ? { server: this.config.label } : {}) });
         return { warnings: [], recoveredTo: new Date('2026-12-06T03:00:07Z') };
       },
     };

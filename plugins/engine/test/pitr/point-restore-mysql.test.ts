@@ -1,7 +1,9 @@
 // POST /api/jobs/:id/point-in-time/restore for MySQL/MariaDB jobs (issue 44), against a real server (libsql, HTTP,
 // engine, local destination) with the test-double sources: the body a MySQL job takes (database, targetDatabase; no
-// targetPath, servePort nor restore point names; binary log positions), every refusal before queueing, what the run
-// passes to the source's restoreToPoint, and the refusal of a PITR test restore of such a job to a directory target.
+// targetPath, servePort nor restore point names; binary log positions; targetSourceId: another server of the same
+// adapter), every refusal before queueing, what the run passes to the source's restoreToPoint (and through which
+// configuration's instance), and the refusal of a PITR test restore of such a job to a directory target. The real
+// restore onto another server is in mysql-point-restore-other-server.test.ts.
 // The real restores are in mysql-pitr-end-to-end.test.ts, the real test restores in mysql-pitr-test-restore.test.ts.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +12,7 @@ import { ORM_DATABASE } from '@holdfast/orm-port';
 import type { AnyAdapterDefinition } from '@holdfast/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionStore } from '../../src/index.js';
+import { ExecutionEntity } from '../../src/store/entities.js';
 import { parseMetadata } from '../../src/store/metadata.js';
 import { call, createTarget, waitForEnd, type TestDatabaseTarget } from '../support/harness.js';
 import { mysqlPitrDoubleSource, mysqlRestores, nextMysqlBase } from './mysql-pitr-doubles.js';
@@ -33,7 +36,12 @@ describe('point-in-time restore route, MySQL/MariaDB jobs (test double source)',
     target = await createTarget('sqlite');
     server = await startPitrServer(target, { adapters: [mysqlPitrDoubleSource] as unknown as AnyAdapterDefinition[] });
     dir = await mkdtemp(join(tmpdir(), 'hf-pitr-mysql-route-'));
-    server.catalog.addConfig({ configId: 'my', name: 'MariaDB', kind: 'source', adapterId: 'mysql-pitr-double', config: { existing: ['shop', 'crm', 'Legacy'] } });
+    server.catalog.addConfig({ configId: 'my', name: 'MariaDB', kind: 'source', adapterId: 'mysql-pitr-double', config: { existing: ['shop', 'crm', 'Legacy'], label: 'own' } });
+    // Other servers of the same adapter for targetSourceId: one that holds "archive" (not on the job's server), one
+    // excluded from restores, one whose configuration the adapter refuses (as the MySQL source refuses SSH there).
+    server.catalog.addConfig({ configId: 'my-other', name: 'MariaDB reporting', kind: 'source', adapterId: 'mysql-pitr-double', config: { existing: ['archive', 'Reports'], label: 'other' } });
+    server.catalog.addConfig({ configId: 'my-excluded', name: 'MariaDB production 2', kind: 'source', adapterId: 'mysql-pitr-double', excludeFromRestore: true, config: { existing: [] } });
+    server.catalog.addConfig({ configId: 'my-broken', name: 'MariaDB broken', kind: 'source', adapterId: 'mysql-pitr-double', config: { existing: 'not a list' } });
     server.catalog.addConfig({ configId: 'my-down', name: 'MariaDB (down)', kind: 'source', adapterId: 'mysql-pitr-double', config: { existing: [], listFails: true } });
     server.catalog.addConfig({ configId: 'pg', name: 'Cluster', kind: 'source', adapterId: 'pitr-double', config: {} });
     server.catalog.addConfig({ configId: 'disk', name: 'Disk', kind: 'storage', adapterId: 'local', config: { path: dir } });
@@ -169,6 +177,55 @@ describe('point-in-time restore route, MySQL/MariaDB jobs (test double source)',
     expect(byPosition.status, JSON.stringify(byPosition.body)).toBe(202);
     expect((await waitForEnd(server.url, key, byPosition.body.data.executionId)).status).toBe('Success');
     expect(mysqlRestores.pop()?.input.target).toEqual({ type: 'position', position: 'mysql-bin.000004:120' });
+  });
+
+  it('builds the new database on the server targetSourceId names: its own 409 check, the run restores through that configuration and names it', async () => {
+    // "crm" exists on the job's server only: new on the other one, so it is accepted there.
+    const reply = await post({ ...good, targetDatabase: 'crm', targetSourceId: 'my-other' });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(202);
+    const done = await waitForEnd(server.url, key, reply.body.data.executionId);
+    const logs = JSON.stringify(done.logs);
+    expect(done.status, logs).toBe('Success');
+    expect(logs).toContain('into the new database \\"crm\\" on the server of source \\"MariaDB reporting\\" (targetSourceId my-other)');
+    const restored = mysqlRestores.pop()!;
+    expect(restored.server).toBe('other');
+    expect(restored.input.database).toEqual({ name: 'shop', into: 'crm' });
+    const row = await new ExecutionStore(server.handle.container.resolve(ORM_DATABASE)).get(reply.body.data.executionId);
+    expect(parseMetadata(row!.metadata).pointRestore).toMatchObject({ database: { name: 'shop', into: 'crm' }, targetSource: { id: 'my-other', name: 'MariaDB reporting' } });
+    expect(JSON.parse(row!.request ?? '{}').targetSource).toEqual({ id: 'my-other', name: 'MariaDB reporting' });
+
+    // Without targetSourceId (or naming the job's own configuration) the job's own server restores, as before.
+    for (const body of [good, { ...good, targetSourceId: 'my' }]) {
+      const own = await post(body);
+      expect(own.status, JSON.stringify(own.body)).toBe(202);
+      expect((await waitForEnd(server.url, key, own.body.data.executionId)).status).toBe('Success');
+      expect(mysqlRestores.pop()?.server).toBe('own');
+    }
+  });
+
+  it('refuses a targetSourceId it cannot restore onto, naming the field, and queues nothing', async () => {
+    const executions = new ExecutionStore(server.handle.container.resolve(ORM_DATABASE));
+    const before = await executions.em().count(ExecutionEntity, {});
+    const cases: Array<[unknown, number, string]> = [
+      [{ ...good, targetSourceId: 'no-such-source' }, 404, 'targetSourceId "no-such-source" is not a stored source configuration'],
+      [{ ...good, targetSourceId: 'disk' }, 404, 'targetSourceId "disk" is not a stored source configuration'],
+      [{ ...good, targetSourceId: 'pg' }, 422, 'targetSourceId: source "Cluster" is a pitr-double source'],
+      [{ ...good, targetSourceId: 'my-excluded' }, 409, 'targetSourceId: source "MariaDB production 2" is excluded from restores'],
+      [{ ...good, targetSourceId: 'my-broken' }, 422, 'targetSourceId: source "MariaDB broken" cannot take a point-in-time restore: [source-mysql-pitr-double] invalid configuration: existing'],
+      // Exists on the other server (not on the job's): 409 naming that server; compared without case as on the own.
+      [{ ...good, targetDatabase: 'archive', targetSourceId: 'my-other' }, 409, 'targetDatabase "archive" already exists on MariaDB reporting'],
+      [{ ...good, targetDatabase: 'reports', targetSourceId: 'my-other' }, 409, 'as "Reports"'],
+      [{ ...good, targetSourceId: '' }, 400, 'body.targetSourceId'],
+      [{ ...good, targetSourceId: 'x'.repeat(65) }, 400, 'body.targetSourceId'],
+      [{ target: { type: 'latest' }, targetPath: join(dir, 'r'), targetSourceId: 'my-other' }, 400, 'body.targetSourceId: targetSourceId is for MySQL/MariaDB jobs'],
+    ];
+    for (const [body, status, named] of cases) {
+      const reply = await post(body, (body as { targetPath?: string }).targetPath ? 'job-pg' : JOB);
+      expect(reply.status, JSON.stringify({ body, reply: reply.body })).toBe(status);
+      expect(reply.body.error, JSON.stringify(body)).toContain(named);
+    }
+    expect(mysqlRestores).toEqual([]);
+    expect(await executions.em().count(ExecutionEntity, {})).toBe(before);
   });
 
   it('refuses the MySQL fields and positions for a PostgreSQL job, and still requires targetPath there', async () => {

@@ -11,16 +11,13 @@ import { chooseBase, TargetOutsideWindow } from './choose-base.js';
 import { isPositionOf, POSITION_EXAMPLE } from './log-positions.js';
 import { reservedTargetProblem } from './mysql-database-name.js';
 import type { PointRestoreBody, PointRestoreRequest } from './point-restore-request.js';
+import { pointRestoreServer } from './point-restore-server.js';
+import { UnreachableTarget } from './unreachable-target.js';
 
 // Issue 43 acceptance 7: bad input gets a clear error and changes nothing. Every refusal of a point-in-time restore
 // happens here, before a run is queued; the run itself only fails on what cannot be known in advance.
 
-/** 422: the request is well formed but asks for something the archive cannot give (a target outside the window). */
-export class UnreachableTarget extends HttpError {
-  constructor(message: string) {
-    super(422, message);
-  }
-}
+export { UnreachableTarget };
 
 /** Ports of the checks, resolved lazily. */
 export interface PointRestorePorts {
@@ -56,9 +53,16 @@ export async function preflightPointRestore(ports: PointRestorePorts, jobId: str
     };
     if (fields.kind === 'mysql-binlog') {
       const readFrom = plan.destinations.filter((destination) => !body.destinationId || destination.configId === body.destinationId);
-      await checkDatabaseInBase(ports, readFrom, base, fields.database.name);
-      await checkNewDatabase(source, plan.source.name, fields.database.into);
-      return { ...request, database: fields.database };
+      // The server is checked first: a refusal naming targetSourceId costs no read of the base.
+      const server = await pointRestoreServer(ports.catalog(), ports.adapters(), plan, body.targetSourceId);
+      try {
+        await checkDatabaseInBase(ports, readFrom, base, fields.database.name);
+        await checkNewDatabase(server.instance, server.label, fields.database.into);
+      } finally {
+        await disposeAll([server.instance]);
+      }
+      const onServer = server.isJobSource ? {} : { targetSource: { id: server.config.configId, name: server.label } };
+      return { ...request, database: fields.database, ...onServer };
     }
     await checkTargetPath(ports.localPaths(), fields.targetPath);
     if (body.servePort !== undefined) await checkPortFree(body.servePort);
@@ -87,13 +91,14 @@ function checkFieldsOfKind(kind: ChangeLogKind, body: PointRestoreBody): KindFie
   if (kind === 'mysql-binlog') {
     if (body.target.type === 'name') refuse('target.name', 'named restore points are PostgreSQL only; restore a MySQL/MariaDB job to latest, a time or a binary log position');
     if (body.targetPath !== undefined) refuse('targetPath', 'a MySQL/MariaDB point-in-time restore builds a new database on the source\'s own server (targetDatabase), not a folder');
-    if (body.servePort !== undefined) refuse('servePort', 'a MySQL/MariaDB point-in-time restore is served by the source\'s own server; servePort is PostgreSQL only');
+    if (body.servePort !== undefined) refuse('servePort', 'a MySQL/MariaDB point-in-time restore is served by the server it is built on; servePort is PostgreSQL only');
     if (body.database === undefined) refuse('database', 'required for a MySQL/MariaDB job: the database of the base backup to restore');
     if (body.targetDatabase === undefined) refuse('targetDatabase', 'required for a MySQL/MariaDB job: the new database the copy is built in');
     const reserved = reservedTargetProblem(body.targetDatabase!);
     if (reserved) refuse('targetDatabase', `${reserved}; choose a new database name`);
     return { kind, database: { name: body.database!, into: body.targetDatabase! } };
   }
+  if (body.targetSourceId !== undefined) refuse('targetSourceId', 'targetSourceId is for MySQL/MariaDB jobs (the server the new database is built on); a PostgreSQL job restores its whole cluster into targetPath on the Holdfast host');
   if (body.database !== undefined) refuse('database', 'database and targetDatabase are for MySQL/MariaDB jobs; a PostgreSQL job restores its whole cluster into targetPath');
   if (body.targetDatabase !== undefined) refuse('targetDatabase', 'database and targetDatabase are for MySQL/MariaDB jobs; a PostgreSQL job restores its whole cluster into targetPath');
   if (body.targetPath === undefined) refuse('targetPath', 'required for a PostgreSQL job: the absent or empty folder the data directory is built in');

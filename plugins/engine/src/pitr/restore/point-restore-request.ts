@@ -53,7 +53,15 @@ export const pointRestoreBodySchema = z.strictObject({
     .describe('MySQL/MariaDB jobs (required there, refused for PostgreSQL): the database of the base backup to restore'),
   targetDatabase: mysqlDatabaseName
     .optional()
-    .describe("MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database on the source's own server the copy is built in; it must not exist (1 to 64 letters, digits, _, $ or -; not a system schema)"),
+    .describe("MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database the copy is built in, on the job's own server or the one targetSourceId names; it must not exist there (1 to 64 letters, digits, _, $ or -; not a system schema)"),
+  targetSourceId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "MySQL/MariaDB jobs only: build targetDatabase on the server of this stored source configuration (same adapter as the job's source, not excluded from restores, not over SSH) instead of the job's own; absent: the job's own server",
+    ),
   destinationId: z
     .string()
     .min(1)
@@ -72,8 +80,10 @@ export interface PointRestoreRequest {
   /** PostgreSQL: the folder the data directory is built in. */
   targetPath?: string;
   servePort?: number;
-  /** MySQL/MariaDB: the database of the base restored (`name`) into a new database (`into`) on the source's server. */
+  /** MySQL/MariaDB: the database of the base restored (`name`) into a new database (`into`). */
   database?: { name: string; into: string };
+  /** MySQL/MariaDB: the other server `database.into` is built on (absent: the job's own); `name` as logs show it. */
+  targetSource?: { id: string; name: string };
   destinationId?: string;
   /** The base backup the route chose, so the run restores what the refusals were checked against. */
   baseExecutionId: string;

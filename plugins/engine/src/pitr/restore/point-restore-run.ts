@@ -7,6 +7,7 @@ import type { RunServices } from '../../run/services.js';
 import { baseBackupInfoOf } from '../base-backup-record.js';
 import { ChangeLogStore } from '../change-log-store.js';
 import { recoveryTargetOf, type PointRestoreRequest } from './point-restore-request.js';
+import { pointRestoreServer } from './point-restore-server.js';
 import { openStoredBase, segmentFetcher, type StoredLogDeps } from './stored-log-reader.js';
 
 /**
@@ -14,7 +15,8 @@ import { openStoredBase, segmentFetcher, type StoredLogDeps } from './stored-log
  * is streamed from a destination that holds it, the log is fetched piece by piece from the destinations, and the
  * source's `restoreToPoint` builds the copy: PostgreSQL replays and promotes a data directory at `targetPath`
  * (left as it was on failure); MySQL/MariaDB loads one database of the base into a new database on the source's
- * server and replays the binary log into it (`database`).
+ * server, or on the server of `targetSource` (another configuration of the same adapter), and replays the binary log
+ * into it (`database`).
  */
 export async function runPointRestore(ctx: RunContext, services: RunServices): Promise<RunOutcome> {
   const request = JSON.parse(ctx.execution.request ?? '{}') as PointRestoreRequest;
@@ -29,8 +31,16 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
     const base = (await store.basesOf(plan.job.id)).find((candidate) => candidate.executionId === request.baseExecutionId);
     if (!base) throw new Error(`the base backup of execution ${request.baseExecutionId} is no longer held by any destination; start the restore again`);
     path = base.storageKey;
-    source = services.adapters.source(plan.source);
-    const support = source.pointInTime?.() ?? null;
+    let support;
+    if (request.database) {
+      // The server the route checked; resolved again, since its configuration may have changed since.
+      const server = await pointRestoreServer(services.catalog, services.adapters, plan, request.targetSource?.id);
+      source = server.instance;
+      support = server.restorer;
+    } else {
+      source = services.adapters.source(plan.source);
+      support = source.pointInTime?.() ?? null;
+    }
     if (!support) throw new Error(`source ${plan.source.name} is not set up for point-in-time recovery any more`);
     const destinations = plan.destinations.filter((destination) => !request.destinationId || destination.configId === request.destinationId);
     storages = destinations.map((destination) => services.adapters.storage(destination));
@@ -77,6 +87,7 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
       target: request.target,
       ...(request.targetPath !== undefined ? { targetPath: request.targetPath } : {}),
       ...(request.database ? { database: request.database } : {}),
+      ...(request.targetSource ? { targetSource: request.targetSource } : {}),
       baseExecutionId: base.executionId,
       recoveredTo,
       ...(result.served ? { served: result.served } : {}),
@@ -98,13 +109,18 @@ export async function runPointRestore(ctx: RunContext, services: RunServices): P
 
 /** Where the copy is built, for the log. */
 function describeInto(request: PointRestoreRequest): string {
-  if (request.database) return `from database "${request.database.name}" into the new database "${request.database.into}" on the source's server`;
+  if (request.database) return `from database "${request.database.name}" into the new database "${request.database.into}" on ${serverOf(request)}`;
   return `into ${request.targetPath}`;
+}
+
+/** The server the new database is built on, for the log. */
+function serverOf(request: PointRestoreRequest): string {
+  return request.targetSource ? `the server of source "${request.targetSource.name}" (targetSourceId ${request.targetSource.id})` : "the source's server";
 }
 
 /** What the finished restore left, for the log. */
 function describeResult(request: PointRestoreRequest, served: { port: number } | undefined): string {
-  if (request.database) return `database "${request.database.name}" as of the target is in the new database "${request.database.into}"`;
+  if (request.database) return `database "${request.database.name}" as of the target is in the new database "${request.database.into}" on ${serverOf(request)}`;
   if (served) return `the restored server runs on 127.0.0.1:${served.port}`;
   return `${request.targetPath} holds a promoted data directory, stopped`;
 }
