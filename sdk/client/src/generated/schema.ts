@@ -1497,7 +1497,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Restore a point-in-time job to an instant of its recoverable window: a PostgreSQL cluster into a local folder (targetPath), or one MySQL/MariaDB database into a new database on the source's server (database, targetDatabase)
+         * Restore a point-in-time job to an instant of its recoverable window: a PostgreSQL cluster into a local folder (targetPath), or one MySQL/MariaDB database into a new database on the source's server or another source's server of the same adapter (database, targetDatabase, targetSourceId)
          * @description Requires the permission `storage:restore` on the job named by `id`.
          */
         post: operations["postJobsByIdPointInTimeRestore"];
@@ -11837,10 +11837,12 @@ export interface operations {
                         /** @constant */
                         type: "name";
                     };
-                    /** @description MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database on the source's own server the copy is built in; it must not exist (1 to 64 letters, digits, _, $ or -; not a system schema) */
+                    /** @description MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database the copy is built in, on the job's own server or the one targetSourceId names; it must not exist there (1 to 64 letters, digits, _, $ or -; not a system schema) */
                     targetDatabase?: string;
                     /** @description PostgreSQL jobs (required there, refused for MySQL/MariaDB): absolute folder on the Holdfast host where the data directory is built: absent or empty, inside HOLDFAST_LOCAL_ROOTS */
                     targetPath?: string;
+                    /** @description MySQL/MariaDB jobs only: build targetDatabase on the server of this stored source configuration (same adapter as the job's source, not excluded from restores, not over SSH) instead of the job's own; absent: the job's own server */
+                    targetSourceId?: string;
                 };
             };
         };
@@ -11860,7 +11862,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad body (unknown field, time without offset, relative path, a database name MySQL or the replay cannot take), a field of the other kind of job (PostgreSQL: targetPath required, database/targetDatabase refused; MySQL/MariaDB: database and targetDatabase required, targetPath/servePort and named restore points refused), a log position of the other kind (target.position), a system schema as targetDatabase, a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued. */
+            /** @description Bad body (unknown field, time without offset, relative path, a database name MySQL or the replay cannot take), a field of the other kind of job (PostgreSQL: targetPath required, database/targetDatabase refused; MySQL/MariaDB: database and targetDatabase required, targetPath/servePort and named restore points refused; targetSourceId is MySQL/MariaDB only), a log position of the other kind (target.position), a system schema as targetDatabase, a destinationId that is not one of the job, or a targetPath whose parent folder is missing. Nothing is queued. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -11880,7 +11882,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description targetPath (or the WAL folder beside it) is outside the folders allowed for local paths (HOLDFAST_LOCAL_ROOTS). Nothing is queued. */
+            /** @description targetPath (or the WAL folder beside it) is outside the folders allowed for local paths (HOLDFAST_LOCAL_ROOTS), or the caller may not restore onto the source targetSourceId names (storage:restore on that source). Nothing is queued. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11891,7 +11893,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Job not found. */
+            /** @description Job not found, or targetSourceId names no stored source configuration. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -11902,7 +11904,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, servePort is in use, or targetDatabase already exists on the source's server. Nothing is queued. */
+            /** @description The job is not set up for point-in-time recovery, has no recoverable window, targetPath is not empty, servePort is in use, targetDatabase already exists on the server it would be built on (the job's own or targetSourceId's), or the targetSourceId source is excluded from restores. Nothing is queued. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -11922,7 +11924,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, a database that the chosen base backup does not hold (the message lists those it holds), or a job encrypted with a public-key profile. Nothing is queued. */
+            /** @description The target cannot be reached: a time outside the recoverable window (the message gives the window), a position before the oldest base backup, no base backup on the named destination, a database that the chosen base backup does not hold (the message lists those it holds), a job encrypted with a public-key profile, or a targetSourceId source of another adapter or one that cannot restore to a point (reached over SSH). Nothing is queued. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11951,7 +11953,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The source's server could not be asked for its databases (to check that targetDatabase is new). Nothing is queued. */
+            /** @description The server the new database would be built on could not be asked for its databases (to check that targetDatabase is new). Nothing is queued. */
             502: {
                 headers: {
                     [name: string]: unknown;
