@@ -93,7 +93,17 @@ export interface ChangeLogStream {
 export type RecoveryTarget =
   | { type: 'latest' }
   | { type: 'time'; time: Date }
-  | { type: 'position'; position: string }
+  | {
+      type: 'position';
+      position: string;
+      /**
+       * MySQL/MariaDB only: `position` is a GTID (MariaDB's `domain-server-sequence`, `0-1-352`), not a log offset:
+       * every transaction up to and including the one with this GTID is replayed, none after it in log order. A
+       * member of `position` rather than a type of its own so that sources which switch over every target type
+       * keep compiling; a source that cannot honour it refuses with CONFIG (the engine offers it to MySQL jobs only).
+       */
+      isGtid?: boolean;
+    }
   | { type: 'name'; name: string };
 
 /** Input of {@link PointInTimeSupport.restoreToPoint}. */

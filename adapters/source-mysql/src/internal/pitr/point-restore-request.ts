@@ -2,15 +2,19 @@
 // database, under which new name, and where the replay stops.
 import { AdapterError, type PointRestoreInput } from '@holdfast/sdk';
 import { isRestoreWorkSchema, ORIGIN, SYSTEM_SCHEMAS } from '../connection.js';
+import { parseMariadbGtid, type MariadbGtid } from './binlog-gtid.js';
 import { binlogNumber } from './binlog-names.js';
 import type { ReplayStop } from './binlog-replay.js';
+
+/** Where the request stops: as the replay takes it, or a GTID whose transaction's end is looked up in the archive. */
+export type RequestedStop = ReplayStop | { type: 'gtid'; gtid: MariadbGtid };
 
 export interface PointRestoreRequest {
   name: string;
   into: string;
   startFile: string;
   startOffset: number;
-  stop: ReplayStop;
+  stop: RequestedStop;
 }
 
 const refuse = (message: string) => new AdapterError(ORIGIN, 'CONFIG', message);
@@ -50,7 +54,7 @@ export function checkRequest(input: PointRestoreInput): PointRestoreRequest {
     case 'latest':
       return { ...request, stop: { type: 'end' } };
     case 'name':
-      throw refuse('named restore points are PostgreSQL only: a MySQL/MariaDB restore stops at a time, a binary log position or the latest');
+      throw refuse('named restore points are PostgreSQL only: a MySQL/MariaDB restore stops at a time, a binary log position, a GTID or the latest');
     case 'time': {
       if (Number.isNaN(target.time.getTime())) throw refuse('the target time is not a valid date');
       if (target.time < input.base.consistentAt) {
@@ -60,6 +64,8 @@ export function checkRequest(input: PointRestoreInput): PointRestoreRequest {
       return { ...request, stop: { type: 'time', seconds: Math.floor(target.time.getTime() / 1000) } };
     }
     case 'position': {
+      // A GTID target: found in the archive before anything is written (binlog-gtid.ts), then a position.
+      if (target.isGtid) return { ...request, stop: { type: 'gtid', gtid: parseMariadbGtid(target.position) } };
       const stop = parseBinlogPosition(target.position);
       if (!stop) throw refuse(`the target position "${target.position}" is not <binary log file>:<offset> (for example mysql-bin.000042:1234)`);
       const isBefore = basenameOf(stop.file) !== basenameOf(start.file) || binlogNumber(stop.file) < binlogNumber(start.file) || (stop.file === start.file && stop.offset < start.offset);

@@ -8,7 +8,8 @@ import { AdapterError, isAdapterError, peekHead, type PointRestoreInput, type Po
 import type { MysqlSourceConfig } from '../../config.js';
 import { connectionError, ORIGIN, quoteIdentifier, withConnection } from '../connection.js';
 import type { ClientTools } from '../tools.js';
-import { replaySql, utcDatetime, type ReplayPlan } from './binlog-replay.js';
+import { formatGtid, locateGtidEnd } from './binlog-gtid.js';
+import { replaySql, utcDatetime, type ReplayPlan, type ReplayStop } from './binlog-replay.js';
 import type { ReplayProgress } from './binlog-replay-watch.js';
 import { resolveBinlogTool } from './binlog-tool.js';
 import { baseScript, openBase } from './point-restore-base.js';
@@ -79,18 +80,29 @@ async function refusalsPassed(config: MysqlSourceConfig, tools: ClientTools, inp
     const others = listed.map((row) => String(Object.values(row)[0]));
     return { rights: await sessionRights(connection, config), original: await databaseExists(connection, request.name), others };
   });
+  // A GTID target becomes the position where its transaction ends, read from the archive: a GTID the archive does
+  // not hold after the base is refused here, before anything is written.
+  let stop: ReplayStop;
+  if (request.stop.type === 'gtid') {
+    input.onProgress?.(`looking for GTID ${formatGtid(request.stop.gtid)} in the archived binary log from ${request.startFile}:${request.startOffset}`);
+    const end = await locateGtidEnd(request.stop.gtid, request, (name) => input.fetchSegment(name), input.signal);
+    input.onProgress?.(`the transaction of GTID ${formatGtid(request.stop.gtid)} ends at ${end.file}:${end.offset}`);
+    stop = { type: 'position', ...end };
+  } else {
+    stop = request.stop;
+  }
   // The base's first line says its kind: a physical base (mariadb-backup) is prepared and served by a throwaway
   // server, which also answers whether it holds the database; a logical base is a dump script.
   const { head, whole } = await peekHead(input.baseStream, { enough: (bytes) => bytes.includes(0x0a), limit: 64 * 1024 });
   if (isPhysicalBase(head)) {
     const physical: PhysicalBase = await openPhysicalBase(config, tools, whole, request.name, input.signal);
-    return { request, binlogTool, rights, original, base: undefined, physical, others };
+    return { request: { ...request, stop }, binlogTool, rights, original, base: undefined, physical, others };
   }
   const base = await openBase(whole);
   if (!base.header.databases.includes(request.name)) {
     throw new AdapterError(ORIGIN, 'CONFIG', `the base backup holds no database "${request.name}" (it holds ${base.header.databases.map((name) => `"${name}"`).join(', ')})`);
   }
-  return { request, binlogTool, rights, original, base, physical: undefined, others };
+  return { request: { ...request, stop }, binlogTool, rights, original, base, physical: undefined, others };
 }
 
 /** Rebuilds `input.database.name` of the base as `input.database.into`, as of `input.target`. */
