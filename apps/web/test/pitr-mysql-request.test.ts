@@ -1,8 +1,9 @@
 // The MySQL/MariaDB restore dialog's pure rules: the database names checked as the API checks them, the suggested
-// new name, the body sent (no targetPath/servePort), binary log positions and wording, and which field a refusal of
-// the API belongs under (messages as plugins/engine's preflight words them).
+// new name, the body sent (no targetPath/servePort; targetSourceId only for another server), the servers offered,
+// binary log positions and wording, and which field a refusal of the API belongs under (messages as plugins/engine's
+// preflight words them).
 import { describe, expect, it } from 'vitest';
-import { buildMysqlRestoreBody, mysqlDatabaseNameProblem, refusedFieldOf, suggestTargetDatabase, targetDatabaseProblem } from '../src/pitr/mysql-restore-request.js';
+import { buildMysqlRestoreBody, JOB_SERVER, mysqlDatabaseNameProblem, refusedFieldOf, serverChoicesOf, suggestTargetDatabase, targetDatabaseProblem } from '../src/pitr/mysql-restore-request.js';
 import { checkTarget, logKindOf, logWord } from '../src/pitr/restore-target.js';
 
 const WINDOW = { start: '2026-12-06T13:03:27.400Z', end: '2026-12-06T14:10:02.900Z' };
@@ -40,9 +41,38 @@ describe('the request body', () => {
     expect(buildMysqlRestoreBody({ type: 'latest' }, ' shop ', ' shop_restored ')).toEqual({ ok: true, body: { target: { type: 'latest' }, database: 'shop', targetDatabase: 'shop_restored' } });
   });
 
+  it('sends targetSourceId for another server only, never for the job\'s own', () => {
+    expect(buildMysqlRestoreBody({ type: 'latest' }, 'shop', 'shop_copy', 'src-2')).toEqual({ ok: true, body: { target: { type: 'latest' }, database: 'shop', targetDatabase: 'shop_copy', targetSourceId: 'src-2' } });
+    expect(buildMysqlRestoreBody({ type: 'latest' }, 'shop', 'shop_copy', JOB_SERVER)).toEqual({ ok: true, body: { target: { type: 'latest' }, database: 'shop', targetDatabase: 'shop_copy' } });
+  });
+
   it('names the field of each problem and builds nothing', () => {
     expect(buildMysqlRestoreBody({ type: 'latest' }, '', 'a.b')).toEqual({ ok: false, problems: { database: 'Enter a database name', targetDatabase: 'Use letters, digits, "_", "$" and "-" only' } });
     expect(buildMysqlRestoreBody({ type: 'latest' }, 'shop', 'shop')).toMatchObject({ ok: false, problems: { targetDatabase: expect.stringContaining('new name') } });
+  });
+});
+
+describe('the servers the new database can be built on', () => {
+  const sources = [
+    { id: 'pg-1', name: 'Cluster', adapterId: 'postgres', excludeFromRestore: false },
+    { id: 'my-2', name: 'Reporting', adapterId: 'mysql', excludeFromRestore: false },
+    { id: 'my-1', name: 'Production', adapterId: 'mysql', excludeFromRestore: true },
+    { id: 'my-3', name: 'Production replica', adapterId: 'mysql', excludeFromRestore: true },
+    { id: 'my-4', name: 'Staging', adapterId: 'mysql' },
+  ];
+
+  it("offers the job's own server first, then the other sources of its adapter that take restores", () => {
+    // The job's own source is offered even when it is excluded from restores (the API decides about its own server).
+    expect(serverChoicesOf(sources, 'my-1')).toEqual([
+      { value: JOB_SERVER, label: "Production (the job's own server)" },
+      { value: 'my-2', label: 'Reporting' },
+      { value: 'my-4', label: 'Staging' },
+    ]);
+  });
+
+  it('offers only the job\'s own server when its source is not listed (no sources:read) or has no sibling', () => {
+    expect(serverChoicesOf([], 'my-1')).toEqual([{ value: JOB_SERVER, label: "The job's own server" }]);
+    expect(serverChoicesOf(sources, 'pg-1')).toEqual([{ value: JOB_SERVER, label: "Cluster (the job's own server)" }]);
   });
 });
 
@@ -79,6 +109,13 @@ describe('which field a refusal of the API belongs under', () => {
     expect(refusedFieldOf(400, 'Invalid request: body.targetDatabase: may hold letters, digits, "_", "$" and "-" only')).toBe('targetDatabase');
     expect(refusedFieldOf(400, 'Invalid request: body.database: must not be empty')).toBe('database');
     expect(refusedFieldOf(400, 'Invalid request: body.target.position: must be a log position like …')).toBe('target');
+    expect(refusedFieldOf(400, 'Invalid request: body.targetSourceId: Too small: expected string to have >=1 characters')).toBe('targetSourceId');
+    expect(refusedFieldOf(404, 'targetSourceId "x" is not a stored source configuration')).toBe('targetSourceId');
+    expect(refusedFieldOf(409, 'targetSourceId: source "Production" is excluded from restores; choose another server or leave targetSourceId out for the job\'s own')).toBe('targetSourceId');
+    expect(refusedFieldOf(422, 'targetSourceId: source "Over SSH" cannot take a point-in-time restore: [source-mysql] invalid configuration: ssh: mode "point-in-time" cannot be combined with ssh')).toBe('targetSourceId');
+    expect(refusedFieldOf(403, 'targetSourceId "x": restoring onto another server needs storage:restore on that source')).toBe('targetSourceId');
+    // A name taken on the other server stays the new name's refusal.
+    expect(refusedFieldOf(409, 'targetDatabase "shop_copy" already exists on Reporting (10.0.0.5:3306); a point-in-time restore only builds a new database: choose another name or drop that one first')).toBe('targetDatabase');
     expect(refusedFieldOf(409, 'targetDatabase "shop_copy" already exists on MariaDB; a point-in-time restore only builds a new database: choose another name or drop that one first')).toBe('targetDatabase');
     expect(refusedFieldOf(422, 'database "shop" is not in base backup jobs/x/base.sql.zst (consistent at 2026-12-06T13:03:27.000Z), the one the target starts from; it holds "crm"')).toBe('database');
     expect(refusedFieldOf(422, 'target time 2026-12-06T12:00:00.000Z is outside the recoverable window: 2026-12-06T13:03:27.400Z – 2026-12-06T14:10:02.900Z')).toBe('target');

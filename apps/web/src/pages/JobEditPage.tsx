@@ -17,6 +17,7 @@ import { TestRestoreFields, type TestRestore } from '../configuration/TestRestor
 import { useUnsavedChangesGuard } from '../configuration/unsaved-changes';
 import { useRunJob } from './JobsPage';
 import { PointInTimePanel } from '../pitr/PointInTimePanel';
+import { serverChoicesOf } from '../pitr/mysql-restore-request';
 
 /** Built-in schedule choices; a custom 5-part cron expression is always possible. */
 const SCHEDULE_PRESETS = [
@@ -235,7 +236,7 @@ export default function JobEditPage() {
             {clone.error && <ErrorAlert error={clone.error} />}
           </Paper>
         )}
-        {id && <PointInTimePanel jobId={id} encryptionProfileId={loaded.encryptionProfileId} flushIntervalSeconds={walFlushIntervalOf(sources.data?.find((source) => source.id === loaded.sourceId))} databases={loaded.databases} />}
+        {id && <PointInTimePanel jobId={id} encryptionProfileId={loaded.encryptionProfileId} flushIntervalSeconds={walFlushIntervalOf(sources.data?.find((source) => source.id === loaded.sourceId))} databases={loaded.databases} servers={serverChoicesOf(sources.data ?? [], loaded.sourceId)} />}
         <Paper withBorder p="md">
           <form onSubmit={submit} noValidate>
             <Stack>

@@ -1,4 +1,4 @@
-import { Alert, Anchor, Autocomplete, Button, Group, Modal, Radio, Stack, Text, TextInput } from '@mantine/core';
+import { Alert, Anchor, Autocomplete, Button, Group, Modal, Radio, Select, Stack, Text, TextInput } from '@mantine/core';
 import { HoldfastApiError } from '@holdfast/client';
 import { useMutation } from '@tanstack/react-query';
 import { useState } from 'react';
@@ -6,7 +6,7 @@ import { Link } from 'react-router';
 import { errorMessage } from '../api/client';
 import { ErrorAlert } from '../components/PageState';
 import { startPointInTimeRestore } from './point-in-time-api';
-import { buildMysqlRestoreBody, refusedFieldOf, suggestTargetDatabase, type MysqlRestoreBody, type RefusedField } from './mysql-restore-request';
+import { buildMysqlRestoreBody, JOB_SERVER, refusedFieldOf, suggestTargetDatabase, type MysqlRestoreBody, type RefusedField, type ServerChoice } from './mysql-restore-request';
 import { checkTarget, describeWindow, pickableSeconds, type RecoveryWindow, type TargetChoice } from './restore-target';
 import { browserTimeZone, wallTimeOf, type WallTime } from './zoned-time';
 import { WindowTimeFields } from './WindowTimeFields';
@@ -18,6 +18,8 @@ interface MysqlPointInTimeRestoreDialogProps {
   window: RecoveryWindow | null;
   /** The databases the job backs up: offered for "Database to restore" (empty when the job backs up all of them). */
   databases: string[];
+  /** Where the new database can be built: the job's own server first (JOB_SERVER), then other sources of its adapter. */
+  servers: ServerChoice[];
   onClose(): void;
 }
 
@@ -30,12 +32,12 @@ function refusalOf(error: unknown): { field: RefusedField; message: string } | n
 
 /**
  * "Restore to a point in time…" for a MySQL/MariaDB job: one database of the base backup is built as a NEW database
- * on the source's own server, as of a second inside the window, the latest archived binary log, or a binary log
+ * on the source's own server (or another source's server of the same adapter: "Server"), as of a second inside the window, the latest archived binary log, or a binary log
  * position. No folder and no port (PostgreSQL's), no named restore points (PostgreSQL only). The database names are
  * checked as the API checks them; the API's refusals are shown under the field they are about; once queued the dialog
  * links to the run.
  */
-export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, onClose }: MysqlPointInTimeRestoreDialogProps) {
+export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, servers, onClose }: MysqlPointInTimeRestoreDialogProps) {
   const timeZone = browserTimeZone();
   const seconds = window ? pickableSeconds(window) : null;
   const first = seconds ? wallTimeOf(seconds.first, timeZone) : null;
@@ -49,10 +51,12 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, onClos
   const [suggestedAt] = useState(() => new Date());
   const targetDatabase = ownTarget ?? (database.trim() ? suggestTargetDatabase(database, suggestedAt) : '');
   const [touched, setTouched] = useState({ database: false, targetDatabase: false });
+  const [targetSourceId, setTargetSourceId] = useState(JOB_SERVER);
+  const serverLabel = servers.find((server) => server.value === targetSourceId)?.label ?? "the job's own server";
 
   const choice: TargetChoice = kind === 'time' ? { type: 'time', wall } : kind === 'position' ? { type: 'position', position } : { type: 'latest' };
   const checked = checkTarget(choice, window, timeZone, 'mysql-binlog');
-  const built = checked.ok ? buildMysqlRestoreBody(checked.target, database, targetDatabase) : buildMysqlRestoreBody({ type: 'latest' }, database, targetDatabase);
+  const built = checked.ok ? buildMysqlRestoreBody(checked.target, database, targetDatabase, targetSourceId) : buildMysqlRestoreBody({ type: 'latest' }, database, targetDatabase, targetSourceId);
   const problems = built.ok ? {} : built.problems;
   const isReady = checked.ok && built.ok;
 
@@ -70,7 +74,8 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, onClos
     <Modal opened onClose={onClose} title="Restore to a point in time" size="lg">
       <Stack>
         <Text size="sm">
-          Holdfast fetches the base backup that precedes the target and the binary log up to it, and builds one database of the base as a new database on the source's own server. The database it restores is not touched.
+          Holdfast fetches the base backup that precedes the target and the binary log up to it, and builds one database of the base as a new database on the source's own server or on another
+          source's server of the same kind. The database it restores is not touched.
         </Text>
         <Text size="sm" data-testid="pitr-dialog-window">
           {window ? `Recoverable window: ${describeWindow(window, timeZone)}` : 'No recoverable window yet: take a base backup (run the job). Only "latest" can be asked for.'}
@@ -115,9 +120,22 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, onClos
           data-field="pitr-database"
           required
         />
+        <Select
+          label="Server"
+          description="Where the new database is built: the job's own server, or another source of the same kind (its account needs to create databases and replay a binary log)"
+          data={servers}
+          value={targetSourceId}
+          allowDeselect={false}
+          error={refusedAt('targetSourceId')}
+          onChange={(value) => {
+            setTargetSourceId(value ?? JOB_SERVER);
+            restore.reset();
+          }}
+          data-field="pitr-target-source"
+        />
         <TextInput
           label="New database"
-          description="Built on the source's own server; it must not exist yet. 1 to 64 letters, digits, _, $ or -."
+          description="Built on the server chosen above; it must not exist there yet. 1 to 64 letters, digits, _, $ or -."
           value={targetDatabase}
           error={((touched.targetDatabase || ownTarget !== null) && targetDatabase ? problems.targetDatabase : undefined) ?? refusedAt('targetDatabase')}
           onChange={(event) => {
@@ -130,7 +148,8 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, onClos
         />
         {isReady && !queued && (
           <Alert color="blue" variant="light" data-testid="pitr-restore-summary">
-            Restore the database {database.trim()} {checked.summary} into the new database {targetDatabase.trim()}.
+            Restore the database {database.trim()} {checked.summary} into the new database {targetDatabase.trim()}
+            {targetSourceId !== JOB_SERVER ? ` on ${serverLabel}` : ''}.
           </Alert>
         )}
         {refusal?.field === 'general' && <ErrorAlert error={restore.error} title="Restore refused" />}

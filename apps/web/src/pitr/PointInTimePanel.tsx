@@ -6,6 +6,7 @@ import { ErrorAlert } from '../components/PageState';
 import { ToneBadge } from '../components/StatusBadge';
 import { usePointInTime, type PointInTimeView } from './point-in-time-api';
 import { MysqlPointInTimeRestoreDialog } from './MysqlPointInTimeRestoreDialog';
+import { serverChoicesOf, type ServerChoice } from './mysql-restore-request';
 import { PointInTimeRestoreDialog } from './PointInTimeRestoreDialog';
 import { describeAge, describeWindow, logKindOf, logWord, recoveryPointTone } from './restore-target';
 import { browserTimeZone, formatInZone } from './zoned-time';
@@ -30,6 +31,8 @@ interface PointInTimePanelProps {
   flushIntervalSeconds?: number;
   /** The databases the job backs up, offered by the MySQL restore dialog. */
   databases?: string[];
+  /** The servers a MySQL restore can build its new database on (serverChoicesOf): the job's own first. */
+  servers?: ServerChoice[];
 }
 
 /**
@@ -37,7 +40,7 @@ interface PointInTimePanelProps {
  * WAL, the archive's size and its gaps, refreshed every ten seconds; and the restore dialog. Renders nothing for a
  * job whose source is not in physical mode (`enabled: false`) or without history:read on the job.
  */
-export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeconds, databases = [] }: PointInTimePanelProps) {
+export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeconds, databases = [], servers = [] }: PointInTimePanelProps) {
   const auth = useAuth();
   const canRead = auth.canOn('history:read', 'job', jobId);
   // storage:restore is granted on destinations; holding it anywhere shows the button and the server decides.
@@ -122,7 +125,7 @@ export function PointInTimePanel({ jobId, encryptionProfileId, flushIntervalSeco
       </Stack>
       {restoring &&
         (logKind === 'mysql-binlog' ? (
-          <MysqlPointInTimeRestoreDialog jobId={jobId} window={window} databases={databases} onClose={() => setRestoring(false)} />
+          <MysqlPointInTimeRestoreDialog jobId={jobId} window={window} databases={databases} servers={servers.length > 0 ? servers : serverChoicesOf([], undefined)} onClose={() => setRestoring(false)} />
         ) : (
           <PointInTimeRestoreDialog jobId={jobId} window={window} encryptionProfileId={encryptionProfileId} onClose={() => setRestoring(false)} />
         ))}

@@ -1,6 +1,6 @@
 // The MySQL/MariaDB half of the restore dialog, without React: the database names (checked as the API checks them,
-// so a bad name is refused before anything is sent), the new name suggested, and which field a refusal of the API
-// is about, so the dialog can show it under that field. Unit-tested in test/pitr-mysql-request.test.ts.
+// so a bad name is refused before anything is sent), the new name suggested, the servers the new database can be
+// built on, and which field a refusal of the API is about, so the dialog can show it under that field. Unit-tested in test/pitr-mysql-request.test.ts.
 import type { RestoreTarget } from './restore-target';
 
 /** Letters, digits, `_`, `$`, `-`: the names the replay tools take unquoted (the API refuses anything else). */
@@ -45,30 +45,69 @@ export interface MysqlRestoreBody {
   target: RestoreTarget;
   database: string;
   targetDatabase: string;
+  /** Another source configuration of the same adapter whose server the new database is built on; absent: the job's own. */
+  targetSourceId?: string;
   destinationId?: string;
 }
 
+/** A source configuration as the sources list answers it (the fields the server choice needs). */
+export interface SourceSummary {
+  id: string;
+  name: string;
+  adapterId: string;
+  excludeFromRestore?: boolean;
+}
+
+/** The "Server" value of the job's own server (no targetSourceId sent); not a configuration id (those are UUIDs). */
+export const JOB_SERVER = 'job-source';
+
+/** One choice of the dialog's "Server": `value` is {@link JOB_SERVER} or another source configuration's id. */
+export interface ServerChoice {
+  value: string;
+  label: string;
+}
+
+/**
+ * The servers a restore of the job whose source is `jobSourceId` can build its new database on: the job's own
+ * first (the default), then every other source of the same adapter not excluded from restores (the API refuses
+ * another adapter, 422, and an excluded source, 409). Configurations the API refuses for other reasons (reached over
+ * SSH) stay offered: the API's refusal names them under the field.
+ */
+export function serverChoicesOf(sources: readonly SourceSummary[], jobSourceId: string | undefined): ServerChoice[] {
+  const own = sources.find((source) => source.id === jobSourceId);
+  const ownLabel = own ? `${own.name} (the job's own server)` : "The job's own server";
+  const others = own ? sources.filter((source) => source.id !== own.id && source.adapterId === own.adapterId && !source.excludeFromRestore) : [];
+  return [{ value: JOB_SERVER, label: ownLabel }, ...others.map((source) => ({ value: source.id, label: source.name }))];
+}
+
 /** The body to send, or the first problem of each field when the names would be refused. */
-export function buildMysqlRestoreBody(target: RestoreTarget, database: string, targetDatabase: string): { ok: true; body: MysqlRestoreBody } | { ok: false; problems: { database?: string; targetDatabase?: string } } {
+export function buildMysqlRestoreBody(
+  target: RestoreTarget,
+  database: string,
+  targetDatabase: string,
+  targetSourceId: string = JOB_SERVER,
+): { ok: true; body: MysqlRestoreBody } | { ok: false; problems: { database?: string; targetDatabase?: string } } {
   const name = database.trim();
   const into = targetDatabase.trim();
   const databaseProblem = mysqlDatabaseNameProblem(name);
   const targetProblem = targetDatabaseProblem(into, name);
   if (databaseProblem || targetProblem) return { ok: false, problems: { ...(databaseProblem ? { database: databaseProblem } : {}), ...(targetProblem ? { targetDatabase: targetProblem } : {}) } };
-  return { ok: true, body: { target, database: name, targetDatabase: into } };
+  return { ok: true, body: { target, database: name, targetDatabase: into, ...(targetSourceId !== JOB_SERVER && targetSourceId ? { targetSourceId } : {}) } };
 }
 
 /** A field of the dialog a refusal can be shown under; `general` when the message names none. */
-export type RefusedField = 'database' | 'targetDatabase' | 'target' | 'general';
+export type RefusedField = 'database' | 'targetDatabase' | 'targetSourceId' | 'target' | 'general';
 
 /**
  * Which field the API's refusal is about, read from its message: a 400 names `body.<field>` ("Invalid request:
  * body.targetDatabase: …"), a 409 starts with `targetDatabase "…" already exists`, a 422 with `database "…" is not in
- * base backup …` or names the window for a time outside it.
+ * base backup …` or names the window for a time outside it; a refusal of the server chosen (404, 409, 422) starts
+ * with `targetSourceId`.
  */
 export function refusedFieldOf(status: number, message: string): RefusedField {
-  const named = /body\.(targetDatabase|database|target)\b/.exec(message)?.[1];
+  const named = /body\.(targetDatabase|targetSourceId|database|target)\b/.exec(message)?.[1];
   if (named) return named as RefusedField;
+  if (/^targetSourceId\b/.test(message)) return 'targetSourceId';
   if (/^targetDatabase\b/.test(message)) return 'targetDatabase';
   if (/^database\b/.test(message)) return 'database';
   if (status === 422 && /window|position|base backup/i.test(message) && !/public-key/.test(message)) return 'target';
