@@ -2,8 +2,11 @@
 // Chromium (playwright-core) against the assembled server on the embedded database. A real MySQL source in
 // point-in-time mode on the PITR MariaDB test server (127.0.0.1:3307, binary logging on, ROW) with a local
 // destination: the supervisor streams the binary log, one run of the job takes the base backup, rows are written
-// after it (so only the binary log has them), and the dialog restores `latest` into a new database on the same
-// server; that database must hold exactly the rows of the original. The source uses the server's administrator
+// after it (so only the binary log has them), and the dialog restores `latest` into a new database through "Server":
+// a second source configuration of the same adapter (here reaching the same server with the same account, so the
+// test needs no second MariaDB; the engine's mysql-point-restore-other-server.test.ts restores onto a separate one);
+// that database must hold exactly the rows of the original. A source over SSH, offered under "Server", is refused by
+// the API (422) and the refusal shown under that field. The source uses the server's administrator
 // account: the `holdfast_binlog` account may stream and dump but not create a database nor replay a binary log
 // (no CREATE, INSERT, BINLOG REPLAY), which the restore needs. Every database the file creates starts with DB and is
 // dropped afterwards.
@@ -117,6 +120,16 @@ suite(`MySQL point-in-time restore dialog in Chromium${'reason' in chromiumFound
     expect(source.status, JSON.stringify(source.body)).toBe(201);
     const destination = await admin.call('POST', '/api/adapters', { type: 'storage', adapterId: 'local', name: 'binlog disk', config: { path: localDir } });
     expect(destination.status, JSON.stringify(destination.body)).toBe(201);
+    // Other sources of the same adapter for "Server": one the restore can go to, one over SSH the API refuses.
+    const second = await admin.call('POST', '/api/adapters', { type: 'database', adapterId: 'mysql', name: 'mariadb second', config: { host: mariadb.host, port: mariadb.port, user, password, tls: 'disable' } });
+    expect(second.status, JSON.stringify(second.body)).toBe(201);
+    const overSsh = await admin.call('POST', '/api/adapters', {
+      type: 'database',
+      adapterId: 'mysql',
+      name: 'mariadb over ssh',
+      config: { host: mariadb.host, port: mariadb.port, user, password, tls: 'disable', ssh: { host: '127.0.0.1', port: 22, username: 'nobody', hostKeySha256: `SHA256:${'A'.repeat(43)}` } },
+    });
+    expect(overSsh.status, JSON.stringify(overSsh.body)).toBe(201);
     const job = await admin.call('POST', '/api/jobs', { name: 'shop pitr', sourceId: source.body.id, databases: [DB], schedule: '0 3 * * *', destinations: [{ configId: destination.body.id }] });
     expect(job.status, JSON.stringify(job.body)).toBe(201);
     const jobId = job.body.id as string;
@@ -178,10 +191,13 @@ suite(`MySQL point-in-time restore dialog in Chromium${'reason' in chromiumFound
     // A database that exists: the server's 409 is shown under the new name's field, in its words.
     const restorePath = `/api/jobs/${jobId}/point-in-time/restore`;
     await field('pitr-target-database').fill(`${DB}_taken`);
+    // The job's own server is the default: no targetSourceId is sent.
+    expect(await field('pitr-target-source').inputValue()).toBe("mariadb pitr (the job's own server)");
     const refused = page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(restorePath));
     await page.getByTestId('pitr-restore-start').click();
     const refusal = await refused;
     expect(refusal.status()).toBe(409);
+    expect(refusal.request().postDataJSON().targetSourceId).toBeUndefined();
     const refusalText = ((await refusal.json()) as { error: string }).error;
     expect(refusalText).toContain('already exists');
     const fieldError = page.locator(`#${await field('pitr-target-database').getAttribute('id')}-error`);
@@ -203,14 +219,30 @@ suite(`MySQL point-in-time restore dialog in Chromium${'reason' in chromiumFound
     await field('pitr-database').fill(DB);
     await field('pitr-database').blur();
 
-    // The suggested name: queued, the dialog links to the run.
+    // "Server" offers the other sources of the adapter; one over SSH: the API's 422 under the Server field.
+    await field('pitr-target-source').click();
+    await page.getByRole('option', { name: 'mariadb over ssh' }).click();
     await field('pitr-target-database').fill(suggested);
-    expect(await page.getByTestId('pitr-restore-summary').textContent()).toBe(`Restore the database ${DB} as of the newest archived binary log into the new database ${suggested}.`);
+    const sshRefused = page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(restorePath));
+    await page.getByTestId('pitr-restore-start').click();
+    const sshAnswer = await sshRefused;
+    expect(sshAnswer.status()).toBe(422);
+    const sshText = ((await sshAnswer.json()) as { error: string }).error;
+    expect(sshText).toContain('targetSourceId: source "mariadb over ssh" cannot take a point-in-time restore');
+    const serverError = page.locator(`#${await field('pitr-target-source').getAttribute('id')}-error`);
+    await serverError.waitFor();
+    expect(await serverError.textContent()).toBe(sshText);
+
+    // The suggested name on the second source: queued, the dialog links to the run.
+    await field('pitr-target-source').click();
+    await page.getByRole('option', { name: 'mariadb second' }).click();
+    await field('pitr-target-database').fill(suggested);
+    expect(await page.getByTestId('pitr-restore-summary').textContent()).toBe(`Restore the database ${DB} as of the newest archived binary log into the new database ${suggested} on mariadb second.`);
     await captureHere(page, SHOTS, 'mysql-pitr-restore-dialog', findings, '[role="dialog"]');
     const posted = page.waitForRequest((request) => request.method() === 'POST' && request.url().endsWith(restorePath));
     const answered = page.waitForResponse((response) => response.request().method() === 'POST' && response.url().endsWith(restorePath));
     await page.getByTestId('pitr-restore-start').click();
-    expect((await posted).postDataJSON()).toEqual({ target: { type: 'latest' }, database: DB, targetDatabase: suggested });
+    expect((await posted).postDataJSON()).toEqual({ target: { type: 'latest' }, database: DB, targetDatabase: suggested, targetSourceId: second.body.id });
     const answer = await answered;
     const body = (await answer.json()) as { data?: { executionId?: string }; error?: string };
     expect(answer.status(), body.error).toBe(202);
@@ -220,7 +252,9 @@ suite(`MySQL point-in-time restore dialog in Chromium${'reason' in chromiumFound
     await page.getByTestId('run-status').waitFor();
     const status = await waitForFinal(admin, executionId, 90_000);
     const execution = (await admin.call('GET', `/api/executions/${executionId}?includeLogs=true`)).body.data;
-    expect(status, `${execution.error ?? ''}\n${(execution.logs ?? []).map((line: { message: string }) => line.message).join('\n')}`).toBe('Success');
+    const logText = (execution.logs ?? []).map((line: { message: string }) => line.message).join('\n');
+    expect(status, `${execution.error ?? ''}\n${logText}`).toBe('Success');
+    expect(logText).toContain(`on the server of source "mariadb second (${mariadb.host}:${mariadb.port})" (targetSourceId ${second.body.id})`);
     // The new database equals the original, the rows written after the base included.
     expect(await rowsOf(suggested)).toBe(expected);
     expect(expected).toContain('3\tafter the base');
