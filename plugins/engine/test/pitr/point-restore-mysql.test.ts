@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ORM_DATABASE } from '@holdfast/orm-port';
-import type { AnyAdapterDefinition } from '@holdfast/kernel';
+import { TOKENS, type AccessPolicy, type AnyAdapterDefinition } from '@holdfast/kernel';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExecutionStore } from '../../src/index.js';
 import { ExecutionEntity } from '../../src/store/entities.js';
@@ -226,6 +226,36 @@ describe('point-in-time restore route, MySQL/MariaDB jobs (test double source)',
     }
     expect(mysqlRestores).toEqual([]);
     expect(await executions.em().count(ExecutionEntity, {})).toBe(before);
+  });
+
+  it('asks the access policy for storage:restore on the targetSourceId source (403 when refused), nothing queued', async () => {
+    // No real identity can be refused here today (storage:restore cannot be scoped to jobs, so only an unscoped grant
+    // passes the route, and that covers every source): the identity plugin's policy is wrapped to refuse that one
+    // resource, to show the route asks about it and stops.
+    const container = server.handle.container;
+    const real = container.resolve<AccessPolicy>(TOKENS.AccessPolicy);
+    const asked: Array<{ permission: string; type?: string; id?: string }> = [];
+    const refusing: AccessPolicy = {
+      isAllowed: async (auth, permission, resource) => {
+        asked.push({ permission, type: resource?.type, id: resource?.id });
+        if (permission === 'storage:restore' && resource?.type === 'source' && resource.id === 'my-other') return false;
+        return real.isAllowed(auth, permission, resource);
+      },
+      visibleIds: (auth, permission, type) => real.visibleIds(auth, permission, type),
+    };
+    container.register(TOKENS.AccessPolicy, { useValue: refusing });
+    try {
+      const executions = new ExecutionStore(container.resolve(ORM_DATABASE));
+      const before = await executions.em().count(ExecutionEntity, {});
+      const refused = await post({ ...good, targetSourceId: 'my-other' });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+      expect(refused.body.error).toBe('targetSourceId "my-other": restoring onto another server needs storage:restore on that source');
+      expect(asked).toContainEqual({ permission: 'storage:restore', type: 'source', id: 'my-other' });
+      expect(await executions.em().count(ExecutionEntity, {})).toBe(before);
+      expect(mysqlRestores).toEqual([]);
+    } finally {
+      container.register(TOKENS.AccessPolicy, { useValue: real });
+    }
   });
 
   it('refuses the MySQL fields and positions for a PostgreSQL job, and still requires targetPath there', async () => {
