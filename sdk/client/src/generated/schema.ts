@@ -11820,7 +11820,7 @@ export interface operations {
                     destinationId?: string;
                     /** @description PostgreSQL jobs only: leave the restored server running on 127.0.0.1 at this port; absent: replay, check, stop */
                     servePort?: number;
-                    /** @description Where replay stops: latest, a time (ISO 8601 with offset), a log position (PostgreSQL 0/3000028; MySQL/MariaDB binary log file:offset, mysql-bin.000042:1234) or a restore point name (PostgreSQL only) */
+                    /** @description Where replay stops: latest, a time (ISO 8601 with offset), a log position (PostgreSQL 0/3000028; MySQL/MariaDB binary log file:offset, mysql-bin.000042:1234), a restore point name (PostgreSQL only) or a GTID (MySQL/MariaDB only: MariaDB domain-server-sequence, 0-1-352; every transaction up to and including it) */
                     target: {
                         /** @constant */
                         type: "latest";
@@ -11836,6 +11836,10 @@ export interface operations {
                         name: string;
                         /** @constant */
                         type: "name";
+                    } | {
+                        gtid: string;
+                        /** @constant */
+                        type: "gtid";
                     };
                     /** @description MySQL/MariaDB jobs (required there, refused for PostgreSQL): the NEW database the copy is built in, on the job's own server or the one targetSourceId names; it must not exist there (1 to 64 letters, digits, _, $ or -; not a system schema) */
                     targetDatabase?: string;

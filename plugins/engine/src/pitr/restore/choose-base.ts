@@ -17,7 +17,9 @@ const iso = (date: Date) => date.toISOString();
  *   compared in the bases' log kind, and the caller has checked the target is written in that kind;
  * - latest: the newest;
  * - name: the OLDEST, because a restore point is only found in log after the base, and Holdfast does not know where
- *   a name was created; starting from the window's start reaches every restore point of the window.
+ *   a name was created; starting from the window's start reaches every restore point of the window;
+ * - gtid (MySQL/MariaDB): the OLDEST too, for the same reason: where a GTID was logged is only known by reading the
+ *   log, which the restore does (it refuses a GTID from before its base, before writing anything).
  */
 export function chooseBase(window: NonNullable<RecoveryWindow['window']>, bases: RecordedBase[], target: PointRestoreBody['target'], destinationId?: string): RecordedBase {
   const span = `the recoverable window is ${iso(window.start)} .. ${iso(window.end)}`;
@@ -45,6 +47,6 @@ export function chooseBase(window: NonNullable<RecoveryWindow['window']>, bases:
     if (!base) throw new TargetOutsideWindow(`log position ${target.position} is before the end of the oldest base backup of the window (${usable[0]!.stopPosition}): ${span}`);
     return base;
   }
-  if (target.type === 'name') return usable[0]!;
+  if (target.type === 'name' || target.type === 'gtid') return usable[0]!;
   return usable[usable.length - 1]!;
 }

@@ -46,3 +46,22 @@ export function binlogPositionValue(position: string): bigint {
 export function positionValueOf(kind: ChangeLogKind, position: string): bigint {
   return kind === 'mysql-binlog' ? binlogPositionValue(position) : walPositionValue(position);
 }
+
+/**
+ * A MariaDB GTID as a restore target: `domain-server-sequence` (`0-1-352`), the form `@@last_gtid` answers. MySQL's
+ * `uuid:n` is not taken: the MySQL source cannot locate it (there is no MySQL server to test it on).
+ */
+export const MARIADB_GTID = /^\d{1,10}-\d{1,10}-\d{1,20}$/;
+
+/** Why `gtid` is not a GTID a MySQL/MariaDB restore takes, or undefined. */
+export function gtidProblem(gtid: string): string | undefined {
+  if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}:/i.test(gtid)) {
+    return "is MySQL's form (server uuid:transaction number), which is not supported; give a MariaDB GTID (domain-server-sequence, e.g. 0-1-352) or restore to a time or a binary log position";
+  }
+  if (!MARIADB_GTID.test(gtid)) return 'must be one MariaDB GTID, domain-server-sequence like 0-1-352 (@@last_gtid after the commit)';
+  const [domain, server, sequence] = gtid.split('-');
+  if (Number(domain) > 0xffff_ffff || Number(server) > 0xffff_ffff || BigInt(sequence!) > (1n << 64n) - 1n || BigInt(sequence!) === 0n) {
+    return 'is out of range: domain and server id are 32-bit numbers, the sequence a 64-bit number from 1';
+  }
+  return undefined;
+}

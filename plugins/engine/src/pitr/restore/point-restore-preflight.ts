@@ -98,6 +98,7 @@ function checkFieldsOfKind(kind: ChangeLogKind, body: PointRestoreBody): KindFie
     if (reserved) refuse('targetDatabase', `${reserved}; choose a new database name`);
     return { kind, database: { name: body.database!, into: body.targetDatabase! } };
   }
+  if (body.target.type === 'gtid') refuse('target.gtid', 'GTID targets are MySQL/MariaDB only; restore a PostgreSQL job to latest, a time, a log position or a restore point name');
   if (body.targetSourceId !== undefined) refuse('targetSourceId', 'targetSourceId is for MySQL/MariaDB jobs (the server the new database is built on); a PostgreSQL job restores its whole cluster into targetPath on the Holdfast host');
   if (body.database !== undefined) refuse('database', 'database and targetDatabase are for MySQL/MariaDB jobs; a PostgreSQL job restores its whole cluster into targetPath');
   if (body.targetDatabase !== undefined) refuse('targetDatabase', 'database and targetDatabase are for MySQL/MariaDB jobs; a PostgreSQL job restores its whole cluster into targetPath');

@@ -1,6 +1,6 @@
 import { lineText, type RecoveryTarget } from '@holdfast/kernel';
 import { z } from 'zod';
-import { BINLOG_POSITION, WAL_POSITION, walPositionValue } from './log-positions.js';
+import { BINLOG_POSITION, gtidProblem, WAL_POSITION, walPositionValue } from './log-positions.js';
 import { mysqlDatabaseNameProblem } from './mysql-database-name.js';
 
 // The body of `POST /api/jobs/:id/point-in-time/restore` (docs/pitr.md, "Restoring through Holdfast (API)"). Every
@@ -24,11 +24,21 @@ export const logPosition = z
 /** A restore point name (`pg_create_restore_point`, at most 63 bytes like every PostgreSQL name). */
 const restorePointName = lineText({ min: 1, max: 63 }).refine((name) => Buffer.byteLength(name) <= 63, 'must be at most 63 bytes');
 
+/** A MariaDB GTID (MySQL/MariaDB jobs only; the preflight refuses it for PostgreSQL jobs). */
+const mariadbGtid = z
+  .string()
+  .max(64)
+  .superRefine((gtid, ctx) => {
+    const problem = gtidProblem(gtid);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const targetSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('latest') }),
   z.strictObject({ type: z.literal('time'), time: isoInstant }),
   z.strictObject({ type: z.literal('position'), position: logPosition }),
   z.strictObject({ type: z.literal('name'), name: restorePointName }),
+  z.strictObject({ type: z.literal('gtid'), gtid: mariadbGtid }),
 ]);
 
 /** A MySQL database name the restore can quote and rewrite safely (see mysql-database-name.ts). */
@@ -40,7 +50,7 @@ const mysqlDatabaseName = z.string().superRefine((name, ctx) => {
 /** The request body; unknown fields are refused. */
 export const pointRestoreBodySchema = z.strictObject({
   target: targetSchema.describe(
-    'Where replay stops: latest, a time (ISO 8601 with offset), a log position (PostgreSQL 0/3000028; MySQL/MariaDB binary log file:offset, mysql-bin.000042:1234) or a restore point name (PostgreSQL only)',
+    'Where replay stops: latest, a time (ISO 8601 with offset), a log position (PostgreSQL 0/3000028; MySQL/MariaDB binary log file:offset, mysql-bin.000042:1234), a restore point name (PostgreSQL only) or a GTID (MySQL/MariaDB only: MariaDB domain-server-sequence, 0-1-352; every transaction up to and including it)',
   ),
   targetPath: lineText({ min: 2, max: 4096 })
     .regex(/^\//, 'must be an absolute path')
@@ -96,7 +106,10 @@ export function isPointRestoreRequest(request: unknown): request is PointRestore
 
 /** The contract's target from the stored one (dates travel as ISO strings). */
 export function recoveryTargetOf(target: PointRestoreBody['target']): RecoveryTarget {
-  return target.type === 'time' ? { type: 'time', time: new Date(target.time) } : target;
+  if (target.type === 'time') return { type: 'time', time: new Date(target.time) };
+  // The contract carries a GTID as a position marked as one (kernel RecoveryTarget).
+  if (target.type === 'gtid') return { type: 'position', position: target.gtid, isGtid: true };
+  return target;
 }
 
 /** A PostgreSQL log position as one number, to compare positions (log-positions.ts has both kinds). */

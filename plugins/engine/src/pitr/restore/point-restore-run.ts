@@ -130,5 +130,6 @@ function describeTarget(request: PointRestoreRequest): string {
   if (target.type === 'time') return `time ${target.time}`;
   if (target.type === 'position') return `log position ${target.position}`;
   if (target.type === 'name') return `restore point "${target.name}"`;
+  if (target.type === 'gtid') return `GTID ${target.gtid} (its transaction included)`;
   return 'the latest archived instant';
 }
