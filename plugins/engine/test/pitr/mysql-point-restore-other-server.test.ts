@@ -7,7 +7,7 @@
 // second (a time target T replays every transaction that began before T's second and none from it on), and the
 // job's own server must never show the new database (polled every 50 ms while the run goes on). The refusals are
 // checked against the real servers: a name that exists on the other server only (409), an SSH configuration (422),
-// another adapter (422), an unknown id (404).
+// another adapter (422), an unknown id (404). Without targetSourceId the job's own server is restored to, as before.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -183,6 +183,22 @@ describe('MySQL/MariaDB point-in-time restore onto another server (targetSourceI
     expect(await store.em().count(ExecutionEntity, {})).toBe(before);
     expect(await otherHas(`${DB}_x`)).toBe(false);
   });
+
+  it('without targetSourceId restores latest onto the job\'s own server, as before, and the other server gets nothing', async () => {
+    const into = `${DB}_own`;
+    const reply = await restore({ target: { type: 'latest' }, database: DB, targetDatabase: into });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(202);
+    const done = await waitForEnd(server.url, key, reply.body.data.executionId, 120_000);
+    const logs = JSON.stringify(done.logs);
+    expect(done.status, logs.slice(-3_000)).toBe('Success');
+    expect(logs).toContain(`into the new database \\"${into}\\" on the source's server`);
+    const [original] = await admin.query<mysql.RowDataPacket[]>(`SELECT id, at FROM \`${DB}\`.items ORDER BY id`);
+    const [restored] = await admin.query<mysql.RowDataPacket[]>(`SELECT id, at FROM \`${into}\`.items ORDER BY id`);
+    expect(restored).toEqual(original);
+    expect(await otherHas(into)).toBe(false);
+    const row = await store.get(reply.body.data.executionId);
+    expect(parseMetadata(row!.metadata).pointRestore?.targetSource).toBeUndefined();
+  }, 180_000);
 
   /** Writes one row about every {@link WRITE_EVERY_MS} for {@link WRITE_FOR_MS}; answers each row's NOW() second. */
   async function writeRows(): Promise<number[]> {
