@@ -11,7 +11,7 @@ import { checkTarget, describeWindow, pickableSeconds, type RecoveryWindow, type
 import { browserTimeZone, wallTimeOf, type WallTime } from './zoned-time';
 import { WindowTimeFields } from './WindowTimeFields';
 
-type TargetKind = 'time' | 'latest' | 'position';
+type TargetKind = 'time' | 'latest' | 'position' | 'gtid';
 
 interface MysqlPointInTimeRestoreDialogProps {
   jobId: string;
@@ -32,8 +32,8 @@ function refusalOf(error: unknown): { field: RefusedField; message: string } | n
 
 /**
  * "Restore to a point in time…" for a MySQL/MariaDB job: one database of the base backup is built as a NEW database
- * on the source's own server (or another source's server of the same adapter: "Server"), as of a second inside the window, the latest archived binary log, or a binary log
- * position. No folder and no port (PostgreSQL's), no named restore points (PostgreSQL only). The database names are
+ * on the source's own server (or another source's server of the same adapter: "Server"), as of a second inside the window, the latest archived binary log, a binary log
+ * position or a GTID (that transaction included). No folder and no port (PostgreSQL's), no named restore points (PostgreSQL only). The database names are
  * checked as the API checks them; the API's refusals are shown under the field they are about; once queued the dialog
  * links to the run.
  */
@@ -45,6 +45,7 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, server
   const [kind, setKind] = useState<TargetKind>(seconds ? 'time' : 'latest');
   const [wall, setWall] = useState<WallTime>(last ?? { date: '', time: '' });
   const [position, setPosition] = useState('');
+  const [gtid, setGtid] = useState('');
   const [database, setDatabase] = useState(databases.length === 1 ? databases[0]! : '');
   // The suggested name follows the database until the user types their own.
   const [ownTarget, setOwnTarget] = useState<string | null>(null);
@@ -54,7 +55,7 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, server
   const [targetSourceId, setTargetSourceId] = useState(JOB_SERVER);
   const serverLabel = servers.find((server) => server.value === targetSourceId)?.label ?? "the job's own server";
 
-  const choice: TargetChoice = kind === 'time' ? { type: 'time', wall } : kind === 'position' ? { type: 'position', position } : { type: 'latest' };
+  const choice: TargetChoice = kind === 'time' ? { type: 'time', wall } : kind === 'position' ? { type: 'position', position } : kind === 'gtid' ? { type: 'gtid', gtid } : { type: 'latest' };
   const checked = checkTarget(choice, window, timeZone, 'mysql-binlog');
   const built = checked.ok ? buildMysqlRestoreBody(checked.target, database, targetDatabase, targetSourceId) : buildMysqlRestoreBody({ type: 'latest' }, database, targetDatabase, targetSourceId);
   const problems = built.ok ? {} : built.problems;
@@ -67,7 +68,9 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, server
     if (!checked.ok || !built.ok) return;
     restore.mutate({ ...built.body, target: checked.target });
   };
-  const targetError = !checked.ok && (kind !== 'position' || position !== '') ? checked.message : refusedAt('target');
+  // A position or GTID field says nothing until something is typed in it.
+  const isUntyped = (kind === 'position' && position === '') || (kind === 'gtid' && gtid === '');
+  const targetError = !checked.ok && !isUntyped ? checked.message : refusedAt('target');
   const queued = restore.data?.executionId;
 
   return (
@@ -85,6 +88,7 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, server
             <Radio value="time" label="A date and time" disabled={!seconds} data-field="pitr-kind-time" />
             <Radio value="latest" label="The latest archived binary log" data-field="pitr-kind-latest" />
             <Radio value="position" label="A binary log position (file:offset)" data-field="pitr-kind-position" />
+            <Radio value="gtid" label="A GTID (that transaction included)" data-field="pitr-kind-gtid" />
           </Stack>
         </Radio.Group>
         {kind === 'time' && first && last && (
@@ -98,6 +102,20 @@ export function MysqlPointInTimeRestoreDialog({ jobId, window, databases, server
             error={targetError}
             onChange={(event) => setPosition(event.currentTarget.value)}
             data-field="pitr-position"
+            required
+          />
+        )}
+        {kind === 'gtid' && (
+          <TextInput
+            label="GTID"
+            description="A MariaDB GTID, domain-server-sequence, e.g. 0-1-352 (SELECT @@last_gtid after the commit): every transaction up to and including it is replayed, none logged after it"
+            value={gtid}
+            error={targetError}
+            onChange={(event) => {
+              setGtid(event.currentTarget.value);
+              restore.reset();
+            }}
+            data-field="pitr-gtid"
             required
           />
         )}

@@ -32,10 +32,10 @@ export function describeWindow(window: RecoveryWindow, timeZone: string): string
 }
 
 /** What the dialog sends as `target`. */
-export type RestoreTarget = { type: 'latest' } | { type: 'time'; time: string } | { type: 'position'; position: string } | { type: 'name'; name: string };
+export type RestoreTarget = { type: 'latest' } | { type: 'time'; time: string } | { type: 'position'; position: string } | { type: 'name'; name: string } | { type: 'gtid'; gtid: string };
 
 /** The choice in the dialog before it is checked. */
-export type TargetChoice = { type: 'latest' } | { type: 'time'; wall: WallTime } | { type: 'position'; position: string } | { type: 'name'; name: string };
+export type TargetChoice = { type: 'latest' } | { type: 'time'; wall: WallTime } | { type: 'position'; position: string } | { type: 'name'; name: string } | { type: 'gtid'; gtid: string };
 
 /** A checked target, its wording for the confirmation, or the message to show instead. */
 export type CheckedTarget = { ok: true; target: RestoreTarget; summary: string; note?: string } | { ok: false; message: string };
@@ -43,6 +43,23 @@ export type CheckedTarget = { ok: true; target: RestoreTarget; summary: string; 
 const LSN = /^[0-9A-Fa-f]{1,8}\/[0-9A-Fa-f]{1,8}$/;
 /** `mysql-bin.000042:1234`: a binary log file and an offset in it, as the API takes it (and the bases record it). */
 const BINLOG_POSITION = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,120}\.\d{6,10}:\d{1,15}$/;
+
+/**
+ * Why `gtid` is not a GTID the API takes, or null: MariaDB's `domain-server-sequence` (`0-1-352`, what @@last_gtid
+ * answers), domain and server id 32-bit, the sequence 64-bit from 1; MySQL's `uuid:n` is not supported (the API
+ * answers 400 for all of these, naming target.gtid).
+ */
+export function gtidProblem(gtid: string): string | null {
+  if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}:/i.test(gtid)) {
+    return "MySQL's GTIDs (server uuid:number) are not supported: enter a MariaDB GTID such as 0-1-352, or restore to a time or a binary log position";
+  }
+  const match = /^(\d{1,10})-(\d{1,10})-(\d{1,20})$/.exec(gtid);
+  if (!match) return 'Enter one MariaDB GTID as domain-server-sequence, such as 0-1-352 (SELECT @@last_gtid after the commit)';
+  if (Number(match[1]) > 0xffffffff || Number(match[2]) > 0xffffffff || BigInt(match[3]!) > 2n ** 64n - 1n || BigInt(match[3]!) === 0n) {
+    return 'Out of range: the domain and server id are 32-bit numbers, the sequence a 64-bit number from 1';
+  }
+  return null;
+}
 
 /** The change log a point-in-time job archives, as `GET /api/jobs/:id/point-in-time` names it. */
 export type LogKind = 'postgres-wal' | 'mysql-binlog';
@@ -70,6 +87,13 @@ export function checkTarget(choice: TargetChoice, window: RecoveryWindow | null,
     return { ok: true, target: { type: 'position', position }, summary: `up to binary log position ${position}` };
   }
   if (logKind === 'mysql-binlog' && choice.type === 'name') return { ok: false, message: 'Named restore points are PostgreSQL only' };
+  if (choice.type === 'gtid') {
+    if (logKind !== 'mysql-binlog') return { ok: false, message: 'GTID targets are MySQL/MariaDB only' };
+    const gtid = choice.gtid.trim();
+    const problem = gtidProblem(gtid);
+    if (problem) return { ok: false, message: problem };
+    return { ok: true, target: { type: 'gtid', gtid }, summary: `up to and including the transaction with GTID ${gtid}` };
+  }
   if (choice.type === 'position') {
     const position = choice.position.trim();
     if (!LSN.test(position)) return { ok: false, message: 'Enter a WAL position (LSN) such as 0/3000028' };
