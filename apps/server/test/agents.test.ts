@@ -181,7 +181,8 @@ describe.each(['sqlite', 'postgresql'] as const)('agents on %s', (dialect) => {
     await waitFor('online', async () => ((await agent(created.id)).status === 'online' ? true : undefined));
 
     const started = Date.now();
-    expect((await server.call('PATCH', `/api/agents/${created.id}`, admin, { enabled: false })).status).toBe(200);
+    // The answer comes once the connection is closed and recorded: it already shows the agent offline.
+    expect((await server.call('PATCH', `/api/agents/${created.id}`, admin, { enabled: false })).body).toMatchObject({ enabled: false, status: 'offline' });
     expect(await live.connection.closed).toEqual({ code: 4003, reason: 'agent disabled by an administrator' });
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(await waitFor('offline', async () => ((await agent(created.id)).status === 'offline' ? true : undefined))).toBe(true);

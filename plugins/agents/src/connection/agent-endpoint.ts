@@ -63,11 +63,14 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
       }, this.options.handshakeTimeoutMs);
       deadline.unref();
       ws.on('error', () => ws.terminate());
+      let finish: () => void = () => undefined;
+      session.finished = new Promise<void>((resolve) => (finish = resolve));
       ws.on('close', () => {
         clearTimeout(deadline);
         this.handshaking.delete(session);
         this.sessions.delete(session);
-        this.track(this.ended(session));
+        const ended = this.ended(session).finally(finish);
+        this.track(ended);
       });
     });
   }
@@ -110,13 +113,18 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
     if (!wasOnline) this.emit('agent_online', session);
   }
 
-  /** Closes the agent's live connection at once (administrator disabled or revoked it); true when one was open. */
-  disconnect(agentId: string, code: number, reason: string): boolean {
+  /**
+   * Closes the agent's live connection at once (administrator disabled or revoked it) and resolves when it is
+   * recorded offline, so the route answers with the agent's new status; a peer that ignores the close frame is cut
+   * after a second. True when a connection was open.
+   */
+  async disconnect(agentId: string, code: number, reason: string): Promise<boolean> {
     const session = this.live.get(agentId);
     // Sessions still in their handshake for this agent are closed too: they would be refused at registration anyway.
     for (const other of this.sessions) if (other !== session && other.agentId === agentId) other.close(code, reason);
     if (!session) return false;
     session.close(code, reason);
+    await session.finished;
     return true;
   }
 

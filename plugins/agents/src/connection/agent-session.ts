@@ -59,6 +59,8 @@ export class AgentSession {
   isAlive = true;
   /** Why the server closed it, for the `agent_offline` event. */
   closeReason = 'connection closed';
+  /** Settles once the socket closed and the endpoint recorded the end (offline, event). */
+  finished: Promise<void> = Promise.resolve();
 
   constructor(
     readonly socket: WebSocket,

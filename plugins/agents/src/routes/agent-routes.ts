@@ -44,8 +44,8 @@ const idParams = z.strictObject({ id: lineText({ min: 1, max: 64 }) });
 /** What the routes need besides the store: the live connections, and the audit trail. */
 export interface AgentRouteDeps {
   store: AgentStore;
-  /** Closes the agent's live connection at once. */
-  disconnect(agentId: string, code: number, reason: string): boolean;
+  /** Closes the agent's live connection at once; resolves once it is recorded offline. */
+  disconnect(agentId: string, code: number, reason: string): Promise<boolean>;
   audit(request: RouteRequest, action: string, agentId: string, details: Record<string, unknown>): Promise<void>;
 }
 
@@ -103,8 +103,9 @@ export function agentRoutes(deps: AgentRouteDeps): RouteDefinition[] {
       request: { params: idParams, body: z.strictObject({ name: agentName.optional(), enabled: z.boolean().optional() }) },
       responses: { 200: { description: 'The agent after the change', schema: agentSchema }, ...errorResponses(400, 401, 403, 404, 409) },
       handler: async (request) => {
-        const { before, after } = await store.update(request.params.id, request.body);
-        if (!after.enabled) deps.disconnect(after.id, CLOSE.disabled, 'agent disabled by an administrator');
+        const { before, after: updated } = await store.update(request.params.id, request.body);
+        const isCut = !updated.enabled && (await deps.disconnect(updated.id, CLOSE.disabled, 'agent disabled by an administrator'));
+        const after = isCut ? await store.get(updated.id) : updated;
         const changed = Object.keys(request.body).filter((key) => (before as unknown as Record<string, unknown>)[key] !== (after as unknown as Record<string, unknown>)[key]);
         if (changed.length > 0) {
           const action = changed.includes('enabled') ? (after.enabled ? 'agent.enable' : 'agent.disable') : 'agent.update';
@@ -137,7 +138,7 @@ export function agentRoutes(deps: AgentRouteDeps): RouteDefinition[] {
       responses: { 200: { description: 'The revoked agent (kept for the record; its name is free again)', schema: agentSchema }, ...errorResponses(400, 401, 403, 404) },
       handler: async (request) => {
         const { before, after } = await store.revoke(request.params.id);
-        const wasConnected = deps.disconnect(after.id, CLOSE.revoked, 'agent revoked: it can never connect again');
+        const wasConnected = await deps.disconnect(after.id, CLOSE.revoked, 'agent revoked: it can never connect again');
         if (before.status !== 'revoked') await deps.audit(request, 'agent.revoke', after.id, { name: after.name, wasConnected });
         return after;
       },
