@@ -1,6 +1,7 @@
-// Dead connections (docs/agents.md "Networking"): an agent that stops answering pings is cut within two ping
-// periods, recorded offline and announced with agent_offline naming the reason; one that answers stays. The ping
-// period is shortened to 300 ms here; the server's is 15 s.
+// The agents endpoint on the server's listener (libsql and PostgreSQL): an upgrade on another path is a 404,
+// shutdown closes connected agents first, and dead connections (docs/agents.md "Networking"): an agent that stops
+// answering pings is cut within two ping periods, recorded offline and announced with agent_offline naming the
+// reason; one that answers stays. The ping period is shortened to 300 ms here; the server's is 15 s.
 import 'reflect-metadata';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { createPersistencePlugin } from '@holdfast/persistence';
@@ -74,5 +75,24 @@ describe.each(['sqlite', 'postgresql'] as const)('agent heartbeat on %s', (diale
     expect(after.status).toBe('online');
     expect(Date.parse(after.lastSeenAt!)).toBeGreaterThan(Date.parse(seen!));
     healthySocket.terminate();
+  }, 30_000);
+
+  it('answers an upgrade on any other path with 404, and closing the server does not wait on a connected agent', async () => {
+    const container = rootContainer.createChildContainer();
+    app = await startPluginApp({ site: await createTestSite(dialect, 'agent-upgrades'), container, plugins: [createPersistencePlugin(), createAgentsPlugin({ env: {} })] });
+    const stray = new WebSocket(`${app.url.replace(/^http/, 'ws')}/api/agents/connect-not`);
+    const refusal = await new Promise<string>((resolve) => stray.once('error', (error) => resolve(error.message)));
+    expect(refusal).toBe('Unexpected server response: 404');
+
+    const { store } = container.resolve(AGENTS);
+    const agent = await store.create('connected-at-shutdown');
+    const socket = await enrolledSocket(app.url, agent.token, true);
+    while ((await store.get(agent.agent.id)).status !== 'online') await new Promise((resolve) => setTimeout(resolve, 20));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    const started = Date.now();
+    await app.close();
+    app = undefined;
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(await closed).toEqual({ code: 1001, reason: 'server stopping' });
   }, 30_000);
 });
