@@ -77,7 +77,7 @@ reach, 9 WAL is missing (the start segment, or a gap), 10 PostgreSQL failed to s
 
 const MYSQL_PITR_USAGE = `Usage: node holdfast-decrypt.mjs mysql-pitr --key-file holdfast-key.txt --base <base backup> --binlogs <folder>
          --database <name> [--into <new name>]
-         (--target-time <ISO time with offset> | --target-position <file>:<offset> | --latest)
+         (--target-time <ISO time with offset> | --target-position <file>:<offset> | --target-gtid <d-s-n> | --latest)
          [--host <host>] [--port <n>] [--socket <path>] [--user <name>] [--password-file <file>]
          [--defaults-extra-file <file>] [--bin-dir <folder>] [--work-dir <folder>] [--print-only]
 
@@ -97,6 +97,7 @@ Options:
   --target-time <time>     restore every transaction committed before this instant's whole second, with its offset:
                            2026-12-06T14:03:27+01:00 or 2026-12-06T13:03:27Z (binary log times are whole seconds)
   --target-position <f:o>  stop before the event at this binary log position (mysql-bin.000042:1234)
+  --target-gtid <d-s-n>    every transaction up to and including the one with this MariaDB GTID (0-1-352), none after
   --latest                 replay everything the archived binary log holds
   --host, --port, --socket, --user   the server to restore into (default: the client's own defaults)
   --password-file <file>   a file whose first line is the password (never on the command line)
@@ -151,7 +152,7 @@ const PITR_OPTIONS = {
   flags: new Set(['latest', 'start', 'help']),
 };
 const MYSQL_PITR_OPTIONS = {
-  values: new Set(['key-file', 'base', 'binlogs', 'database', 'into', 'target-time', 'target-position', 'host', 'port', 'socket', 'user', 'password-file', 'defaults-extra-file', 'bin-dir', 'work-dir']),
+  values: new Set(['key-file', 'base', 'binlogs', 'database', 'into', 'target-time', 'target-position', 'target-gtid', 'host', 'port', 'socket', 'user', 'password-file', 'defaults-extra-file', 'bin-dir', 'work-dir']),
   flags: new Set(['latest', 'print-only', 'help']),
 };
 

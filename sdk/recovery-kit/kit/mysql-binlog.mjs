@@ -4,7 +4,7 @@
 // missing start file and gaps, and decrypts them into the work folder under their server names while walking their
 // event headers (for the newest event time, and to stop fetching once a time target is passed).
 import { createWriteStream, readdirSync, statSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -158,4 +158,113 @@ export async function restoreBinlog(piece, dir, key, from = 4) {
     throw error;
   }
   return { file: target, newestSeconds: walk.newestSeconds, bytes: walk.bytes };
+}
+
+/**
+ * `--target-gtid 0-1-352` -> { domain, serverId, sequence, text }: one MariaDB GTID (domain-server-sequence, as
+ * @@last_gtid answers it). MySQL's `uuid:n` is refused: the kit cannot locate it (tested against MariaDB only).
+ */
+export function parseGtid(text) {
+  if (/^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}:/i.test(text)) {
+    throw new KitError(EXIT.usage, `--target-gtid "${text}" is MySQL's form (server uuid:number), which the kit does not support: give a MariaDB GTID (domain-server-sequence, like 0-1-352), or use --target-time or --target-position`);
+  }
+  const match = /^(\d{1,10})-(\d{1,10})-(\d{1,20})$/.exec(text);
+  if (!match) throw new KitError(EXIT.usage, `--target-gtid must be one MariaDB GTID, domain-server-sequence like 0-1-352 (SELECT @@last_gtid after the commit), not "${text}"`);
+  const [domain, serverId, sequence] = [Number(match[1]), Number(match[2]), BigInt(match[3])];
+  if (domain > 0xffffffff || serverId > 0xffffffff || sequence > (1n << 64n) - 1n || sequence === 0n) {
+    throw new KitError(EXIT.usage, `--target-gtid "${text}" is out of range: domain and server id are 32-bit numbers, the sequence a 64-bit number from 1`);
+  }
+  return { domain, serverId, sequence, text };
+}
+
+// Event types and flags the GTID search reads (MariaDB): a transaction opens with a GTID event and ends after its
+// XID event, or a Query event COMMIT/ROLLBACK (XA COMMIT/XA ROLLBACK), or an XA_PREPARE event; a standalone GTID
+// (flag 1, a DDL) ends after its one Query event.
+const QUERY_EVENT = 2;
+const XID_EVENT = 16;
+const XA_PREPARE_EVENT = 38;
+const GTID_EVENT = 162;
+const FL_STANDALONE = 1;
+const WINDOW_BYTES = 1024 * 1024;
+
+/** Reads a plain file at any offset through a 1 MiB window (the search jumps from event header to event header). */
+class WindowReader {
+  constructor(handle, size) {
+    this.handle = handle;
+    this.size = size;
+    this.start = 0;
+    this.data = Buffer.alloc(0);
+  }
+
+  async bytes(at, length) {
+    const end = Math.min(at + length, this.size);
+    if (at < this.start || end > this.start + this.data.length) {
+      const buffer = Buffer.alloc(Math.max(WINDOW_BYTES, end - at));
+      const { bytesRead } = await this.handle.read(buffer, 0, buffer.length, at);
+      this.start = at;
+      this.data = buffer.subarray(0, bytesRead);
+    }
+    return this.data.subarray(at - this.start, end - this.start);
+  }
+}
+
+/** The start of a Query event's statement (after its fixed part, status variables and database name). */
+async function queryStart(reader, at, length) {
+  const fixed = await reader.bytes(at + EVENT_HEADER_BYTES, 13);
+  if (fixed.length < 13) return '';
+  const skip = 13 + fixed.readUInt16LE(11) + fixed[8] + 1;
+  return (await reader.bytes(at + EVENT_HEADER_BYTES + skip, Math.min(16, Math.max(0, length - EVENT_HEADER_BYTES - skip)))).toString('latin1');
+}
+
+/**
+ * Where the transaction `gtid` ends in the decrypted files (`{ file, bytes, name }` from the base's file on): the
+ * index of its file and the offset just after its commit event, for --stop-position. Refuses (exit 8) a GTID logged
+ * before the base's start, one the files do not hold after it, and one whose commit is not in the files yet.
+ */
+export async function findGtidEnd(files, start, gtid) {
+  let lowest;
+  let highest;
+  for (const [index, file] of files.entries()) {
+    const handle = await open(file.file, 'r');
+    try {
+      const reader = new WindowReader(handle, file.bytes);
+      let openFlags;
+      for (let at = BINLOG_MAGIC.length; at + EVENT_HEADER_BYTES <= file.bytes; ) {
+        const header = Buffer.from(await reader.bytes(at, EVENT_HEADER_BYTES));
+        const [type, serverId, length] = [header[4], header.readUInt32LE(5), header.readUInt32LE(9)];
+        if (length < EVENT_HEADER_BYTES) throw new KitError(EXIT.damaged, `${file.name}: the event at byte ${at} claims ${length} bytes: the file is damaged`);
+        if (openFlags !== undefined) {
+          if (type === GTID_EVENT) return { index, offset: at };
+          const isEnd =
+            type === XID_EVENT ||
+            type === XA_PREPARE_EVENT ||
+            (type === QUERY_EVENT && ((openFlags & FL_STANDALONE) !== 0 || /^\s*(COMMIT|ROLLBACK|XA COMMIT|XA ROLLBACK)\b/i.test(await queryStart(reader, at, length))));
+          if (isEnd) return { index, offset: at + length };
+        } else if (type === GTID_EVENT) {
+          const body = Buffer.from(await reader.bytes(at + EVENT_HEADER_BYTES, 13));
+          const [sequence, domain] = [body.readBigUInt64LE(0), body.readUInt32LE(8)];
+          const isTarget = domain === gtid.domain && serverId === gtid.serverId && sequence === gtid.sequence;
+          if (index === 0 && at < start.offset) {
+            if (isTarget) throw new KitError(EXIT.target, `GTID ${gtid.text} was logged at ${file.name}:${at}, before this base backup starts (${start.file}:${start.offset}): its transaction is already in the base; choose an older base backup or a later GTID`);
+          } else {
+            if (domain === gtid.domain) {
+              lowest = lowest === undefined || sequence < lowest ? sequence : lowest;
+              highest = highest === undefined || sequence > highest ? sequence : highest;
+            }
+            if (isTarget) openFlags = body[12];
+          }
+        }
+        at += length;
+      }
+      if (openFlags !== undefined) throw new KitError(EXIT.target, `the transaction of GTID ${gtid.text} is not whole in ${file.name} (its commit is not in the downloaded copy): download a newer copy, or choose an earlier GTID`);
+    } finally {
+      await handle.close();
+    }
+  }
+  const last = files[files.length - 1];
+  if (lowest !== undefined && gtid.sequence < lowest) {
+    throw new KitError(EXIT.target, `GTID ${gtid.text} is not in the binary log from this base backup's start (${start.file}:${start.offset}) on, where domain ${gtid.domain} begins at sequence ${lowest}: it was logged before this base; choose an older base backup`);
+  }
+  const seen = highest === undefined ? `no transaction of domain ${gtid.domain} is there` : `domain ${gtid.domain} goes up to sequence ${highest}`;
+  throw new KitError(EXIT.target, `GTID ${gtid.text} is not in the binary log from this base backup's start (${start.file}:${start.offset}) to the end of ${last.name} (${seen}): download newer files, or check the GTID`);
 }

@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { codecOfName, codecOfSidecar, decodeFile, ensureDecoder } from './decompress.mjs';
 import { EXIT, KitError, readKey } from './hfenc.mjs';
 import { parseBinlogPosition, quoted, readMysqlSidecar, writeBaseScript } from './mysql-base.mjs';
-import { planBinlogs, restoreBinlog, scanBinlogFolder, splitBinlogName } from './mysql-binlog.mjs';
+import { findGtidEnd, parseGtid, planBinlogs, restoreBinlog, scanBinlogFolder, splitBinlogName } from './mysql-binlog.mjs';
 import { ReplayWatch } from './mysql-replay-watch.mjs';
 import { findPrograms, isAllowed, loadScript, query, replay, stopRunning, writeClientOptions } from './mysql-server.mjs';
 
@@ -30,11 +30,13 @@ export function checkDatabaseName(option, value) {
   if (option === '--into' && SYSTEM_SCHEMAS.includes(value.toLowerCase())) throw new KitError(EXIT.usage, `--into "${value}" is a system schema: choose another name`);
 }
 
-/** The target from the options: exactly one of --target-time, --target-position, --latest. */
+/** The target from the options: exactly one of --target-time, --target-position, --target-gtid, --latest. */
 export function parseMysqlTarget(values) {
-  const given = ['target-time', 'target-position', 'latest'].filter((name) => values[name] !== undefined);
-  if (given.length !== 1) throw new KitError(EXIT.usage, 'give exactly one target: --target-time <ISO time with offset>, --target-position <file>:<offset> or --latest');
+  const given = ['target-time', 'target-position', 'target-gtid', 'latest'].filter((name) => values[name] !== undefined);
+  if (given.length !== 1) throw new KitError(EXIT.usage, 'give exactly one target: --target-time <ISO time with offset>, --target-position <file>:<offset>, --target-gtid <domain-server-sequence> or --latest');
   if (values.latest) return { type: 'latest' };
+  // Every transaction up to and including this one, none logged after it: found in the decrypted files, then a position.
+  if (values['target-gtid'] !== undefined) return { type: 'gtid', gtid: parseGtid(values['target-gtid']) };
   if (values['target-position'] !== undefined) {
     const position = parseBinlogPosition(values['target-position']);
     if (!position) throw new KitError(EXIT.usage, `--target-position must be <binary log file>:<offset>, like mysql-bin.000042:1234, not "${values['target-position']}"`);
@@ -53,7 +55,8 @@ export function parseMysqlTarget(values) {
 
 function describeTarget(target) {
   if (target.type === 'time') return `time ${target.time.toISOString()} (every transaction committed before ${utcDatetime(target.stopSeconds)} UTC)`;
-  if (target.type === 'position') return `binary log position ${target.file}:${target.offset}`;
+  if (target.type === 'position') return `binary log position ${target.file}:${target.offset}${target.gtid ? ` (the end of the transaction with GTID ${target.gtid.text}, included)` : ''}`;
+  if (target.type === 'gtid') return `GTID ${target.gtid.text} (its transaction included)`;
   return 'the end of the archived binary log (latest)';
 }
 
@@ -211,14 +214,22 @@ export async function restoreMysqlToPoint(options) {
     }
     if (!sidecar) checkTargetAfterBase(target, start, undefined);
     checkInterrupted();
-    const restored = await restoreBinlogs(planFrom(start), work, key, start, target, checkInterrupted);
+    let restored = await restoreBinlogs(planFrom(start), work, key, start, target, checkInterrupted);
     checkInterrupted();
+    // A GTID target: the decrypted files are searched for its transaction's end, then replayed to it as a position.
+    let replayTarget = target;
+    if (target.type === 'gtid') {
+      const end = await findGtidEnd(restored, start, target.gtid);
+      restored = restored.slice(0, end.index + 1);
+      replayTarget = { type: 'position', file: restored[end.index].name, offset: end.offset, gtid: target.gtid };
+      note(`the transaction of GTID ${target.gtid.text} ends at ${replayTarget.file}:${replayTarget.offset}`);
+    }
     const last = restored[restored.length - 1];
     note(`decrypted ${restored.length} binary log file(s), ${restored[0].name} to ${last.name}${last.partial ? ' (the newest from its partial)' : ''}`);
     const outOfBinlog = options.printOnly || server.outOfBinlog;
-    const args = decoderArgs(programs.decoder, { database, into, start, target, outOfBinlog, files: restored.map((file) => file.file) });
+    const args = decoderArgs(programs.decoder, { database, into, start, target: replayTarget, outOfBinlog, files: restored.map((file) => file.file) });
     if (options.printOnly) {
-      printCommands(options, programs, work, args, restored);
+      printCommands({ ...options, target: replayTarget }, programs, work, args, restored);
       isKept = true;
       return 0;
     }
@@ -228,11 +239,11 @@ export async function restoreMysqlToPoint(options) {
     checkInterrupted();
     note(`loading "${database}" of the base backup into the new database "${into}"`);
     await loadScript(programs.client, optionsFile, join(work, 'base.sql'), into, { outOfBinlog: server.outOfBinlog });
-    note(`replaying the binary log from ${start.file}:${start.offset} to ${describeTarget(target)}`);
+    note(`replaying the binary log from ${start.file}:${start.offset} to ${describeTarget(replayTarget)}`);
     const watch = new ReplayWatch([...new Set([...server.others, database])].filter((name) => name !== into), server.outOfBinlog);
     await replay(programs, optionsFile, args, watch, into);
     checkInterrupted();
-    report({ database, into, target, server, restored, watch });
+    report({ database, into, target: replayTarget, server, restored, watch });
     return 0;
   } catch (caught) {
     // After an interrupt, whatever failed (a killed client, a cut pipe) failed because of it.

@@ -182,6 +182,12 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
     expect(atPosition.code, atPosition.stderr).toBe(0);
     expect(await rowsOf(`${DB}_position`)).toEqual(stateBefore(seeded, writes.slice(0, mark.after), Infinity));
 
+    // The GTID of that same write: the same rows, found by searching the decrypted files for its transaction's end.
+    const atGtid = await kit(['mysql-pitr', ...common, '--into', `${DB}_gtid`, '--target-gtid', mark.gtid]);
+    expect(atGtid.code, atGtid.stderr).toBe(0);
+    expect(atGtid.stderr).toContain(`the transaction of GTID ${mark.gtid} ends at `);
+    expect(await rowsOf(`${DB}_gtid`)).toEqual(stateBefore(seeded, writes.slice(0, mark.after), Infinity));
+
     // --print-only: no connection, the commands printed, the prepared folder left for the operator.
     const printed = await kit(['mysql-pitr', ...keyArgs, '--base', baseFile, '--binlogs', binlogs, '--database', DB, '--into', `${DB}_printed`, '--latest', '--print-only', '--work-dir', kitWork]);
     expect(printed.code, printed.stderr).toBe(0);
@@ -202,6 +208,7 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
       ['the database exists', [...common, '--latest'], undefined, 6, new RegExp(`database "${DB}" already exists`)],
       ['before the base', [...common, '--target-time', withOffset(Date.parse(sidecar.pointInTime.consistentAt) - 60_000)], `${DB}_early`, 8, /is before this base backup was taken/],
       ['after the newest event', [...common, '--target-time', withOffset(writerEnded + 3_600_000)], `${DB}_after`, 8, /is after the newest event in the archived binary log/],
+      ['a GTID not archived', [...common, '--target-gtid', mark.gtid.replace(/-(\d+)$/, (_all, sequence: string) => `-${BigInt(sequence) + 1_000_000n}`)], `${DB}_nogtid`, 8, /is not in the binary log from this base backup's start/],
       ['a wrong key', ['--key-file', join(work, 'other-key.txt'), ...common.slice(2), '--latest'], `${DB}_wrongkey`, 3, /wrong key/],
       ['a missing file', [...keyArgs, '--base', baseFile, '--binlogs', withoutStart, '--database', DB, ...connection, '--latest'], `${DB}_missing`, 9, new RegExp(`binary log file ${sidecar.pointInTime.startSegment.replace('.', '\\.')}, where the base backup starts, is not in the --binlogs folder`)],
     ];
@@ -282,10 +289,10 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
    * of an earlier one, each storing NOW(), read back after each statement (its `at` is the second its binary log
    * events carry).
    */
-  async function writeRows(seeded: Row[]): Promise<{ writes: Write[]; mark: { after: number; position: string } }> {
+  async function writeRows(seeded: Row[]): Promise<{ writes: Write[]; mark: { after: number; position: string; gtid: string } }> {
     const writer = await connect(DB);
     const writes: Write[] = [];
-    let mark: { after: number; position: string } | undefined;
+    let mark: { after: number; position: string; gtid: string } | undefined;
     let nextId = seeded.length + 1;
     try {
       const end = Date.now() + WRITE_FOR_MS;
@@ -299,7 +306,9 @@ describe('the recovery kit restores a MySQL/MariaDB base backup and its binary l
         if (count === 30) {
           // The server's position just after this write committed: a position target there keeps writes 0-30 only.
           const [status] = await writer.query<mysql.RowDataPacket[]>('SHOW MASTER STATUS');
-          mark = { after: writes.length, position: `${String(status[0]!.File)}:${String(status[0]!.Position)}` };
+          // And its GTID: a GTID target there keeps the same writes (that transaction included, none after).
+          const [[gtid]] = await writer.query<mysql.RowDataPacket[]>('SELECT @@last_gtid AS gtid');
+          mark = { after: writes.length, position: `${String(status[0]!.File)}:${String(status[0]!.Position)}`, gtid: String(gtid!.gtid) };
         }
         await new Promise((resolve) => setTimeout(resolve, WRITE_EVERY_MS));
       }
