@@ -2,6 +2,8 @@
 // `holdfast agent` processes. Enrollment works once, an expired token is refused, the agent shows online with what it
 // reported, it reconnects by itself after a server restart, disable and revoke close it at once (revoke for good).
 import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -151,6 +153,46 @@ describe('holdfast agent against a real server process', () => {
     expect(thief.stdoutLines.join('\n')).toContain('enrollment token refused: unknown or already used');
     expect((await call('GET', `/api/agents/${agentId}`)).body.status).toBe('online');
   }, 120_000);
+
+  it('connects through the HTTP proxy named by HTTP_PROXY (CONNECT tunnel)', async () => {
+    // A minimal forward proxy that only tunnels (RFC 9110 CONNECT), as corporate proxies do for TLS; it records the
+    // targets so the test knows the agent went through it rather than around it.
+    const tunnelled: string[] = [];
+    const proxy: Server = createServer((_request, response) => response.writeHead(405).end());
+    proxy.on('connect', (request, client, head) => {
+      tunnelled.push(String(request.url));
+      const [host, targetPort] = String(request.url).split(':');
+      const upstream = connect(Number(targetPort), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const created = await call('POST', '/api/agents', { name: 'proxied-agent' });
+      const proxied = spawnNode(CLI, ['agent', '--server', url(), '--state-dir', await privateDir('proxied'), '--token', created.body.enrollmentToken], {
+        PATH: process.env.PATH,
+        HOME: work,
+        HTTP_PROXY: proxyUrl,
+      });
+      agents.push(proxied);
+      const starting = await lineAfter(proxied, 0, 'agent starting', 60_000);
+      expect(starting.proxy).toBe(new URL(proxyUrl).host);
+      await lineAfter(proxied, 0, 'connected', 30_000);
+      expect(tunnelled).toEqual([`127.0.0.1:${port}`]);
+      expect((await call('GET', `/api/agents/${created.body.agent.id}`)).body.status).toBe('online');
+      proxied.child.kill('SIGTERM');
+      expect((await exitedWithin(proxied, 10_000)).code).toBe(0);
+    } finally {
+      proxy.close();
+      proxy.closeAllConnections();
+    }
+  }, 90_000);
 
   it('reconnects by itself after the server restarts', async () => {
     const before = agent.stdoutLines.length;
