@@ -35,9 +35,9 @@ export interface HoldfastEvents {
   pitr_slot_missing: PitrEventBase & { slot: string };
   /** The stream's replication slot holds more unarchived log on the database server than the alert threshold. */
   pitr_lag: PitrEventBase & { bytes: number; thresholdBytes: number };
-  /** A remote agent completed its handshake (agents plugin, docs/agents.md). */
+  /** A remote agent connected for the first time, or came back after `agent_offline` (agents plugin, docs/agents.md). */
   agent_online: AgentPresenceEvent;
-  /** A remote agent's connection ended (closed, dead, disabled or revoked). */
+  /** A remote agent's connection ended (closed, dead, disabled or revoked); not raised when the server stops. */
   agent_offline: AgentPresenceEvent;
 }
 
@@ -47,7 +47,7 @@ export interface AgentPresenceEvent {
   agentName: string;
   /** Host name the agent reported; null before its first hello. */
   host: string | null;
-  /** Why it went offline (`connection closed`, `no answer to pings`, `disabled`, `revoked`, `server stopping`). */
+  /** Why it went offline: the close reason (`connection closed`, `no answer to pings`, `agent disabled by an administrator`, ...). */
   reason?: string;
   timestamp: string;
 }

@@ -194,6 +194,8 @@ describe.each(['sqlite', 'postgresql'] as const)('agents on %s', (dialect) => {
     const back = connected(await handshake(server.url, key, { agentId: created.id }));
     sockets.push(back.connection);
     await waitFor('online again', async () => ((await agent(created.id)).status === 'online' ? true : undefined));
+    // Its return is announced, as its going offline was: two agent_online events now.
+    await waitFor('second agent_online', async () => (events.filter((e) => e.name === 'agent_online' && e.event.agentId === created.id).length === 2 ? true : undefined));
 
     const revokedAt = Date.now();
     const revoked = await server.call('DELETE', `/api/agents/${created.id}`, admin);

@@ -30,6 +30,8 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
   private readonly handshaking = new Set<AgentSession>();
   private readonly sessions = new Set<AgentSession>();
   private readonly pending = new Set<Promise<unknown>>();
+  /** Agents whose going offline was announced (agent_offline) by this process: their return is announced too. */
+  private readonly announcedOffline = new Set<string>();
   private heartbeat: NodeJS.Timeout | undefined;
   private isStopping = false;
 
@@ -106,11 +108,15 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
     const agentId = session.agentId!;
     // The socket may have closed while the hello was on its way: only the current connection may mark online.
     if (this.live.get(agentId) !== session || session.socket.readyState !== session.socket.OPEN) return;
+    const isFirstEver = (await this.store.find(agentId))?.lastSeenAt === null;
     if (!(await this.store.markOnline(agentId, hello))) return session.close(CLOSE.revoked, 'agent revoked: it can never connect again');
     const wasOnline = session.isOnline;
     session.isOnline = true;
     this.logger.info({ agentId, agentName: session.agentName, host: hello.host, version: hello.version, adapters: hello.adapters.length }, 'agent online');
-    if (!wasOnline) this.emit('agent_online', session);
+    // Announced: an agent's first connection, and the return of one announced offline. Reconnections after this
+    // server's own restart are not (their going offline was not announced either): no pair of messages per agent on
+    // every restart.
+    if (!wasOnline && (isFirstEver || this.announcedOffline.delete(agentId))) this.emit('agent_online', session);
   }
 
   /**
@@ -150,7 +156,11 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
     await this.store.markOffline(agentId).catch((error: unknown) => this.logger.warn({ agentId, err: (error as Error).message }, 'could not record the agent offline'));
     if (session.isOnline) {
       this.logger.info({ agentId, agentName: session.agentName, reason: session.closeReason }, 'agent offline');
-      this.emit('agent_offline', session);
+      // The server stopping is not news about the agent (it reconnects when the server is back).
+      if (!this.isStopping) {
+        this.announcedOffline.add(agentId);
+        this.emit('agent_offline', session);
+      }
     }
   }
 
