@@ -154,7 +154,7 @@ describe('holdfast agent against a real server process', () => {
     expect((await call('GET', `/api/agents/${agentId}`)).body.status).toBe('online');
   }, 120_000);
 
-  it('connects through the HTTP proxy named by HTTP_PROXY (CONNECT tunnel)', async () => {
+  it('connects through the HTTP proxy named by HTTP_PROXY (CONNECT tunnel), enrolling with HOLDFAST_AGENT_TOKEN', async () => {
     // A minimal forward proxy that only tunnels (RFC 9110 CONNECT), as corporate proxies do for TLS; it records the
     // targets so the test knows the agent went through it rather than around it.
     const tunnelled: string[] = [];
@@ -175,10 +175,12 @@ describe('holdfast agent against a real server process', () => {
     const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
     try {
       const created = await call('POST', '/api/agents', { name: 'proxied-agent' });
-      const proxied = spawnNode(CLI, ['agent', '--server', url(), '--state-dir', await privateDir('proxied'), '--token', created.body.enrollmentToken], {
+      // The token comes from HOLDFAST_AGENT_TOKEN here (kept out of the process list).
+      const proxied = spawnNode(CLI, ['agent', '--server', url(), '--state-dir', await privateDir('proxied')], {
         PATH: process.env.PATH,
         HOME: work,
         HTTP_PROXY: proxyUrl,
+        HOLDFAST_AGENT_TOKEN: created.body.enrollmentToken,
       });
       agents.push(proxied);
       const starting = await lineAfter(proxied, 0, 'agent starting', 60_000);

@@ -26,7 +26,7 @@ export function addAgentCommand(program: Command, version: string): void {
     .description('run a remote agent: one outbound connection to the server (see docs/agents.md)')
     .requiredOption('--server <url>', 'server base URL, e.g. https://backups.example.com')
     .requiredOption('--state-dir <dir>', 'private directory (mode 0700) for the key pair and the enrollment')
-    .option('--token <token>', 'one-time enrollment token from POST /api/agents (first start only; ignored once enrolled)')
+    .option('--token <token>', 'one-time enrollment token from POST /api/agents (first start only; ignored once enrolled; default: HOLDFAST_AGENT_TOKEN)')
     .option('--max-backoff <seconds>', 'longest wait between reconnection attempts (default 30)', seconds)
     .action(async (options: AgentOptions): Promise<void> => {
       const { loadIdentity, AgentStateError } = await import('../agent/agent-state.js');
@@ -45,6 +45,8 @@ export function addAgentCommand(program: Command, version: string): void {
       } catch (error) {
         return fail(EXIT.usage, (error as Error).message);
       }
+      // The environment keeps the token out of the process list other users can read (`ps`).
+      options.token ??= process.env.HOLDFAST_AGENT_TOKEN || undefined;
       let identity;
       try {
         identity = await loadIdentity(options.stateDir);
