@@ -64,7 +64,7 @@ export class AgentSession {
 
   constructor(
     readonly socket: WebSocket,
-    private readonly host_: SessionHost,
+    private readonly endpoint: SessionHost,
     readonly remoteAddress: string,
   ) {
     socket.on('message', (data, isBinary) => this.onFrame(data as Buffer, isBinary));
@@ -82,7 +82,7 @@ export class AgentSession {
     if (this.stage === 'closed') return;
     this.stage = 'closed';
     this.closeReason = reason;
-    this.host_.handshakeDone(this);
+    this.endpoint.handshakeDone(this);
     try {
       this.socket.close(code, reason.slice(0, 120));
     } catch {
@@ -111,7 +111,7 @@ export class AgentSession {
     const stage = this.stage;
     this.stage = 'busy';
     this.step(stage, message).catch((error: unknown) => {
-      this.host_.logger.error({ err: (error as Error).message, agentId: this.agentId }, 'agent handshake step failed');
+      this.endpoint.logger.error({ err: (error as Error).message, agentId: this.agentId }, 'agent handshake step failed');
       this.close(1011, 'server error during handshake');
     });
   }
@@ -145,14 +145,14 @@ export class AgentSession {
       } catch {
         return this.close(CLOSE.protocolError, 'protocol error: publicKey is not a raw 32-byte Ed25519 key');
       }
-      const found = await this.host_.store.agentForToken(frame.token);
+      const found = await this.endpoint.store.agentForToken(frame.token);
       if ('refusal' in found) {
         const code = found.refusal === 'agent disabled' ? CLOSE.disabled : found.refusal === 'agent revoked' ? CLOSE.revoked : CLOSE.enrollmentRefused;
         return this.close(code, `enrollment token refused: ${found.refusal}`);
       }
       this.claim = { agent: found.agent, enrollment: { token: frame.token, publicKey: frame.publicKey }, keyOf, nonce };
     } else {
-      const agent = await this.host_.store.find(frame.agentId);
+      const agent = await this.endpoint.store.find(frame.agentId);
       // Unknown agent and not-yet-enrolled agent get the same answer as a bad signature: nothing to probe.
       if (!agent || !agent.publicKey) return this.close(CLOSE.authenticationFailed, 'authentication failed');
       if (agent.status === 'revoked') return this.close(CLOSE.revoked, 'agent revoked: it can never connect again');
@@ -169,31 +169,31 @@ export class AgentSession {
     if (!frame || !claim) return;
     const subject = claim.enrollment ? 'enroll' : claim.agent.id;
     if (!verifySignature(claim.keyOf, signedChallenge(subject, claim.nonce), frame.signature)) {
-      this.host_.logger.warn({ agentId: claim.agent.id, remoteAddress: this.remoteAddress }, 'agent signature did not verify');
+      this.endpoint.logger.warn({ agentId: claim.agent.id, remoteAddress: this.remoteAddress }, 'agent signature did not verify');
       return this.close(CLOSE.authenticationFailed, 'authentication failed');
     }
-    if (claim.enrollment && !(await this.host_.store.consumeToken(claim.agent.id, claim.enrollment.token, claim.enrollment.publicKey))) {
+    if (claim.enrollment && !(await this.endpoint.store.consumeToken(claim.agent.id, claim.enrollment.token, claim.enrollment.publicKey))) {
       return this.close(CLOSE.enrollmentRefused, 'enrollment token refused: unknown or already used');
     }
     this.agentId = claim.agent.id;
     this.agentName = claim.agent.name;
     this.claim = undefined;
-    this.host_.register(claim.agent.id, this);
+    this.endpoint.register(claim.agent.id, this);
     // Checked after registering: an administrator who disables or revokes from now on finds this connection to close.
-    const now = await this.host_.store.find(claim.agent.id);
+    const now = await this.endpoint.store.find(claim.agent.id);
     if (!now || now.status === 'revoked') return this.close(CLOSE.revoked, 'agent revoked: it can never connect again');
     if (!now.enabled) return this.close(CLOSE.disabled, 'agent disabled by an administrator');
-    if (claim.enrollment) this.host_.logger.info({ agentId: claim.agent.id, agentName: claim.agent.name }, 'agent enrolled');
+    if (claim.enrollment) this.endpoint.logger.info({ agentId: claim.agent.id, agentName: claim.agent.name }, 'agent enrolled');
     this.stage = 'hello';
-    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.host_.pingIntervalMs });
+    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs });
   }
 
   private async hello(message: unknown): Promise<void> {
     const frame = this.parse(helloFrame, message, 'a hello frame');
     if (!frame || !this.agentId) return;
     this.host = frame.host;
-    await this.host_.online(this, frame);
+    await this.endpoint.online(this, frame);
     if (this.stage === 'busy') this.stage = 'ready';
-    this.host_.handshakeDone(this);
+    this.endpoint.handshakeDone(this);
   }
 }
