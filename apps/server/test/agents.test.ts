@@ -76,6 +76,11 @@ describe.each(['sqlite', 'postgresql'] as const)('agents on %s', (dialect) => {
     await bad('POST', '/api/agents', { name: 'ok', publicKey: 'x' }, 400, 'publicKey');
     await bad('PATCH', `/api/agents/${created.body.agent.id}`, { enabled: 'yes' }, 400, 'body.enabled');
     await bad('POST', '/api/agents', { name: 'warehouse-db' }, 409, 'warehouse-db');
+    const second = (await server.call('POST', '/api/agents', admin, { name: 'warehouse-db-2' })).body.agent.id as string;
+    await bad('PATCH', `/api/agents/${second}`, { name: 'warehouse-db' }, 409, 'warehouse-db');
+    // Two creations racing for one name: the database's unique index decides, the loser gets 409, never a 500.
+    const race = await Promise.all([1, 2, 3].map(() => server.call('POST', '/api/agents', admin, { name: 'raced-name' })));
+    expect(race.map((answer) => answer.status).sort()).toEqual([201, 409, 409]);
     for (const [method, path] of [['GET', '/api/agents/no-such-agent'], ['PATCH', '/api/agents/no-such-agent'], ['DELETE', '/api/agents/no-such-agent'], ['POST', '/api/agents/no-such-agent/enrollment-token']] as const) {
       const answer = await server.call(method, path, admin, method === 'PATCH' ? { name: 'x' } : method === 'POST' ? {} : undefined);
       expect(answer.status, `${method} ${path}`).toBe(404);
