@@ -18,8 +18,6 @@ export interface SpoolState {
   systemId?: string;
   /** Newest completed segment handed to `.ready` (older ones in pg_receivewal's directory are already handled). */
   lastCompleted?: string;
-  /** What the newest reported piece covers (ms since the epoch; flush-clock.ts): a later piece never claims less. */
-  coveredUntil?: number;
 }
 
 export class Spool extends ChangeLogSpool<SpoolState> {
