@@ -6,7 +6,7 @@ import { createDecompressStream, createDecryptStream, parseCompressionCodec } fr
 import { pointInTimeKindOf, runPointTestRestore } from '../pitr/test-restore/point-test-restore-run.js';
 import { ChecksumGate, RESTORE_INPUT_BUFFER_BYTES } from '../restore/restore-run.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
-import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
+import { messageOf, type RunOutcome } from '../run/outcome.js';
 import type { RunContext } from '../run/run-context.js';
 import type { RunServices } from '../run/services.js';
 import { ExecutionEntity, FINAL_STATUSES, type ExecutionStatus } from '../store/entities.js';
@@ -16,6 +16,7 @@ import { checkStoredObject } from '../verify/stored-object.js';
 import { findLatestBackup, type FoundBackup } from './latest-backup.js';
 import { createScratch, sweepLeftovers, type Scratch } from './scratch-targets.js';
 import { resolveScratchSource, type ScratchSource } from './source-scratch.js';
+import { concludeChecks, unsuccessfulTestRestore } from './test-restore-outcome.js';
 
 /** How long a failed restore may take to stop writing into its scratch before the cleanup goes ahead anyway. */
 const RESTORE_SETTLE_MS = 30_000;
@@ -96,17 +97,10 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
 
     await ctx.enter('04-checks', 80);
     record.checks = await scratch.check();
-    record.durationMs = Date.now() - started;
-    for (const check of record.checks) (check.ok ? ctx.log.info : ctx.log.error).call(ctx.log, `check ${check.name}: ${check.ok ? 'ok' : 'FAILED'} (${check.detail})`);
-    const failed = record.checks.filter((check) => !check.ok);
-    if (failed.length > 0) throw new Error(`test restore checks failed: ${failed.map((check) => `${check.name} (${check.detail})`).join('; ')}`);
-    ctx.log.info(`test restore passed in ${record.durationMs} ms (measured restore time)`);
+    concludeChecks(ctx, record, started);
     return { status: 'Success', path: found.key, size: found.sidecar.size ?? null };
   } catch (error) {
-    const cancelled = cancellationOf(ctx.signal);
-    if (cancelled) ctx.log.warn(`cancelled: ${cancelled.message}`);
-    else ctx.log.error(`test restore failed: ${messageOf(error)}`);
-    return { status: cancelled ? 'Cancelled' : 'Failed', path: found?.key ?? null };
+    return unsuccessfulTestRestore(ctx, error, found?.key ?? null);
   } finally {
     if (scratch) await cleanUp(ctx, scratch);
     await disposeAll([target?.source, ...(target?.helpers ?? []), ...storages.map((s) => s.adapter)]);

@@ -1,6 +1,6 @@
 import type { PointRestoreResult, RunPlan, TestRestoreConfig } from '@holdfast/kernel';
 import { disposeAll, type StorageInstance } from '../../run/adapters.js';
-import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js';
+import { messageOf, type RunOutcome } from '../../run/outcome.js';
 import type { RunContext } from '../../run/run-context.js';
 import type { RunServices } from '../../run/services.js';
 import { readSidecar, type ReadSidecar } from '../../run/sidecar.js';
@@ -12,6 +12,7 @@ import { mysqlScratchDatabases, sweepMysqlScratch, type MysqlScratchDatabases } 
 import { mysqlScratchServer, type MysqlScratchServer } from './mysql-scratch-server.js';
 import { choosePointTarget, seconds, type PointTestRestoredDatabase, type PointTestRestoreMetadata } from './point-target.js';
 import { recoveryPointCheck } from './served-copy-checks.js';
+import { concludeChecks, unsuccessfulTestRestore } from '../../test-restore/test-restore-outcome.js';
 
 /**
  * A MySQL/MariaDB point-in-time test restore (docs/pitr.md, "Test restores of MySQL/MariaDB point-in-time jobs"): a
@@ -83,17 +84,10 @@ export async function runMysqlPointTestRestore(
       record.checks.push(...found.checks);
     }
     pointInTime.databases = restored.map(({ name, into, recoveredTo: at, tables }) => ({ name, into, recoveredTo: at, tables }));
-    record.durationMs = Date.now() - started;
-    for (const check of record.checks) (check.ok ? ctx.log.info : ctx.log.error).call(ctx.log, `check ${check.name}: ${check.ok ? 'ok' : 'FAILED'} (${check.detail})`);
-    const failed = record.checks.filter((check) => !check.ok);
-    if (failed.length > 0) throw new Error(`test restore checks failed: ${failed.map((check) => `${check.name} (${check.detail})`).join('; ')}`);
-    ctx.log.info(`test restore passed in ${record.durationMs} ms (measured restore time)`);
+    concludeChecks(ctx, record, started);
     return { status: 'Success', path: base.storageKey };
   } catch (error) {
-    const cancelled = cancellationOf(ctx.signal);
-    if (cancelled) ctx.log.warn(`cancelled: ${cancelled.message}`);
-    else ctx.log.error(`test restore failed: ${messageOf(error)}`);
-    return { status: cancelled ? 'Cancelled' : 'Failed', path: base?.storageKey ?? null };
+    return unsuccessfulTestRestore(ctx, error, base?.storageKey ?? null);
   } finally {
     if (scratch) await cleanUp(ctx, scratch);
     await disposeAll([...(server?.instances ?? []), ...storages.map((storage) => storage.adapter)]);

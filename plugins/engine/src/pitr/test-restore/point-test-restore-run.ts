@@ -1,6 +1,6 @@
 import { HttpError, type ChangeLogKind, type PointInTimeSupport, type PointRestoreResult, type RecoveryTarget, type RunPlan, type SourceAdapter, type TestRestoreConfig } from '@holdfast/kernel';
 import { disposeAll, type StorageInstance } from '../../run/adapters.js';
-import { cancellationOf, messageOf, type RunOutcome } from '../../run/outcome.js';
+import { messageOf, type RunOutcome } from '../../run/outcome.js';
 import type { RunContext } from '../../run/run-context.js';
 import { baseBackupInfoOf } from '../base-backup-record.js';
 import type { RunServices } from '../../run/services.js';
@@ -10,6 +10,7 @@ import { createPointScratch, freeLocalPort, sweepPointLeftovers, type PointScrat
 import { runMysqlPointTestRestore } from './mysql-point-test-restore.js';
 import { choosePointTarget, seconds, type PointTestRestoreMetadata } from './point-target.js';
 import { recoveryPointCheck, servedCopyChecks, servedCopyConfig } from './served-copy-checks.js';
+import { concludeChecks, unsuccessfulTestRestore } from '../../test-restore/test-restore-outcome.js';
 
 /** PostgreSQL's refusal when the archived WAL holds no commit after a time target (it cannot tell it got there). */
 const TARGET_NOT_REACHED = /recovery ended before configured recovery target was reached/;
@@ -123,17 +124,10 @@ export async function runPointTestRestore(
     await ctx.enter('04-checks', 80);
     if (!result.served) throw new Error('the source did not leave the restored server running for the checks');
     record.checks = [recoveryPointCheck(target, recoveredTo), ...(await servedCopyChecks(services.adapters, servedCopyConfig(logKind, plan.source, result.served.port)))];
-    record.durationMs = Date.now() - started;
-    for (const check of record.checks) (check.ok ? ctx.log.info : ctx.log.error).call(ctx.log, `check ${check.name}: ${check.ok ? 'ok' : 'FAILED'} (${check.detail})`);
-    const failed = record.checks.filter((check) => !check.ok);
-    if (failed.length > 0) throw new Error(`test restore checks failed: ${failed.map((check) => `${check.name} (${check.detail})`).join('; ')}`);
-    ctx.log.info(`test restore passed in ${record.durationMs} ms (measured restore time)`);
+    concludeChecks(ctx, record, started);
     return { status: 'Success', path: base.storageKey };
   } catch (error) {
-    const cancelled = cancellationOf(ctx.signal);
-    if (cancelled) ctx.log.warn(`cancelled: ${cancelled.message}`);
-    else ctx.log.error(`test restore failed: ${messageOf(error)}`);
-    return { status: cancelled ? 'Cancelled' : 'Failed', path: base?.storageKey ?? null };
+    return unsuccessfulTestRestore(ctx, error, base?.storageKey ?? null);
   } finally {
     if (scratch) await cleanUp(ctx, scratch);
     await disposeAll([source, ...storages.map((storage) => storage.adapter)]);
