@@ -1,7 +1,8 @@
 import { createByteCounter, createHashingPassThrough, abortablePipeline, type StreamDigests } from '@holdfast/kernel';
-import type { Readable, Transform } from 'node:stream';
+import type { Duplex, Readable, Transform } from 'node:stream';
 import { createCompressStream, createEncryptStream, type CompressionCodec, type CompressionOptions, type EncryptionSidecarInfo } from '../codec/index.js';
 import { createAgeEncryptStream, type AgeSidecarInfo } from '../codec/age/index.js';
+import { createExternalCompressStream, type ExternalCompressor } from '../codec/compression/external-compressor.js';
 import type { StorageInstance } from './adapters.js';
 import { FanOut, startBranch, type FanOutBranch } from './fan-out.js';
 
@@ -26,6 +27,8 @@ export interface StreamBackupOptions {
   codec: CompressionCodec;
   /** Level and ZSTD threads; absent: the codec's defaults. */
   compression?: CompressionOptions;
+  /** Compress in this child process (`zstd`, `pigz`) instead of in-process; the stored format is the same. */
+  externalCompressor?: ExternalCompressor | null;
   encryptionKey: Buffer | null;
   /** A public-key profile's `age1...` recipient (issue 45): the backup is written in the age format instead. */
   recipient?: string | null;
@@ -81,14 +84,16 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
       branches.push(startBranch(storage.name, (body) => storage.adapter.put(options.key, body, { signal: controllers[index]!.signal, objectLock })));
     });
     const counter = createByteCounter((bytes) => options.onBytes(bytes), undefined, 250);
-    const compress = createCompressStream(options.codec, options.compression);
+    const compress = options.externalCompressor
+      ? createExternalCompressStream(options.externalCompressor)
+      : createCompressStream(options.codec, options.compression);
     const encrypt = options.encryptionKey
       ? createEncryptStream({ key: options.encryptionKey })
       : options.recipient
         ? createAgeEncryptStream(options.recipient)
         : undefined;
     const hasher = createHashingPassThrough();
-    const stages: Array<Readable | Transform> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];
+    const stages: Array<Readable | Transform | Duplex> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];
     try {
       await abortablePipeline(options.signal, ...stages, new FanOut(branches));
     } catch (error) {

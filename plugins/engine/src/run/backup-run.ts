@@ -4,6 +4,7 @@ import { chainToken, type ArchiveSidecarInfo } from '../archive/archive-sidecar.
 import { planChain, type ChainDecision } from '../archive/chain-planner.js';
 import { INDEX_SIDECAR_EXTENSION, writeIndexSidecar } from '../archive/index-sidecar.js';
 import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec, type CompressionOptions } from '../codec/index.js';
+import { describeExternalCompressor, externalCompressorFor } from '../codec/compression/external-compressor.js';
 import { disposeAll, type StorageInstance } from './adapters.js';
 import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
 import { backupExtension, pickBackupKey, renderStem } from './file-name.js';
@@ -134,9 +135,13 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);
     // Jobs with a test restore target count the archive's files on the way through (the figures the test checks).
     const archive = plan.job.testRestore && !prepared.seekable && services.adapters.isFileArchive(plan.source.adapterId) ? new TarFigures() : undefined;
+    // zstd or pigz in a child process when installed (HOLDFAST_EXTERNAL_COMPRESSOR=off: always in-process).
+    const externalCompressor = externalCompressorFor({ codec, level: plan.job.compressionLevel, threads: plan.job.compressionThreads });
+    if (externalCompressor) ctx.log.info(`compressing with ${describeExternalCompressor(externalCompressor)} (external program)`);
     let streamed;
     try {
       streamed = await streamBackup({
+        externalCompressor,
         dump: archive ? tapFigures(dump.stream, archive) : dump.stream,
         codec,
         compression: compressionOptionsOf(plan),

@@ -113,7 +113,7 @@ describe('compressing in a child process', () => {
     return { command: path, args: [] };
   }
 
-  it.skipIf(!zstdPath)('zstd output decodes with the engine reader and zstd, like the in-process codec (skipped: no zstd on PATH)', async () => {
+  it.skipIf(!zstdPath)('zstd output decodes with the engine reader and zstd, like the in-process codec (skipped without zstd on PATH)', async () => {
     const external = await through(input, createExternalCompressStream(externalCompressorFor({ codec: 'ZSTD' })!));
     const inProcess = await through(input, createCompressStream('ZSTD'));
     expect(external.readUInt32LE(0)).toBe(0xfd2fb528); // a zstd frame
@@ -124,7 +124,7 @@ describe('compressing in a child process', () => {
     expect(cli.stdout.equals(input)).toBe(true);
   });
 
-  it.skipIf(!pigzPath)('pigz output decodes with the engine reader and gunzip (skipped: no pigz on PATH)', async () => {
+  it.skipIf(!pigzPath)('pigz output decodes with the engine reader and gunzip (skipped without pigz on PATH)', async () => {
     const external = await through(input, createExternalCompressStream(externalCompressorFor({ codec: 'GZIP' })!));
     expect(external.subarray(0, 2).equals(Buffer.from([0x1f, 0x8b]))).toBe(true);
     expect((await through(external, createDecompressStream('GZIP'))).equals(input)).toBe(true);
