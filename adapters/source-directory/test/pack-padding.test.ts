@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tar from 'tar-stream';
+import { TarOutput } from '../src/internal/tar-output.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ArchiveEntry } from '../src/internal/walk.js';
 import { WarningList } from '../src/internal/warnings.js';
@@ -38,12 +39,12 @@ afterEach(async () => {
 });
 
 async function packOne(path: string, warnings: WarningList): Promise<Buffer> {
-  const pack = tar.pack();
+  const out = new TarOutput(new AbortController().signal);
   const entry: ArchiveEntry = { kind: 'file', member: 'data.bin', absolute: path, stats: await stat(path) };
   async function* entries() {
     yield entry;
   }
-  const written = writeArchive(pack, entries(), { maxOpenFiles: 2, followSymlinks: false, warnings, signal: new AbortController().signal }).then(() => pack.finalize());
+  const written = writeArchive(out, entries(), { maxOpenFiles: 2, followSymlinks: false, warnings, signal: new AbortController().signal }).then(() => out.finish());
   const extract = tar.extract();
   const content = new Promise<Buffer>((resolve, reject) => {
     extract.on('entry', (_header, stream, next) => {
@@ -56,7 +57,7 @@ async function packOne(path: string, warnings: WarningList): Promise<Buffer> {
     });
     extract.on('error', reject);
   });
-  pack.pipe(extract);
+  out.stream.pipe(extract);
   await written;
   return content;
 }

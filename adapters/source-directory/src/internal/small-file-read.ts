@@ -1,30 +1,22 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { describeFileError } from './errors.js';
+import { encodeHeader, paddingOf, type TarHeader } from './tar-header.js';
+import type { TarOutput } from './tar-output.js';
+import type { ArchiveEntry } from './walk.js';
+import type { WarningList } from './warnings.js';
 
-/** What the tar header of a file needs of its stats, taken after the open (the size is the content's). */
-export interface FileFacts {
-  mode: number;
-  uid: number;
-  gid: number;
-  mtime: Date;
-}
+/** What the header of a file takes from its stats, besides the name, type and size. */
+export type HeaderFacts = (stats: Pick<Stats, 'mode' | 'mtime' | 'uid' | 'gid'>) => Omit<TarHeader, 'name' | 'type' | 'size'>;
 
-/**
- * One small file read: its facts and whole content (zero-padded when it shrank, with the problem named); `grown` when
- * it is larger than the limit by now (the caller streams it like a large file); or why it could not be opened.
- */
-export type SmallFileRead =
-  | { facts: FileFacts; content: Buffer; problem?: string }
-  | { grown: true }
-  | { openError: { code?: string; message: string } };
-
-/** Reads `size` bytes from the start of `handle`; a short or failed read is zero-padded and named as a problem. */
-async function readWhole(handle: FileHandle, size: number): Promise<{ content: Buffer; problem?: string }> {
+/** Reads `size` bytes from the start of `fd`; a short or failed read is zero-padded and named as a problem. */
+function readWhole(fd: number, size: number): { content: Buffer; problem?: string } {
   // Not zero-filled up front (the read overwrites it): only the padding after a failed or short read is zeroed.
   const content = Buffer.allocUnsafe(size);
   let position = 0;
   try {
     while (position < size) {
-      const { bytesRead } = await handle.read(content, position, size - position, position);
+      const bytesRead = readSync(fd, content, position, size - position, position);
       if (bytesRead === 0) {
         content.fill(0, position);
         return { content, problem: 'it shrank while it was read; the rest is zero-filled' };
@@ -38,52 +30,53 @@ async function readWhole(handle: FileHandle, size: number): Promise<{ content: B
   }
 }
 
-/** What the walk already knows of a file (its `lstat`, or `stat` when links are followed). */
-export interface WalkedFile extends FileFacts {
-  size: number;
-}
-
 /**
- * Reads the file when it still has the walk's size: one read of up to `size + 1` bytes that comes back with exactly
- * `size`. Answers undefined when the size changed (or a read was short or failed): the caller then stats the open
- * file. Regular files return fewer bytes than asked only at their end, so `size` bytes back from `size + 1` asked is
- * the whole file.
+ * Adds a small file to the tar with synchronous calls on the calling thread: open, one read of its walked size plus
+ * one byte straight into the tar's chunk behind its header, close. Page-cache reads take microseconds; each round
+ * trip to libuv's thread pool cost the main thread about 20 us and four of them per file made a tree of small files
+ * 7-16 times slower than `tar | zstd` (docs/benchmarks.md, 2026-12-07). The caller yields to the event loop every
+ * few milliseconds.
+ *
+ * When exactly the walked size comes back, the walk's mode, owner and time go into the header. Otherwise the open file
+ * is stated and read for its size now (zero-padded, with a warning, when it shrinks meanwhile). A file that cannot be
+ * opened is skipped with a warning; one larger than `limit` by now is answered `grown` (the caller streams it); a
+ * failing stat or close throws (the dump fails, as for a large file).
  */
-async function readAsWalked(handle: FileHandle, size: number): Promise<Buffer | undefined> {
-  const content = Buffer.allocUnsafe(size + 1);
+export function addSmallFile(out: TarOutput, entry: ArchiveEntry, flags: number, limit: number, facts: HeaderFacts, warnings: WarningList): 'added' | 'grown' {
+  let fd: number;
   try {
-    const { bytesRead } = await handle.read(content, 0, size + 1, 0);
-    return bytesRead === size ? content.subarray(0, size) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Opens, reads and closes a small file (its read-ahead, started when the file is queued). When the file still has the
- * size the walk saw, the walk's facts go into its header and the open file is not stated again: on a tree of small
- * files each of those round trips to libuv's thread pool costs the main thread about 20 us (docs/benchmarks.md,
- * "Session 16"). Otherwise it is stated after the open and read for that size, as before. A file that cannot be
- * opened is answered as `openError`, a failed read as a zero-padded problem; only a failing stat or close rejects
- * (the dump then fails, as it does for a large file). A file larger than `limit` by now is closed again and answered
- * as `grown`.
- */
-export async function readSmallFile(path: string, flags: number, limit: number, walked: WalkedFile): Promise<SmallFileRead> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, flags);
+    fd = openSync(entry.absolute, flags);
   } catch (error) {
-    const { code, message } = error as Error & { code?: string };
-    return { openError: { code, message } };
+    warnings.add(`${entry.absolute}: skipped, ${describeFileError(error)}`);
+    return 'added';
   }
   try {
-    const asWalked = await readAsWalked(handle, walked.size);
-    if (asWalked) return { facts: walked, content: asWalked };
-    const stats = await handle.stat();
-    if (stats.size > limit) return { grown: true };
-    const facts: FileFacts = { mode: stats.mode, uid: stats.uid, gid: stats.gid, mtime: stats.mtime };
-    return { facts, ...(await readWhole(handle, stats.size)) };
+    const size = entry.stats.size;
+    const header = encodeHeader({ name: entry.member, type: 'file', size, ...facts(entry.stats) });
+    const padding = paddingOf(size);
+    const { buffer, offset } = out.reserve(header.length + size + 1 + padding);
+    const bodyAt = offset + header.length;
+    let bytesRead = -1;
+    try {
+      bytesRead = readSync(fd, buffer, bodyAt, size + 1, 0);
+    } catch {
+      // Read again below, after a stat, where a failure is zero-padded and named.
+    }
+    if (bytesRead === size) {
+      header.copy(buffer, offset);
+      buffer.fill(0, bodyAt + size, bodyAt + size + padding);
+      out.commit(header.length + size + padding);
+      return 'added';
+    }
+    const stats = fstatSync(fd);
+    if (stats.size > limit) return 'grown';
+    const { content, problem } = readWhole(fd, stats.size);
+    out.append(encodeHeader({ name: entry.member, type: 'file', size: content.length, ...facts(stats) }));
+    out.append(content);
+    out.zeros(paddingOf(content.length));
+    if (problem) warnings.add(`${entry.absolute}: ${problem}`);
+    return 'added';
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
