@@ -1,6 +1,7 @@
 // Issue 43: the continuous WAL stream against the PITR test cluster (127.0.0.1:5433). pg_receivewal on a slot of its
 // own per test (holdfast_<unique id>, dropped in afterAll: a forgotten slot keeps WAL on the shared cluster); segments
 // are compared with the server's own files, read as superuser over the launcher's socket.
+import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,6 +136,61 @@ describe('the WAL stream of a physical-mode source', () => {
     await dropWalStreamSlot(config, streamId);
     await dropWalStreamSlot(config, streamId); // idempotent
     expect(await superSql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)])).toEqual([]);
+  }, 60_000);
+
+  it('dates a partial by what it holds: with pg_receivewal held back, no commit the server flushed before a partial\'s coversUntil lies beyond its end', async () => {
+    const streamId = newStreamId();
+    const spool = join(work, 'dated');
+    const run = open(streamId, spool, 300);
+    await run.until('started', () => run.notices.find((notice) => notice.type === 'started'));
+    const receiver = Number(execFileSync('pgrep', ['-f', '-n', `pg_receivewal --directory ${spool} `], { encoding: 'utf8' }).trim());
+    expect(receiver).toBeGreaterThan(0);
+    await superSql(`CREATE TABLE IF NOT EXISTS ${table} (id serial, note text)`);
+    // The probe: (time its query returned, the server's flush position then). A reading that returned before a
+    // partial's coversUntil and saw the server flushed beyond the partial's end proves the partial claims a moment
+    // whose commits it does not hold: the defect of dating a copy by when it was taken.
+    const probes: { returnedAt: number; lsn: bigint }[] = [];
+    let writing = true;
+    const writer = (async () => {
+      while (writing) {
+        const [row] = await superSql<{ lsn: string }>(`WITH ins AS (INSERT INTO ${table} (note) VALUES ('dated') RETURNING 1) SELECT pg_current_wal_flush_lsn()::text AS lsn FROM ins`);
+        probes.push({ returnedAt: Date.now(), lsn: parseLsn(row!.lsn) });
+      }
+    })();
+    // Hold pg_receivewal back most of the time (stopped 150 ms, running 15 ms): it lags the server by up to 150 ms
+    // while its file still grows, so copies are taken of a file behind the server.
+    const started = Date.now();
+    try {
+      while (Date.now() - started < 5000) {
+        process.kill(receiver, 'SIGSTOP');
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        process.kill(receiver, 'SIGCONT');
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+    } finally {
+      process.kill(receiver, 'SIGCONT');
+      writing = false;
+      await writer;
+    }
+    const partials = await run.until('partials while held back', () => {
+      const found = run.seen.filter((segment) => segment.partial && segment.seenAt >= started);
+      return found.length >= 3 ? found : undefined;
+    });
+    for (const partial of partials) {
+      const end = parseLsn(partial.endPosition!);
+      const contradicting = probes.find((probe) => probe.returnedAt < partial.coversUntil.getTime() && probe.lsn > end);
+      expect(contradicting, `partial ${partial.name} up to ${partial.endPosition} claims ${partial.coversUntil.toISOString()}`).toBeUndefined();
+    }
+    // Dated, not frozen: the claims move on with the stream, and none is in the future.
+    const claims = partials.map((partial) => partial.coversUntil.getTime());
+    for (let i = 1; i < claims.length; i++) expect(claims[i]!).toBeGreaterThanOrEqual(claims[i - 1]!);
+    expect(claims.at(-1)!).toBeGreaterThan(claims[0]!);
+    expect(claims.at(-1)!).toBeLessThanOrEqual(Date.now());
+    await run.stop();
+    // The newest claim is kept in the spool, so a restarted stream never claims less.
+    const state = JSON.parse(readFileSync(join(spool, '.holdfast-wal-stream.json'), 'utf8')) as { coveredUntil?: number };
+    expect(state.coveredUntil).toBeGreaterThanOrEqual(claims.at(-1)!);
+    await dropWalStreamSlot(config, streamId);
   }, 60_000);
 
   it('resumes after a stop on the same spool with no missing segment', async () => {

@@ -117,16 +117,16 @@ describe('the recovery kit restores a base backup and its WAL to a point in time
 
     const commits = await writeRows();
     const lastCommit = commits[commits.length - 1]!;
-    // A window end just after the last commit is not enough: a partial's coversUntil is when its copy began, and
-    // pg_receivewal may receive a commit a few ms after the client saw it return (CI once restored "latest" without
-    // the last row). Two seconds later (two flush intervals) the WAL is certainly in the archive. A partial is copied
-    // only when the segment grew, so a write outside the test's table nudges it on a quiet cluster.
+    // A window end at or after the last commit's return is enough: the stream dates a partial by the server's flush
+    // position it reaches (flush-clock.ts), not by when the copy began (which once let CI restore "latest" without
+    // the last row: pg_receivewal receives a commit some ms after the client saw it return). A partial is copied only
+    // when the segment grew, so a write outside the test's table nudges it on a quiet cluster.
     await admin.query(`CREATE TABLE IF NOT EXISTS ${TABLE}_nudge (id serial PRIMARY KEY)`);
     await until(
-      'a window that ends two seconds after the last commit',
+      'a window that ends at or after the last commit',
       async () => {
         const window = (await call(server.url, 'GET', `/api/jobs/${JOB}/point-in-time`, { key: apiKey })).body?.data?.window;
-        if (window && Date.parse(window.end) >= lastCommit.clientAfter + 2_000) return true;
+        if (window && Date.parse(window.end) >= lastCommit.clientAfter) return true;
         await admin.query(`INSERT INTO ${TABLE}_nudge DEFAULT VALUES`);
         return false;
       },

@@ -141,3 +141,30 @@ export async function endSlotHolder(config: PostgresSourceConfig, slot: string):
   }
   return { ended: false, pid: found.pid, reason: `its WAL sender (PID ${found.pid}) did not let go within ${RELEASE_WAIT_MS / 1000} s` };
 }
+
+/**
+ * The server's WAL flush position, paired with the local time read before the query was sent (see flush-clock.ts):
+ * every commit acknowledged before `at` is at or below `lsn`. A standby reports what it has received (with
+ * asynchronous replication a commit acknowledged by the primary may not have reached it yet; docs/pitr.md). Also the
+ * last checkpoint's start (time and redo position: nothing was flushed beyond redo when the checkpoint began) when the
+ * role may read it, which dates the WAL a slot reserved before the stream took its first reading.
+ */
+export async function readFlushSamples(config: PostgresSourceConfig): Promise<{ now?: { at: number; lsn: bigint }; checkpoint?: { at: number; lsn: bigint } }> {
+  return withClient(config, config.maintenanceDatabase, async (client) => {
+    const at = Date.now();
+    const { rows } = await client.query<{ flush: string | null }>(
+      'SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_flush_lsn() END)::text AS flush',
+    );
+    const flush = rows[0]?.flush;
+    let checkpoint: { at: number; lsn: bigint } | undefined;
+    try {
+      const control = await client.query<{ redo: string | null; seconds: string | null }>('SELECT redo_lsn::text AS redo, extract(epoch FROM checkpoint_time)::bigint::text AS seconds FROM pg_control_checkpoint()');
+      const row = control.rows[0];
+      // checkpoint_time is in whole seconds, rounded down: still no later than the checkpoint's start.
+      if (row?.redo && row.seconds) checkpoint = { at: Number(row.seconds) * 1000, lsn: parseLsn(row.redo) };
+    } catch {
+      // pg_control_checkpoint() is not granted to every role: without it the stream only dates what it read itself.
+    }
+    return { ...(flush ? { now: { at, lsn: parseLsn(flush) } } : {}), ...(checkpoint ? { checkpoint } : {}) };
+  });
+}

@@ -6,9 +6,10 @@
 //   <spool>/.snapshots/       frozen copies of the partial segment, one per report; deleted once archived;
 //   <spool>/.holdfast-wal-stream.json   the slot and the newest segment moved to .ready (survives a crash).
 import { constants } from 'node:fs';
-import { copyFile, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ChangeLogSpool } from '@holdfast/sdk';
+import { walDataEnd } from './wal-end.js';
 import { isSegmentName } from './wal-names.js';
 
 /** What the stream remembers across restarts. */
@@ -18,6 +19,8 @@ export interface SpoolState {
   systemId?: string;
   /** Newest completed segment handed to `.ready` (older ones in pg_receivewal's directory are already handled). */
   lastCompleted?: string;
+  /** What the newest reported piece covers (ms since the epoch; flush-clock.ts): a later piece never claims less. */
+  coveredUntil?: number;
 }
 
 export class Spool extends ChangeLogSpool<SpoolState> {
@@ -52,10 +55,11 @@ export class Spool extends ChangeLogSpool<SpoolState> {
   }
 
   /**
-   * Freezes the partial segment: copies it (pg_receivewal keeps writing the original) and finds where its data ends.
+   * Freezes the partial segment: copies it (pg_receivewal keeps writing the original) and finds where its WAL ends
+   * (`startLsn`: the segment's first position).
    * Undefined when there is no partial, or it holds no data.
    */
-  async snapshotPartial(name: string, sequence: number): Promise<{ path: string; size: number; dataEnd: number } | undefined> {
+  async snapshotPartial(name: string, sequence: number, startLsn: bigint): Promise<{ path: string; size: number; dataEnd: number } | undefined> {
     const source = path.join(this.dir, `${name}.partial`);
     const target = path.join(this.snapshotDir, `${name}.partial.${sequence}`);
     try {
@@ -65,7 +69,8 @@ export class Spool extends ChangeLogSpool<SpoolState> {
       throw error;
     }
     const size = (await stat(target)).size;
-    const dataEnd = await dataEndOf(target, size);
+    // The end of the last whole record (wal-end.ts), which is what the server's flush position is compared with.
+    const dataEnd = await walDataEnd(target, size, startLsn);
     if (dataEnd === 0) {
       await rm(target, { force: true });
       return undefined;
@@ -85,29 +90,5 @@ export class Spool extends ChangeLogSpool<SpoolState> {
     }
     for (const name of await this.ready()) await rename(path.join(this.readyDir, name), path.join(target, `ready-${name}`));
     return target;
-  }
-}
-
-/**
- * Where the data of a partial segment ends. pg_receivewal creates the file zero-filled to the full segment size and
- * writes WAL from its start, so everything after the last non-zero byte is padding. WAL records start 8-byte aligned,
- * so the end is rounded up to 8: the position the next record would take. (A record that itself ends in zero bytes
- * makes this a little early: the value never claims more than the file holds.)
- */
-export async function dataEndOf(file: string, size: number): Promise<number> {
-  const handle = await open(file, 'r');
-  try {
-    const buffer = Buffer.alloc(256 * 1024);
-    for (let end = size; end > 0; ) {
-      const start = Math.max(0, end - buffer.length);
-      const { bytesRead } = await handle.read(buffer, 0, end - start, start);
-      for (let i = bytesRead - 1; i >= 0; i--) {
-        if (buffer[i] !== 0) return Math.min(size, Math.ceil((start + i + 1) / 8) * 8);
-      }
-      end = start;
-    }
-    return 0;
-  } finally {
-    await handle.close();
   }
 }

@@ -9,7 +9,8 @@ import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, scrub } from '../connection.js';
 import { classifyReceiverExit, receiverError, startReceiver, type ReceiverEvent } from './receiver.js';
 import { replicationRefusal, identifyServer } from './replication-client.js';
-import { createSlotIfMissing, dropSlot, endSlotHolder, readSlotStatus, slotNameFor } from './slot.js';
+import { FlushClock } from './flush-clock.js';
+import { createSlotIfMissing, dropSlot, endSlotHolder, readFlushSamples, readSlotStatus, slotNameFor } from './slot.js';
 import { Spool } from './spool.js';
 import { formatLsn, nextSegmentName, parseLsn, parseSegmentName, segmentNameFor, segmentStartLsn } from './wal-names.js';
 
@@ -50,6 +51,8 @@ class WalStream {
   private pendingGap: { lastArchived?: string; reason: string } | undefined;
   private hasStarted = false;
   private ready: Promise<void>;
+  /** Dates the pieces: which instant each one covers (set up with the spool's state). */
+  private clock = new FlushClock();
 
   constructor(
     private readonly config: PostgresSourceConfig,
@@ -133,7 +136,35 @@ class WalStream {
     // The spool remembers the slot it streamed from: a slot that is gone now was dropped behind Holdfast's back.
     if ((await createSlotIfMissing(this.config, this.slot)) && state.slot === this.slot) this.slotWasMissing('the replication slot was dropped while the stream was stopped');
     await this.spool.writeState({ ...state, slot: this.slot, systemId: server.systemId });
+    this.clock = new FlushClock(state.coveredUntil);
+    await this.readFlushClock(true);
     return true;
+  }
+
+  /**
+   * One reading of the server's flush position for the clock (and, at set-up, the last checkpoint's start, which
+   * dates the WAL the slot reserved before it). A failed reading is skipped: the pieces are dated by earlier ones.
+   */
+  private async readFlushClock(withCheckpoint = false): Promise<void> {
+    try {
+      const { now, checkpoint } = await readFlushSamples(this.config);
+      if (withCheckpoint && checkpoint) this.clock.record(checkpoint);
+      if (now) this.clock.record(now);
+    } catch {
+      // The server is restarting or unreachable; pg_receivewal's own exit reports that.
+    }
+  }
+
+  /**
+   * What a piece ending at `endLsn` covers, remembered in the spool so a restarted stream never claims less. Call it
+   * inside the spool's exclusive section: it rewrites the spool's state.
+   */
+  private async coveredUntil(endLsn: bigint): Promise<Date | undefined> {
+    const before = this.clock.lastClaim;
+    const covered = this.clock.coveredAt(endLsn);
+    if (covered === undefined) return undefined;
+    if (covered !== before) await this.spool.writeState({ ...(await this.spool.readState()), coveredUntil: covered });
+    return new Date(covered);
   }
 
   /** Runs pg_receivewal again and again until the abort, repairing the slot or the spool when its exit asks for it. */
@@ -312,9 +343,13 @@ class WalStream {
         await this.ingestCompleted();
         return this.spool.ready();
       });
-      for (const name of ready) {
+      for (const [index, name] of ready.entries()) {
         if (yielded.has(name)) continue;
         yielded.add(name);
+        // A fresh reading for the newest completed segment: after a WAL switch on a quiet server (a base backup ends
+        // with one) nothing follows it, the server's flush position is its end, and it covers up to now. Older ones
+        // (a catch-up) are dated by earlier readings, without a query each.
+        if (index === ready.length - 1) await this.readFlushClock();
         yield await this.completedSegment(name);
         if (signal.aborted) return;
       }
@@ -344,15 +379,18 @@ class WalStream {
   private async completedSegment(name: string): Promise<ChangeLogSegment> {
     const file = path.join(this.spool.readyDir, name);
     const info = await stat(file);
+    const end = segmentStartLsn(nextSegmentName(name, this.segmentSize), this.segmentSize);
     return {
       name,
       partial: false,
       timeline: parseSegmentName(name, this.segmentSize).timeline,
       path: file,
       size: info.size,
-      endPosition: formatLsn(segmentStartLsn(nextSegmentName(name, this.segmentSize), this.segmentSize)),
-      // pg_receivewal's last write to the file, which is when the segment was complete here.
-      coversUntil: info.mtime,
+      endPosition: formatLsn(end),
+      // Not the file's mtime: commits acknowledged just before pg_receivewal finished it may lie in the next segment.
+      // Undated (a new spool whose slot reserved WAL the clock has no reading for): the epoch, which claims nothing;
+      // the next partial dates the window again.
+      coversUntil: (await this.spool.exclusive(() => this.coveredUntil(end))) ?? new Date(0),
     };
   }
 
@@ -363,11 +401,15 @@ class WalStream {
   ): Promise<{ name: string; dataEnd: number; segment: ChangeLogSegment } | undefined> {
     const name = await this.spool.partialInReceiveDir();
     if (!name) return undefined;
-    // Everything pg_receivewal wrote before the copy starts is in the copy.
-    const coversUntil = new Date();
-    const snapshot = await this.spool.snapshotPartial(name, sequence);
+    // Read before the copy: when pg_receivewal has received up to the server's flush position by the time the copy
+    // is taken, the copy covers every commit acknowledged before this reading (flush-clock.ts).
+    await this.readFlushClock();
+    const snapshot = await this.spool.snapshotPartial(name, sequence, segmentStartLsn(name, this.segmentSize));
     if (!snapshot) return undefined;
-    if (last && last.name === name && snapshot.dataEnd <= last.dataEnd) {
+    const end = segmentStartLsn(name, this.segmentSize) + BigInt(snapshot.dataEnd);
+    const coversUntil = last && last.name === name && snapshot.dataEnd <= last.dataEnd ? undefined : await this.coveredUntil(end);
+    if (!coversUntil) {
+      // Not grown since the last report, or no reading dates it yet (pg_receivewal is behind every reading).
       await this.spool.remove(snapshot.path);
       return undefined;
     }
@@ -377,7 +419,7 @@ class WalStream {
       timeline: parseSegmentName(name, this.segmentSize).timeline,
       path: snapshot.path,
       size: snapshot.size,
-      endPosition: formatLsn(segmentStartLsn(name, this.segmentSize) + BigInt(snapshot.dataEnd)),
+      endPosition: formatLsn(end),
       coversUntil,
     };
     return { name, dataEnd: snapshot.dataEnd, segment };
