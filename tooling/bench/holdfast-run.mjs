@@ -15,8 +15,14 @@
 // `memorySampleMs`: the answer then carries `memorySamples`, [ms since the trigger, RSS KiB, anonymous RSS KiB,
 // file-backed RSS KiB, threads, heapTotal, heapUsed, external, arrayBuffers] every that many ms, to see when during
 // a run the memory grows and what holds it.
+// Serve mode (`node holdfast-run.mjs --serve '{"dataDir":...,"systemKey":...}'`, what `npm run bench:quick` uses): ONE
+// stack for many runs, one spec per stdin line, one answer line per run on stdout (the same JSON). Starting a stack
+// per run was most of bench:quick's minutes. Per run: VmHWM is reset (/proc/self/clear_refs 5) before the trigger so
+// the peak RSS is that run's; CPU counts from the trigger as above; `spec.env` is set for the run and restored after
+// (HOLDFAST_EXTERNAL_COMPRESSOR=off rows); a spec's dataDir is ignored (the stack's serves every run).
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { applyServerHeapSettings } from '../../apps/server/dist/heap-settings.js';
 import { applyYoungCollections } from '../../apps/server/dist/young-collections.js';
 import { generateAgeIdentity } from '../../kernel/dist/index.js';
@@ -26,9 +32,10 @@ import { startHoldfast } from './lib/holdfast-stack.mjs';
 // The V8 heap growth the server process sets at startup (HOLDFAST_HEAP_GROWING_PERCENT), so figures match a server's.
 const heapGrowth = applyServerHeapSettings(process.env);
 
-const spec = JSON.parse(process.argv[2] ?? '{}');
-if (!['backup', 'restore'].includes(spec.mode) || !spec.dataDir) {
-  console.error("usage: holdfast-run.mjs '{\"mode\":\"backup\"|\"restore\",\"dataDir\":...}'");
+const serve = process.argv[2] === '--serve';
+const firstSpec = JSON.parse(process.argv[serve ? 3 : 2] ?? '{}');
+if ((!serve && !['backup', 'restore'].includes(firstSpec.mode)) || !firstSpec.dataDir) {
+  console.error("usage: holdfast-run.mjs '{\"mode\":\"backup\"|\"restore\",\"dataDir\":...}' | --serve '{\"dataDir\":...}'");
   process.exit(2);
 }
 
@@ -43,10 +50,10 @@ const sampler = setInterval(() => {
   memoryPeak.rss = Math.max(memoryPeak.rss, usage.rss);
 }, 100);
 // The optional timeline starts with the run (`timelineStart` is set when the backup or restore is triggered).
-const memorySamples = [];
+let memorySamples = [];
 let timelineStart = null;
 const timeline =
-  spec.memorySampleMs > 0
+  firstSpec.memorySampleMs > 0
     ? setInterval(() => {
         if (timelineStart === null) return;
         const usage = process.memoryUsage();
@@ -54,17 +61,18 @@ const timeline =
         const status = readFileSync('/proc/self/status', 'utf8');
         const field = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
         memorySamples.push([ms, Math.round(usage.rss / 1024), field('RssAnon'), field('RssFile'), field('Threads'), usage.heapTotal, usage.heapUsed, usage.external, usage.arrayBuffers]);
-      }, spec.memorySampleMs)
+      }, firstSpec.memorySampleMs)
     : null;
 
-const holdfast = await startHoldfast({ dataDir: spec.dataDir, systemKey: spec.systemKey, extraAdapters: spec.kind === 'mysql' ? ['@holdfast/source-mysql'] : [] });
+// A serving stack loads the MySQL source too: any run may need it.
+const holdfast = await startHoldfast({ dataDir: firstSpec.dataDir, systemKey: firstSpec.systemKey, extraAdapters: serve || firstSpec.kind === 'mysql' ? ['@holdfast/source-mysql'] : [] });
 heapGrowth.markIdle();
 // The young collections the server paces once started (HOLDFAST_YOUNG_COLLECTIONS).
 applyYoungCollections(process.env);
 const data = (answer) => answer?.data ?? answer;
-const baselineRssKiB = Number(/VmRSS:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0);
+let baselineRssKiB = Number(/VmRSS:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0);
 // What the idle stack holds before the run (V8 heap, buffers), to tell the fixed cost from the pipeline's.
-const baselineMemory = process.memoryUsage();
+let baselineMemory = process.memoryUsage();
 
 // The engine's outcome events (one per finished backup or restore, emitted after its row is written).
 const OUTCOME_EVENTS = ['backup_success', 'backup_partial', 'backup_failure', 'restore_complete', 'restore_failure'];
@@ -102,7 +110,11 @@ async function waitFor(executionId) {
   }
 }
 
-try {
+/** One backup or restore on the running stack; answers the result line's object. */
+let runNumber = 0;
+async function runOne(spec) {
+  // Names unique within the stack: a serving child creates a source, destinations and a job per run.
+  const tag = ++runNumber === 1 ? '' : ` ${runNumber}`;
   let started;
   let cpuAtStart;
   let childrenAtStart;
@@ -122,17 +134,17 @@ try {
         : spec.kind === 'mysql'
           ? { host: '127.0.0.1', port: 3306, user: 'root', tls: 'disable' }
           : { paths: [spec.target] };
-    const source = data(await holdfast.call('POST', '/api/adapters', { name: `bench ${spec.kind}`, type: 'database', adapterId: spec.kind, config: sourceConfig }));
+    const source = data(await holdfast.call('POST', '/api/adapters', { name: `bench ${spec.kind}${tag}`, type: 'database', adapterId: spec.kind, config: sourceConfig }));
     const storages = [];
     for (const [index, path] of spec.destinations.entries()) {
-      storages.push(data(await holdfast.call('POST', '/api/adapters', { name: `bench local ${index}`, type: 'storage', adapterId: 'local', config: { path } })));
+      storages.push(data(await holdfast.call('POST', '/api/adapters', { name: `bench local ${index}${tag}`, type: 'storage', adapterId: 'local', config: { path } })));
     }
     // 'age': a public-key profile; the private key is thrown away (the benchmark never reads the backup back).
-    const vaultBody = spec.encrypt === 'age' ? { name: 'bench public key', publicKey: generateAgeIdentity().recipient } : { name: 'bench key' };
+    const vaultBody = spec.encrypt === 'age' ? { name: `bench public key${tag}`, publicKey: generateAgeIdentity().recipient } : { name: `bench key${tag}` };
     const vault = spec.encrypt ? data(await holdfast.call('POST', '/api/vault', vaultBody)) : null;
     const job = data(
       await holdfast.call('POST', '/api/jobs', {
-        name: `bench ${spec.kind}`,
+        name: `bench ${spec.kind}${tag}`,
         schedule: '0 0 1 1 *',
         enabled: false,
         sourceId: source.id,
@@ -169,8 +181,6 @@ try {
   const cpu = process.cpuUsage(cpuAtStart);
   const children = childrenCpuSeconds();
   const cpuSeconds = { user: cpu.user / 1e6, system: cpu.system / 1e6, childrenUser: children.user - childrenAtStart.user, childrenSystem: children.system - childrenAtStart.system };
-  clearInterval(sampler);
-  if (timeline) clearInterval(timeline);
   const status = await readFile('/proc/self/status', 'utf8');
   const peakRssKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
   const errors = (execution.logs ?? []).filter((entry) => entry.level === 'error').map((entry) => entry.message);
@@ -190,7 +200,49 @@ try {
     ...ids,
     ...(timeline ? { memorySamples } : {}),
   };
-  process.stdout.write(`${JSON.stringify(result)}\n`);
+  return result;
+}
+
+/** Resets the per-run peaks (VmHWM, the sampled memory) and sets the run's environment; answers the undo. */
+async function beginRun(spec) {
+  for (const key of Object.keys(memoryPeak)) memoryPeak[key] = 0;
+  memorySamples = [];
+  timelineStart = null;
+  // 5: reset the peak resident set size (VmHWM) to the current one (Linux, proc(5)).
+  await writeFile('/proc/self/clear_refs', '5').catch(() => undefined);
+  baselineRssKiB = Number(/VmRSS:\s+(\d+)/.exec(await readFile('/proc/self/status', 'utf8'))?.[1] ?? 0);
+  baselineMemory = process.memoryUsage();
+  const saved = Object.entries(spec.env ?? {}).map(([key, value]) => {
+    const before = process.env[key];
+    process.env[key] = value;
+    return [key, before];
+  });
+  return () => {
+    for (const [key, before] of saved) {
+      if (before === undefined) delete process.env[key];
+      else process.env[key] = before;
+    }
+  };
+}
+
+try {
+  if (!serve) {
+    process.stdout.write(`${JSON.stringify(await runOne(firstSpec))}\n`);
+  } else {
+    // One spec per line; the answer is written before the next line is read (runs never overlap).
+    for await (const line of createInterface({ input: process.stdin, crlfDelay: Infinity })) {
+      if (!line.trim()) continue;
+      const spec = JSON.parse(line);
+      const undo = await beginRun(spec);
+      try {
+        process.stdout.write(`${JSON.stringify(await runOne(spec))}\n`);
+      } catch (error) {
+        process.stdout.write(`${JSON.stringify({ status: 'Error', errors: [String(error?.message ?? error)] })}\n`);
+      } finally {
+        undo();
+      }
+    }
+  }
 } finally {
   clearInterval(sampler);
   if (timeline) clearInterval(timeline);

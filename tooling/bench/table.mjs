@@ -18,12 +18,17 @@
 //   HOLDFAST_BENCH_SIZE_MB      size of the generated PostgreSQL and MariaDB databases and of the 8 MiB-file folder;
 //                               the small-file tree is half of it (default 1024; --quick: 32)
 //   HOLDFAST_BENCH_REPEATS      runs per Holdfast run and per pipeline (default 3; --quick: 1, meant to print every row
-//                               in about a minute on a quiet machine: each Holdfast run starts a stack of its own, 22
-//                               of them per round; HOLDFAST_BENCH_REPEATS=3 npm run bench:quick for spreads)
+//                               in about a minute; HOLDFAST_BENCH_REPEATS=3 npm run bench:quick for spreads)
 //   HOLDFAST_BENCH_TABLE_PARTS  postgres,mariadb,directory,files,node_modules (default all)
 //   HOLDFAST_BENCH_NODE_MODULES the folder of the node_modules row, read in place and never written (default the
 //                               repository's node_modules; --quick: node_modules/es-toolkit, about 4,300 small files)
 //   HOLDFAST_BENCH_RESTORE      0: no restore rows;  HOLDFAST_BENCH_ENCRYPTED  0: no encrypted rows
+//   HOLDFAST_BENCH_ONE_CHILD    1: one long-lived Holdfast child (one stack) runs every backup and restore, its peak RSS
+//                               reset before each (default 0: a fresh child per run, as a server's first backup;
+//                               --quick: 1, which took bench:quick from 3-4 min to about a minute)
+//   HOLDFAST_BENCH_INPROCESS    1: every ZSTD/GZIP backup also runs with HOLDFAST_EXTERNAL_COMPRESSOR=off (the engine's
+//                               in-process codec), a row of its own against the same pipeline (before/after of issue 42's
+//                               external compressor; Holdfast uses zstd/pigz in a child process when they are installed)
 // pigz missing: the pigz row is skipped and says so (install: node tooling/test-services/pigz.mjs).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -32,14 +37,14 @@ import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './lib/measure.mjs';
-import { holdfastRun, shellRun } from './lib/runners.mjs';
+import { holdfastRun, shellRun, startHoldfastServer } from './lib/runners.mjs';
 import { markdownTable, plainTable, rowFigures } from './lib/table-report.mjs';
 import { folderSource, generateDirectory, generateSmallFiles, mariadbSource, postgresSource } from './lib/table-sources.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..', '..');
 const quick = process.argv.includes('--quick');
-const QUICK_DEFAULTS = { HOLDFAST_BENCH_SIZE_MB: '32', HOLDFAST_BENCH_REPEATS: '1', HOLDFAST_BENCH_NODE_MODULES: join(repoRoot, 'node_modules', 'es-toolkit') };
+const QUICK_DEFAULTS = { HOLDFAST_BENCH_SIZE_MB: '32', HOLDFAST_BENCH_REPEATS: '1', HOLDFAST_BENCH_NODE_MODULES: join(repoRoot, 'node_modules', 'es-toolkit'), HOLDFAST_BENCH_ONE_CHILD: '1' };
 const env = quick ? { ...QUICK_DEFAULTS, ...process.env } : process.env;
 const sizeMiB = Number(env.HOLDFAST_BENCH_SIZE_MB ?? 1024);
 const repeats = Number(env.HOLDFAST_BENCH_REPEATS ?? 3);
@@ -48,6 +53,11 @@ const parts = (env.HOLDFAST_BENCH_TABLE_PARTS ?? ALL_PARTS.join(',')).split(',')
 const nodeModules = env.HOLDFAST_BENCH_NODE_MODULES ?? join(repoRoot, 'node_modules');
 const withRestore = env.HOLDFAST_BENCH_RESTORE !== '0';
 const withEncrypted = env.HOLDFAST_BENCH_ENCRYPTED !== '0';
+// Before/after rows of the external compressor (zstd/pigz in a child process, issue 42): the same backup with it off.
+const withInProcess = env.HOLDFAST_BENCH_INPROCESS === '1';
+const IN_PROCESS_ENV = { HOLDFAST_EXTERNAL_COMPRESSOR: 'off' };
+// One long-lived Holdfast child for every run (holdfast-run.mjs --serve) instead of a fresh one per run.
+const oneChild = env.HOLDFAST_BENCH_ONE_CHILD === '1';
 if (!(sizeMiB > 0) || !(repeats >= 1)) throw new Error('HOLDFAST_BENCH_SIZE_MB and HOLDFAST_BENCH_REPEATS must be positive numbers');
 const unknown = parts.filter((part) => !ALL_PARTS.includes(part));
 if (unknown.length > 0) throw new Error(`HOLDFAST_BENCH_TABLE_PARTS: unknown part(s) ${unknown.join(', ')}; use ${ALL_PARTS.join(', ')}`);
@@ -74,7 +84,7 @@ function sourceUnits({ id, title, source, goal, work, gzip }) {
         // The data directory private from the start, as the server wants it (it would change the mode and warn).
         await mkdir(join(runDir, 'dest'), { recursive: true });
         await mkdir(join(runDir, 'data'), { mode: 0o700 });
-        const result = await holdfastRun({ systemKey, mode: 'backup', ...source.backupSpec, dataDir: join(runDir, 'data'), destinations: [join(runDir, 'dest')], ...job });
+        const result = await holdfastRun({ systemKey, mode: 'backup', ...source.backupSpec, dataDir: join(runDir, 'data'), destinations: [join(runDir, 'dest')], ...job }, server);
         // The first backup of each unit stays for its restore rows; the others go at once.
         if (!kept.has(unitId)) kept.set(unitId, { runDir, ...result });
         else await rm(runDir, { recursive: true, force: true });
@@ -91,7 +101,7 @@ function sourceUnits({ id, title, source, goal, work, gzip }) {
         await target.prepare?.();
         try {
           const { kind, ...where } = target.spec;
-          return await holdfastRun({ systemKey, mode: 'restore', kind, dataDir: join(backupRun.runDir, 'data'), storageId: backupRun.storageId, file: backupRun.path, ...where });
+          return await holdfastRun({ systemKey, mode: 'restore', kind, dataDir: join(backupRun.runDir, 'data'), storageId: backupRun.storageId, file: backupRun.path, ...where }, server);
         } finally {
           await target.cleanup();
         }
@@ -121,6 +131,10 @@ function sourceUnits({ id, title, source, goal, work, gzip }) {
   backup(`${id} backup`, { compression: 'ZSTD' });
   pipeline(`${id} pipeline`, ZSTD, zstdFile);
   rows.push({ name: `${title}, ZSTD`, holdfast: `${id} backup`, against: `${id} pipeline`, againstText: source.pipelineText(ZSTD), goal });
+  if (withInProcess) {
+    backup(`${id} backup in-process`, { compression: 'ZSTD', env: IN_PROCESS_ENV });
+    rows.push({ name: `${title}, ZSTD, in-process codec`, holdfast: `${id} backup in-process`, against: `${id} pipeline`, againstText: source.pipelineText(ZSTD), goal: null });
+  }
   if (withEncrypted) {
     backup(`${id} backup encrypted`, { compression: 'ZSTD', encrypt: true });
     rows.push({ name: `${title}, ZSTD: encrypted / plain`, holdfast: `${id} backup encrypted`, against: `${id} backup`, againstText: 'Holdfast plain', goal: 1.05, encrypted: true });
@@ -130,6 +144,10 @@ function sourceUnits({ id, title, source, goal, work, gzip }) {
     backup(`${id} gzip backup`, { compression: 'GZIP' });
     pipeline(`${id} pigz`, 'pigz -3', join(work, `${id}.pigz.gz`));
     pipeline(`${id} gzip`, 'gzip -3', gzipFile);
+    if (withInProcess) {
+      backup(`${id} gzip backup in-process`, { compression: 'GZIP', env: IN_PROCESS_ENV });
+      rows.push({ name: `${title}, GZIP, in-process codec`, holdfast: `${id} gzip backup in-process`, against: `${id} pigz`, againstText: source.pipelineText('pigz -3'), goal: null });
+    }
     rows.push({ name: `${title}, GZIP`, holdfast: `${id} gzip backup`, against: `${id} pigz`, againstText: source.pipelineText('pigz -3'), goal: 1.15 });
     rows.push({ name: `${title}, GZIP (single-threaded gzip)`, holdfast: `${id} gzip backup`, against: `${id} gzip`, againstText: source.pipelineText('gzip -3'), goal: null });
     if (withRestore) {
@@ -176,6 +194,11 @@ const version = (command, args = ['--version']) =>
   );
 
 const work = await mkdtemp(join(tmpdir(), 'holdfast-table-bench-'));
+let server;
+if (oneChild) {
+  await mkdir(join(work, 'server-data'), { mode: 0o700 });
+  server = await startHoldfastServer({ dataDir: join(work, 'server-data'), systemKey });
+}
 const startedAt = new Date();
 const report = { startedAt: startedAt.toISOString(), quick, sizeMiB, repeats, node: process.version, loadAtStart: await loadAverage(), parts: {} };
 const results = new Map();
@@ -221,6 +244,7 @@ try {
   }
 } finally {
   report.loadAtEnd = await loadAverage();
+  await server?.close();
   await rm(work, { recursive: true, force: true });
 }
 
