@@ -31,6 +31,7 @@ export * from './ports/identity.js';
 export * from './protected-action.js';
 export * from './ports/notifications.js';
 export * from './ports/observability.js';
+export * from './ports/remote-sources.js';
 export * from './naming-suffix.js';
 export * from './sidecar.js';
 export * from './local-paths.js';

@@ -148,7 +148,8 @@ describe.each(['sqlite', 'postgresql'] as const)('agents on %s', (dialect) => {
     huge.send({ type: 'authenticate', protocol: 1, agentId: 'x'.repeat(5_000) });
     expect(await huge.closed).toEqual({ code: 4000, reason: 'protocol error: handshake frame too large' });
     const oversized = await openConnection(server.url);
-    oversized.send('x'.repeat(100 * 1024));
+    // Over MAX_FRAME_BYTES (256 KiB since data frames of calls carry up to 128 KiB): ws refuses it before any parsing.
+    oversized.send('x'.repeat(300 * 1024));
     expect((await oversized.closed).code).toBe(1009);
     const wrongShape = await openConnection(server.url);
     wrongShape.send({ type: 'hello', version: '1', host: 'h', adapters: [] });

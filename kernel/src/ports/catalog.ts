@@ -53,6 +53,8 @@ export interface ResolvedAdapterConfig {
   updateCredentials?(role: string, patch: Record<string, unknown>): Promise<void>;
   /** Sources only: never restore into this one (backups from it are still made). */
   excludeFromRestore?: boolean;
+  /** Sources only: the remote agent that runs this source (issue 48); null or absent runs it on the server. */
+  agentId?: string | null;
 }
 
 /** One destination of a run plan. */

@@ -1,4 +1,5 @@
-import { optionalToken, TOKENS, type AuditEntry, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { optionalToken, REMOTE_SOURCE_RUNNER, TOKENS, type AuditEntry, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { AgentSourceRunner, agentWaitFromEnv } from './calls/remote-source-runner.js';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
 import { AgentStore } from './agent-store.js';
@@ -12,6 +13,8 @@ import { createAgentsTable } from './store/migration.js';
 export interface AgentsService {
   store: AgentStore;
   endpoint: AgentEndpoint;
+  /** Runs sources bound to an agent (registered as `REMOTE_SOURCE_RUNNER`). */
+  runner: AgentSourceRunner;
 }
 
 export const AGENTS = Symbol.for('holdfast:agents') as InjectionToken<AgentsService>;
@@ -24,6 +27,8 @@ export interface AgentsPluginOptions {
   enrollmentTtlMs?: number;
   /** Handshake time, ping period, handshake budget (tests shorten the ping period). */
   endpoint?: Partial<AgentEndpointOptions>;
+  /** How long a run waits for an offline agent; overrides `HOLDFAST_AGENT_WAIT_SECONDS` (default 60 s). */
+  agentWaitMs?: number;
 }
 
 /**
@@ -34,6 +39,7 @@ export interface AgentsPluginOptions {
 export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastPlugin {
   // Read at creation: a bad value stops the start with a message naming the variable.
   const ttlMs = options.enrollmentTtlMs ?? enrollmentTtlFromEnv(options.env ?? process.env);
+  const waitMs = options.agentWaitMs ?? agentWaitFromEnv(options.env ?? process.env);
   let service: AgentsService | undefined;
 
   const serviceOf = (container: DependencyContainer): AgentsService => {
@@ -42,7 +48,8 @@ export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastP
     const logger: KernelLogger = base.child?.({ plugin: 'agents' }) ?? base;
     const store = new AgentStore(() => container.resolve(ORM_DATABASE), ttlMs);
     const endpoint = new AgentEndpoint(store, () => container.resolve(TOKENS.EventBus), logger, { ...DEFAULT_ENDPOINT_OPTIONS, ...options.endpoint });
-    service = { store, endpoint };
+    const runner = new AgentSourceRunner(store, endpoint, () => container.resolve(TOKENS.AdapterRegistry), waitMs, logger);
+    service = { store, endpoint, runner };
     return service;
   };
 
@@ -58,12 +65,13 @@ export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastP
 
   return {
     name: 'agents',
-    provides: [AGENTS],
-    requires: [ORM_DATABASE, TOKENS.EventBus, TOKENS.Logger, optionalToken(TOKENS.AuditWriter)],
+    provides: [AGENTS, REMOTE_SOURCE_RUNNER],
+    requires: [ORM_DATABASE, TOKENS.EventBus, TOKENS.Logger, TOKENS.AdapterRegistry, optionalToken(TOKENS.AuditWriter)],
     entities: [AgentEntity],
     migrations: [createAgentsTable],
     register(container) {
       container.register(AGENTS, { useFactory: serviceOf });
+      container.register(REMOTE_SOURCE_RUNNER, { useFactory: (resolver) => serviceOf(resolver).runner });
     },
     routes(container) {
       const { store, endpoint } = serviceOf(container);

@@ -1,10 +1,13 @@
 /**
  * The agent connection protocol (docs/agents.md "Protocol"), shared by the server endpoint and the `holdfast agent`
- * command. Every frame is one JSON text message. This module imports only zod and node:crypto so the agent side
+ * command. Handshake frames are JSON text; after the hello, calls may also stream bytes in binary frames. This module imports only zod and node (crypto, stream) so the agent side
  * can load it without the server's ORM and HTTP stack (`@holdfast/agents/protocol`).
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { z } from 'zod';
+
+export * from './calls/call-frames.js';
+export { CreditedReadable, CreditedSender } from './calls/credit-stream.js';
 
 /** Path of the WebSocket endpoint on the server's own HTTP listener. */
 export const AGENT_CONNECT_PATH = '/api/agents/connect';
@@ -15,8 +18,12 @@ export const AGENT_PROTOCOL_VERSION = 1;
 /** Largest frame accepted before the handshake completes: every handshake frame fits in well under 1 KiB. */
 export const HANDSHAKE_MAX_FRAME_BYTES = 4 * 1024;
 
-/** Largest frame accepted at all (ws `maxPayload`); larger frames close the socket with 1009. */
-export const MAX_FRAME_BYTES = 64 * 1024;
+/**
+ * Largest frame accepted at all (ws `maxPayload`); larger frames close the socket with 1009. Data frames of a call's
+ * byte stream carry up to {@link DATA_CHUNK_BYTES} (128 KiB) plus their tag; handshake frames stay limited to
+ * {@link HANDSHAKE_MAX_FRAME_BYTES}.
+ */
+export const MAX_FRAME_BYTES = 256 * 1024;
 
 /**
  * Close codes (4000-4999 are the application's range in RFC 6455). Codes in {@link PERMANENT_CLOSE_CODES} mean

@@ -7,8 +7,10 @@ import {
   PERMANENT_CLOSE_CODES,
   signedChallenge,
 } from '@holdfast/agents/protocol';
+import { AdapterRegistry } from '@holdfast/kernel';
 import { WebSocket } from 'ws';
 import { saveEnrollment, signWith, type AgentIdentity } from './agent-state.js';
+import { AgentCallRunner } from './call-runner.js';
 
 /** One line of the agent's log (JSON on stdout). */
 export type AgentLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -25,6 +27,8 @@ export interface AgentRunOptions {
   host: string;
   /** Source adapter packages this agent can load (reported in every hello). */
   adapters: string[];
+  /** The loaded source adapters the server's calls run (none: every call fails naming the missing adapter). */
+  registry?: AdapterRegistry;
   /** Longest wait between attempts (1 s doubling up to this, with jitter); default 30 s. */
   maxBackoffMs?: number;
   /** HTTP(S) proxy agent for the connection (from HTTPS_PROXY/HTTP_PROXY), when configured. */
@@ -125,7 +129,10 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
         : { type: 'authenticate', protocol: AGENT_PROTOCOL_VERSION, agentId: identity.agentId };
       socket.send(JSON.stringify(first));
     });
-    socket.on('message', (data) => {
+    let runner: AgentCallRunner | undefined;
+    socket.on('message', (data, isBinary) => {
+      if (runner?.onFrame(data as Buffer, isBinary)) return;
+      if (isBinary) return socket.close(CLOSE.protocolError, 'protocol error: unexpected binary frame');
       let frame: { type?: string; nonce?: string; agentId?: string; pingIntervalMs?: number };
       try {
         frame = JSON.parse(String(data)) as typeof frame;
@@ -150,6 +157,7 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
         log('info', 'enrolled', { agentId });
       }
       wasWelcomed = true;
+      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log);
       pingIntervalMs = interval;
       watch(interval);
       socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters }));
@@ -158,6 +166,7 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
     socket.on('error', (error) => log('warn', 'connection error', { err: error.message }));
     socket.on('close', (code, reason) => {
       clearTimeout(watchdog);
+      runner?.closeAll();
       options.signal.removeEventListener('abort', onAbort);
       resolve({ code, reason: reason.toString('utf8'), wasWelcomed });
     });

@@ -59,7 +59,7 @@ export function addAgentCommand(program: Command, version: string): void {
       if (identity.agentId !== undefined && options.token) {
         log('warn', 'already enrolled: --token is ignored (to pair again, empty the state directory and use a new token)', { agentId: identity.agentId });
       }
-      const adapters = await loadableSourceAdapters(process.env);
+      const { packages: adapters, registry } = await loadableSourceAdapters(process.env);
       const proxy = proxyAgentFor(options.server, process.env);
       const stop = new AbortController();
       const onSignal = () => stop.abort();
@@ -74,6 +74,7 @@ export function addAgentCommand(program: Command, version: string): void {
         version,
         host: hostname(),
         adapters,
+        registry,
         maxBackoffMs: options.maxBackoff === undefined ? undefined : options.maxBackoff * 1000,
         proxyAgent: proxy?.agent,
         log,

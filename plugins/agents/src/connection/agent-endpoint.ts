@@ -46,6 +46,12 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
     return this.options.pingIntervalMs;
   }
 
+  /** The agent's connection when it said hello and is open (calls may be made on it); undefined otherwise. */
+  readySession(agentId: string): AgentSession | undefined {
+    const session = this.live.get(agentId);
+    return session?.isReady ? session : undefined;
+  }
+
   /** Agent ids with a live, authenticated connection to this process. */
   connectedIds(): string[] {
     return [...this.live.keys()];

@@ -18,6 +18,8 @@ import {
   type HelloFrame,
   type WelcomeFrame,
 } from '../protocol.js';
+import { agentCallFrame, type CallMethod } from '../calls/call-frames.js';
+import { CallChannel } from '../calls/call-channel.js';
 
 /** What a session needs from the endpoint that accepted it. */
 export interface SessionHost {
@@ -61,16 +63,37 @@ export class AgentSession {
   closeReason = 'connection closed';
   /** Settles once the socket closed and the endpoint recorded the end (offline, event). */
   finished: Promise<void> = Promise.resolve();
+  /** Source adapter packages the agent reported in its hello (what it can run). */
+  adapters: readonly string[] = [];
+  /** The calls the server makes on this agent once it said hello (docs/agents.md "Protocol"). */
+  readonly calls: CallChannel;
 
   constructor(
     readonly socket: WebSocket,
     private readonly endpoint: SessionHost,
     readonly remoteAddress: string,
   ) {
+    this.calls = new CallChannel({
+      sendText: (frame) => this.socket.send(JSON.stringify(frame)),
+      sendBinary: (frame) => this.socket.send(frame, { binary: true }),
+      bufferedAmount: () => this.socket.bufferedAmount,
+      protocolError: (reason) => this.close(CLOSE.protocolError, reason),
+    });
     socket.on('message', (data, isBinary) => this.onFrame(data as Buffer, isBinary));
     socket.on('pong', () => {
       this.isAlive = true;
     });
+    // Calls in flight fail the moment the connection is gone, not when the endpoint has recorded it offline.
+    socket.on('close', () => this.calls.closed((method) => this.interrupted(method)));
+  }
+
+  /** True once the agent said hello on this connection and it is still open: calls may be made. */
+  get isReady(): boolean {
+    return this.stage === 'ready' && this.isOnline && this.socket.readyState === this.socket.OPEN;
+  }
+
+  private interrupted(method: CallMethod): Error {
+    return new Error(`interrupted: agent "${this.agentName ?? this.agentId}" disconnected during ${method}`);
   }
 
   get isAuthenticated(): boolean {
@@ -98,7 +121,8 @@ export class AgentSession {
 
   private onFrame(data: Buffer, isBinary: boolean): void {
     if (this.stage === 'closed') return;
-    if (this.stage !== 'ready' && (isBinary || data.length > HANDSHAKE_MAX_FRAME_BYTES)) {
+    if (this.stage === 'ready') return this.onCallFrame(data, isBinary);
+    if ((isBinary || data.length > HANDSHAKE_MAX_FRAME_BYTES)) {
       return this.close(CLOSE.protocolError, isBinary ? 'protocol error: binary frames are not accepted' : 'protocol error: handshake frame too large');
     }
     if (this.stage === 'busy') return this.close(CLOSE.protocolError, 'protocol error: a frame arrived before the server answered the previous one');
@@ -116,6 +140,19 @@ export class AgentSession {
     });
   }
 
+  /** After the hello: only answers to the server's calls (no frame asks the server for anything). */
+  private onCallFrame(data: Buffer, isBinary: boolean): void {
+    if (isBinary) return this.calls.onBinary(data);
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString('utf8'));
+    } catch {
+      return this.close(CLOSE.protocolError, 'protocol error: frame is not JSON');
+    }
+    const frame = this.parse(agentCallFrame, message, 'an answer to a call (opened, result, error, credit or end)');
+    if (frame) this.calls.onText(frame);
+  }
+
   private parse<T extends z.ZodType>(schema: T, message: unknown, what: string): z.infer<T> | undefined {
     const parsed = schema.safeParse(message);
     if (parsed.success) return parsed.data;
@@ -127,7 +164,7 @@ export class AgentSession {
   private async step(stage: Stage, message: unknown): Promise<void> {
     if (stage === 'first') return this.first(message);
     if (stage === 'signature') return this.signature(message);
-    if (stage === 'hello' || stage === 'ready') return this.hello(message);
+    if (stage === 'hello') return this.hello(message);
   }
 
   private async first(message: unknown): Promise<void> {
@@ -192,6 +229,7 @@ export class AgentSession {
     const frame = this.parse(helloFrame, message, 'a hello frame');
     if (!frame || !this.agentId) return;
     this.host = frame.host;
+    this.adapters = frame.adapters;
     await this.endpoint.online(this, frame);
     if (this.stage === 'busy') this.stage = 'ready';
     this.endpoint.handshakeDone(this);

@@ -15,6 +15,7 @@ import { hasUrlCredentials, mergeStoredSecrets, redactUrl } from './secret-targe
 import { checkLocalPaths } from './local-path-check.js';
 import { checkRemoteConfig } from './remote-config-check.js';
 import { assertPointInTimeSwitchReady } from './point-in-time-switch.js';
+import { checkAgentBinding } from './agent-binding.js';
 
 /**
  * CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. The health fields of
@@ -64,6 +65,7 @@ export class AdapterConfigService {
       sshCredentialId: row.sshCredentialId ?? null,
       defaultRetentionPolicyId: row.defaultRetentionPolicyId ?? null,
       excludeFromRestore: Boolean(row.excludeFromRestore),
+      agentId: row.agentId ?? null,
       lastHealthCheck: iso(health.lastHealthCheck),
       lastStatus: health.lastStatus,
       lastError: health.lastError,
@@ -112,7 +114,8 @@ export class AdapterConfigService {
     const em = this.deps.em();
     await this.checkReferences(em, definition, input);
     const config = validateConfig(definition, mergeSecrets(input.config, null, secretFields(definition)));
-    await checkLocalPaths(this.deps.container, definition, config);
+    // The paths of a source on an agent are the agent host's: the server's local path rule does not apply to them.
+    if (!input.agentId) await checkLocalPaths(this.deps.container, definition, config);
     await checkRemoteConfig(this.deps, definition, config, input);
     await this.assertNameFree(em, input.type, input.name);
     const now = new Date();
@@ -127,6 +130,7 @@ export class AdapterConfigService {
       sshCredentialId: input.sshCredentialId ?? null,
       defaultRetentionPolicyId: input.defaultRetentionPolicyId ?? null,
       excludeFromRestore: input.excludeFromRestore ?? false,
+      agentId: input.agentId ?? null,
       createdAt: now,
       updatedAt: now,
     });
@@ -158,13 +162,14 @@ export class AdapterConfigService {
       defaultRetentionPolicyId:
         input.defaultRetentionPolicyId === undefined ? row.defaultRetentionPolicyId : input.defaultRetentionPolicyId,
       excludeFromRestore: input.excludeFromRestore ?? row.excludeFromRestore,
+      agentId: input.agentId === undefined ? row.agentId : input.agentId,
       type,
     };
     await this.checkReferences(em, definition, merged);
     const storedPlain = this.plainConfig(row);
     const submitted = input.config ?? Object.fromEntries(Object.entries(storedPlain));
     const config = validateConfig(definition, mergeStoredSecrets(definition, submitted, storedPlain, secretFields(definition)));
-    await checkLocalPaths(this.deps.container, definition, config);
+    if (!merged.agentId) await checkLocalPaths(this.deps.container, definition, config);
     await checkRemoteConfig(this.deps, definition, config, merged);
     if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, type, input.name, id);
     // Last, as it may wait for the server: a source its jobs use, switched into a point-in-time mode, must serve them.
@@ -182,6 +187,7 @@ export class AdapterConfigService {
       sshCredentialId: merged.sshCredentialId ?? null,
       defaultRetentionPolicyId: merged.defaultRetentionPolicyId ?? null,
       excludeFromRestore: merged.excludeFromRestore,
+      agentId: merged.agentId ?? null,
       updatedAt: new Date(),
     });
     await withUniqueName('An adapter configuration', row.name, () => em.flush());
@@ -214,6 +220,7 @@ export class AdapterConfigService {
       credentials: await credentialsByRole(em, this.deps.box(), row),
       updateCredentials: credentialUpdater(() => this.deps.em(), () => this.deps.box(), row),
       excludeFromRestore: Boolean(row.excludeFromRestore),
+      agentId: row.agentId ?? null,
     };
   }
 
@@ -239,8 +246,10 @@ export class AdapterConfigService {
       sshCredentialId?: string | null;
       defaultRetentionPolicyId?: string | null;
       excludeFromRestore?: boolean;
+      agentId?: string | null;
     },
   ): Promise<void> {
+    await checkAgentBinding(this.deps.container, refs.type, refs.agentId);
     if (refs.excludeFromRestore && refs.type !== 'database') {
       throw new ValidationError('Invalid request: excludeFromRestore: only database sources can be excluded from restore', [
         { path: 'body.excludeFromRestore', message: 'only database sources can be excluded from restore' },

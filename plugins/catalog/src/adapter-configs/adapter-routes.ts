@@ -145,7 +145,7 @@ export function adapterRoutes(deps: CatalogDeps, service: AdapterConfigService):
       tags: TAGS,
       access: { anyPermission: ADAPTER_WRITE_PERMISSIONS },
       request: { body: createAdapterBody },
-      responses: { 201: { description: 'Created', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409) },
+      responses: { 201: { description: 'Created', schema: adapterConfigSchema }, ...errorResponses(400, 401, 403, 404, 409, 422) },
       handler: async (request) => {
         await permitted(authOf(request), request.body.type, 'write');
         return created(await service.create(request.body, actorOf(request)));

@@ -12,6 +12,7 @@ const commonFields = {
   sshCredentialId: refId.nullable().optional(),
   defaultRetentionPolicyId: refId.nullable().optional(),
   excludeFromRestore: z.boolean().optional().describe('Sources only: hide from the restore-target list'),
+  agentId: refId.nullable().optional().describe('Sources only: the remote agent that runs this source (docs/agents.md); null runs it on the server'),
 };
 
 /** POST /api/adapters */
@@ -32,6 +33,7 @@ export const updateAdapterBody = z.strictObject({
   sshCredentialId: commonFields.sshCredentialId,
   defaultRetentionPolicyId: commonFields.defaultRetentionPolicyId,
   excludeFromRestore: commonFields.excludeFromRestore,
+  agentId: commonFields.agentId,
 });
 
 /** GET /api/adapters query. */
@@ -45,6 +47,7 @@ export const testConnectionBody = z.strictObject({
   config: configObject.optional(),
   primaryCredentialId: refId.nullable().optional(),
   sshCredentialId: refId.nullable().optional(),
+  agentId: refId.nullable().optional().describe('Sources only: test through this agent (default: the saved one); null tests from the server'),
 });
 
 /** An adapter config as the API answers it: never a secret value. */
@@ -60,6 +63,7 @@ export const adapterConfigSchema = z.object({
   sshCredentialId: z.string().nullable(),
   defaultRetentionPolicyId: z.string().nullable(),
   excludeFromRestore: z.boolean(),
+  agentId: z.string().nullable().describe('Sources only: the remote agent that runs this source; null: the server runs it'),
   lastHealthCheck: timestamp.nullable(),
   lastStatus: z.enum(['ONLINE', 'DEGRADED', 'OFFLINE']),
   lastError: z.string().nullable(),

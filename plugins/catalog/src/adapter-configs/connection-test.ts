@@ -1,4 +1,5 @@
 import {
+  REMOTE_SOURCE_RUNNER,
   TOKENS,
   ValidationError,
   instantiateAdapter,
@@ -17,7 +18,8 @@ import { validateConfig } from './adapter-secrets.js';
 import { VersionHistory } from './version-history.js';
 import { mergeStoredSecrets } from './secret-targets.js';
 import { checkLocalPaths } from './local-path-check.js';
-import { definitionFor, secretFields, type AdapterConfigType } from './adapter-types.js';
+import { definitionFor, kindOfType, secretFields, type AdapterConfigType } from './adapter-types.js';
+import { checkAgentBinding } from './agent-binding.js';
 
 /** A source or storage check that never answers is cut off after this long. */
 export const CHECK_TIMEOUT_MS = 30_000;
@@ -67,7 +69,10 @@ export async function testConnection(
   const storedPlain = row ? service.plainConfig(row) : null;
   const submitted = input.config ?? storedPlain ?? {};
   const config = validateConfig(definition, mergeStoredSecrets(definition, submitted, storedPlain, secretFields(definition)));
-  await checkLocalPaths(deps.container, definition, config);
+  const agentId = input.agentId === undefined ? (row?.agentId ?? null) : input.agentId;
+  await checkAgentBinding(deps.container, type, agentId);
+  // The paths of a source on an agent are the agent host's: the server's local path rule does not apply to them.
+  if (!agentId) await checkLocalPaths(deps.container, definition, config);
   const refs = {
     primaryCredentialId: input.primaryCredentialId === undefined ? row?.primaryCredentialId : input.primaryCredentialId,
     sshCredentialId: input.sshCredentialId === undefined ? row?.sshCredentialId : input.sshCredentialId,
@@ -80,8 +85,15 @@ export async function testConnection(
   if (required.length > 0 && (typeof primaryType !== 'string' || !required.includes(primaryType))) {
     result = { success: false, message: `${definition.kind}-${definition.id} requires a credential profile of type ${required.join(' or ')}` };
   } else {
+    // A source bound to an agent is tested from the agent (issue 48); an offline agent is reported at once.
+    const remote = agentId ? deps.container.resolve(REMOTE_SOURCE_RUNNER) : undefined;
     result = await runCheck(deps, definition.kind, () =>
-      instantiateAdapter(deps.container, definition, config, {
+      remote
+        ? remote.source(
+            { configId: row?.id ?? '', name: row?.name ?? 'unsaved source', kind: kindOfType(type), adapterId, config, credentials, agentId: agentId! },
+            { offlineWaitMs: 0 },
+          )
+        : instantiateAdapter(deps.container, definition, config, {
         instanceId: row?.id,
         instanceName: row?.name,
         logger: deps.container.resolve(TOKENS.Logger),

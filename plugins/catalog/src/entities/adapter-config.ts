@@ -22,6 +22,8 @@ export const AdapterConfigEntity = defineEntity({
     sshCredentialId: p.string().length(36).nullable(),
     defaultRetentionPolicyId: p.string().length(36).nullable(),
     excludeFromRestore: p.boolean().default(false),
+    /** Sources only: the remote agent that runs this source (issue 48, docs/agents.md); null runs it on the server. */
+    agentId: p.string().length(36).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -33,7 +33,7 @@ export function errorResponses(...statuses: number[]): Record<number, { descript
     403: 'Missing permission or read-only record',
     404: 'Not found',
     409: 'Conflict: name taken or record in use',
-    422: 'The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved',
+    422: 'agentId names no agent a source can run on (unknown, revoked, or set on a destination or channel), or the source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved',
   };
   return Object.fromEntries(statuses.map((status) => [status, { description: descriptions[status] ?? 'Error', schema: errorSchema }]));
 }

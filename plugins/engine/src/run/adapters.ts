@@ -1,5 +1,7 @@
 import {
+  AdapterError,
   instantiateAdapter,
+  REMOTE_SOURCE_RUNNER,
   type AdapterKind,
   type AdapterRegistry,
   type KernelLogger,
@@ -41,8 +43,18 @@ export class AdapterFactory {
     }) as T;
   }
 
+  /**
+   * The source's adapter: built here, or, for a source bound to a remote agent (issue 48), one whose every call runs
+   * on that agent (the agents plugin's `REMOTE_SOURCE_RUNNER`). The rest of the engine cannot tell them apart.
+   */
   source(resolved: ResolvedAdapterConfig): SourceAdapter {
-    return this.build<SourceAdapter>('source', resolved);
+    const agentId = resolved.agentId;
+    if (!agentId) return this.build<SourceAdapter>('source', resolved);
+    if (!this.container.isRegistered(REMOTE_SOURCE_RUNNER, true)) {
+      throw new AdapterError(`source-${resolved.adapterId}`, 'CONFIG', `source "${resolved.name}" runs on an agent, but remote agents are not available on this server`);
+    }
+    const logger = this.logger.child?.({ adapter: `source-${resolved.adapterId}`, instance: resolved.configId, agentId }) ?? this.logger;
+    return this.container.resolve(REMOTE_SOURCE_RUNNER).source({ ...resolved, agentId }, { logger });
   }
 
   storage(resolved: ResolvedAdapterConfig): StorageInstance {

@@ -2713,6 +2713,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         adapterId: string;
+                        /** @description Sources only: the remote agent that runs this source; null: the server runs it */
+                        agentId: string | null;
                         /** @description Settings without secret fields */
                         config: {
                             [key: string]: unknown;
@@ -2814,6 +2816,8 @@ export interface operations {
             content: {
                 "application/json": {
                     adapterId: string;
+                    /** @description Sources only: the remote agent that runs this source (docs/agents.md); null runs it on the server */
+                    agentId?: string | null;
                     /** @description The adapter's settings; see GET /api/adapters/types */
                     config: {
                         [key: string]: unknown;
@@ -2842,6 +2846,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         adapterId: string;
+                        /** @description Sources only: the remote agent that runs this source; null: the server runs it */
+                        agentId: string | null;
                         /** @description Settings without secret fields */
                         config: {
                             [key: string]: unknown;
@@ -2947,6 +2953,19 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description agentId names no agent a source can run on (unknown, revoked, or set on a destination or channel), or the source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        details?: unknown;
+                        error: string;
+                        issues?: unknown;
+                    };
+                };
+            };
             /** @description Too many requests; see the Retry-After header. */
             429: {
                 headers: {
@@ -2987,6 +3006,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         adapterId: string;
+                        /** @description Sources only: the remote agent that runs this source; null: the server runs it */
+                        agentId: string | null;
                         /** @description Settings without secret fields */
                         config: {
                             [key: string]: unknown;
@@ -3100,6 +3121,8 @@ export interface operations {
             content: {
                 "application/json": {
                     adapterId?: string;
+                    /** @description Sources only: the remote agent that runs this source (docs/agents.md); null runs it on the server */
+                    agentId?: string | null;
                     /** @description The adapter's settings; see GET /api/adapters/types */
                     config?: {
                         [key: string]: unknown;
@@ -3128,6 +3151,8 @@ export interface operations {
                 content: {
                     "application/json": {
                         adapterId: string;
+                        /** @description Sources only: the remote agent that runs this source; null: the server runs it */
+                        agentId: string | null;
                         /** @description Settings without secret fields */
                         config: {
                             [key: string]: unknown;
@@ -3233,7 +3258,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            /** @description agentId names no agent a source can run on (unknown, revoked, or set on a destination or channel), or the source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3788,6 +3813,8 @@ export interface operations {
             content: {
                 "application/json": {
                     adapterId?: string;
+                    /** @description Sources only: test through this agent (default: the saved one); null tests from the server */
+                    agentId?: string | null;
                     /** @description The adapter's settings; see GET /api/adapters/types */
                     config?: {
                         [key: string]: unknown;
@@ -10876,7 +10903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            /** @description agentId names no agent a source can run on (unknown, revoked, or set on a destination or channel), or the source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11341,7 +11368,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            /** @description agentId names no agent a source can run on (unknown, revoked, or set on a destination or channel), or the source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -11649,7 +11676,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
+            /** @description agentId names no agent a source can run on (unknown, revoked, or set on a destination or channel), or the source is in a point-in-time mode and its server cannot serve it, or could not be checked (the message names every problem; docs/pitr.md). Nothing is saved */
             422: {
                 headers: {
                     [name: string]: unknown;

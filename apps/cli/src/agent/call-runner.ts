@@ -1,0 +1,171 @@
+import {
+  CLOSE,
+  CreditedReadable,
+  CreditedSender,
+  dataFrame,
+  readDataFrame,
+  serverCallFrame,
+  type CallFrame,
+} from '@holdfast/agents/protocol';
+import { instantiateAdapter, isAdapterError, type AdapterRegistry, type KernelLogger, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
+import { container } from 'tsyringe';
+import type { WebSocket } from 'ws';
+import type { AgentLog } from './agent-connection.js';
+
+/** Bytes queued on the socket above which a dump's output waits for it to drain. */
+const SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
+
+interface RunningCall {
+  abort: AbortController;
+  /** dump: the output sent as credit allows. */
+  output?: CreditedSender;
+  /** restore: the input, fed by the server's data frames. */
+  input?: CreditedReadable;
+  isCancelled: boolean;
+}
+
+/** The agent's log as the logger adapters write to (their lines carry the call). */
+function adapterLogger(log: AgentLog, bindings: Record<string, unknown>): KernelLogger {
+  const write = (level: 'info' | 'warn' | 'error') => (obj: object | string, msg?: string) =>
+    typeof obj === 'string' ? log(level, obj, bindings) : log(level, msg ?? '', { ...bindings, ...(obj as Record<string, unknown>) });
+  return { debug: () => undefined, info: write('info'), warn: write('warn'), error: write('error'), child: (more) => adapterLogger(log, { ...bindings, ...more }) };
+}
+
+/**
+ * Runs the server's calls on this agent (docs/agents.md "Protocol"): each call builds a fresh instance of the source
+ * adapter from the config in the call frame (secrets included), runs the one method, and disposes it. The config
+ * lives only in this call's memory: it is never written anywhere and is dropped when the call ends.
+ */
+export class AgentCallRunner {
+  private readonly calls = new Map<number, RunningCall>();
+
+  constructor(
+    private readonly socket: WebSocket,
+    private readonly registry: AdapterRegistry,
+    private readonly log: AgentLog,
+  ) {}
+
+  /** A frame after the welcome. Returns false when it is not a call frame (the connection handles it). */
+  onFrame(data: Buffer, isBinary: boolean): boolean {
+    if (isBinary) {
+      const frame = readDataFrame(data);
+      const call = frame && this.calls.get(frame.id);
+      if (frame && call?.input && !call.input.accept(frame.bytes)) this.socket.close(CLOSE.protocolError, 'protocol error: more restore bytes than granted');
+      return true;
+    }
+    let message: unknown;
+    try {
+      message = JSON.parse(data.toString('utf8'));
+    } catch {
+      return false;
+    }
+    const parsed = serverCallFrame.safeParse(message);
+    if (!parsed.success) return false;
+    const frame = parsed.data;
+    const call = this.calls.get(frame.id);
+    switch (frame.type) {
+      case 'call':
+        if (!call) void this.run(frame);
+        return true;
+      case 'credit':
+        call?.output?.grant(frame.bytes);
+        return true;
+      case 'end':
+        call?.input?.finish();
+        return true;
+      case 'cancel':
+        if (call) this.cancel(call, 'cancelled by the server');
+        return true;
+    }
+  }
+
+  /** The connection ended: every call stops (the server has already failed them). */
+  closeAll(): void {
+    for (const call of this.calls.values()) this.cancel(call, 'connection to the server lost');
+  }
+
+  private cancel(call: RunningCall, reason: string): void {
+    call.isCancelled = true;
+    call.abort.abort(new Error(reason));
+    call.output?.fail(new Error(reason));
+    call.input?.destroy(new Error(reason));
+  }
+
+  private send(frame: object): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(frame));
+  }
+
+  private async run(frame: CallFrame): Promise<void> {
+    const call: RunningCall = { abort: new AbortController(), isCancelled: false };
+    const { id } = frame;
+    if (frame.method === 'dump') {
+      call.output = new CreditedSender(
+        (bytes) => this.socket.send(dataFrame(id, bytes), { binary: true }),
+        () => this.socket.bufferedAmount > SEND_BUFFER_LIMIT,
+      );
+    }
+    if (frame.method === 'restore') call.input = new CreditedReadable((bytes) => this.send({ type: 'credit', id, bytes }));
+    this.calls.set(id, call);
+    const started = Date.now();
+    this.log('info', 'call started', { call: id, method: frame.method, adapter: frame.adapterId });
+    let adapter: SourceAdapter | undefined;
+    try {
+      const found = this.registry.get('source', frame.adapterId);
+      if (!found) throw new Error(`this agent has no source adapter "${frame.adapterId}"`);
+      adapter = instantiateAdapter(container, found.definition, frame.config, {
+        logger: adapterLogger(this.log, { call: id, adapter: `source-${frame.adapterId}` }),
+        credentials: frame.credentials,
+      }) as SourceAdapter;
+      const value = await this.invoke(frame, adapter, call);
+      if (!call.isCancelled) this.send({ type: 'result', id, value: value ?? null });
+      this.log('info', 'call finished', { call: id, method: frame.method, ms: Date.now() - started });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!call.isCancelled) this.send({ type: 'error', id, message: message.slice(0, 4000), ...(isAdapterError(error) ? { code: error.code } : {}) });
+      this.log(call.isCancelled ? 'info' : 'warn', 'call failed', { call: id, method: frame.method, err: message });
+    } finally {
+      this.calls.delete(id);
+      if (call.input && !call.input.destroyed) call.input.destroy();
+      await adapter?.dispose?.().catch(() => undefined);
+    }
+  }
+
+  private async invoke(frame: CallFrame, adapter: SourceAdapter, call: RunningCall): Promise<unknown> {
+    const signal = call.abort.signal;
+    const target = frame.options.target as RestoreTarget | undefined;
+    switch (frame.method) {
+      case 'check':
+        return adapter.check();
+      case 'detectVersion':
+        return adapter.detectVersion();
+      case 'listDatabases':
+        return adapter.listDatabases();
+      case 'databaseSizes':
+        if (!adapter.databaseSizes) return (await adapter.listDatabases()).map((name) => ({ name, sizeBytes: 0 }));
+        return adapter.databaseSizes();
+      case 'restoreWouldReplace':
+        return adapter.restoreWouldReplace ? adapter.restoreWouldReplace(target ?? {}, signal) : [];
+      case 'restore': {
+        call.input!.open();
+        const overwrite = typeof frame.options.overwrite === 'boolean' ? frame.options.overwrite : undefined;
+        return adapter.restore(call.input!, { target: target ?? {}, signal, ...(overwrite === undefined ? {} : { overwrite }) });
+      }
+      case 'dump': {
+        const databases = Array.isArray(frame.options.databases) ? frame.options.databases.filter((item): item is string => typeof item === 'string') : [];
+        const engineOptions = (frame.options.engineOptions ?? {}) as Record<string, unknown>;
+        const handle = await adapter.dump({ databases, engineOptions, signal });
+        handle.done.catch(() => undefined);
+        this.send({ type: 'opened', id: frame.id, extension: handle.extension });
+        try {
+          await call.output!.send(handle.stream);
+        } catch (error) {
+          // The dump's own failure says more than the stream's.
+          await handle.done;
+          throw error;
+        }
+        this.send({ type: 'end', id: frame.id });
+        return handle.done;
+      }
+    }
+  }
+}

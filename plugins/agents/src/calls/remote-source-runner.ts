@@ -1,0 +1,67 @@
+import type { AdapterRegistry, KernelLogger, RemoteAgentSummary, RemoteSourceOptions, RemoteSourceRunner, ResolvedAdapterConfig, SourceAdapter } from '@holdfast/kernel';
+import { AdapterError } from '@holdfast/kernel';
+import type { AgentStore } from '../agent-store.js';
+import type { AgentEndpoint } from '../connection/agent-endpoint.js';
+import type { CallChannel } from './call-channel.js';
+import { RemoteSource, type AgentLink } from './remote-source.js';
+
+/** How often a call waiting for an offline agent looks again. */
+const WAIT_POLL_MS = 200;
+
+/** `HOLDFAST_AGENT_WAIT_SECONDS` (default 60): how long a run waits for an offline agent; a bad value stops the start. */
+export function agentWaitFromEnv(env: NodeJS.ProcessEnv): number {
+  const raw = env.HOLDFAST_AGENT_WAIT_SECONDS;
+  if (raw === undefined || raw === '') return 60_000;
+  if (!/^\d+$/.test(raw) || Number(raw) > 86_400) throw new Error(`HOLDFAST_AGENT_WAIT_SECONDS must be whole seconds from 0 to 86400, got "${raw}"`);
+  return Number(raw) * 1000;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The agents plugin's `REMOTE_SOURCE_RUNNER`: sources bound to an agent run there. A call waits up to the configured
+ * time for the agent to connect, then fails naming it; it also fails when the agent does not report the source's
+ * adapter package in its hello.
+ */
+export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
+  constructor(
+    private readonly store: AgentStore,
+    private readonly endpoint: AgentEndpoint,
+    private readonly registry: () => AdapterRegistry,
+    private readonly waitMs: number,
+    private readonly logger: KernelLogger,
+  ) {}
+
+  async describeAgent(agentId: string): Promise<RemoteAgentSummary | null> {
+    const agent = await this.store.find(agentId);
+    return agent ? { id: agent.id, name: agent.name, revoked: agent.status === 'revoked' } : null;
+  }
+
+  source(resolved: ResolvedAdapterConfig & { agentId: string }, options: RemoteSourceOptions = {}): SourceAdapter {
+    return new RemoteSource(resolved, this, options.offlineWaitMs ?? this.waitMs);
+  }
+
+  async channelFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal): Promise<CallChannel> {
+    const origin = `source-${adapterId}`;
+    const agent = await this.store.find(agentId);
+    if (!agent) throw new AdapterError(origin, 'CONFIG', `agent ${agentId} not found`);
+    if (agent.status === 'revoked') throw new AdapterError(origin, 'CONFIG', `agent "${agent.name}" is revoked`);
+    const deadline = Date.now() + offlineWaitMs;
+    let session = this.endpoint.readySession(agentId);
+    while (!session) {
+      if (signal?.aborted) throw new AdapterError(origin, 'ABORTED', 'cancelled');
+      if (Date.now() >= deadline) {
+        const waited = offlineWaitMs > 0 ? ` (waited ${Math.round(offlineWaitMs / 1000)} s for it to connect)` : '';
+        throw new AdapterError(origin, 'TRANSIENT', `agent "${agent.name}" is offline${waited}`);
+      }
+      await sleep(Math.min(WAIT_POLL_MS, Math.max(1, deadline - Date.now())));
+      session = this.endpoint.readySession(agentId);
+    }
+    const packageName = this.registry().get('source', adapterId)?.origin.packageName;
+    if (packageName && !session.adapters.includes(packageName)) {
+      throw new AdapterError(origin, 'CONFIG', `agent "${agent.name}" cannot run this source: it does not have the adapter package ${packageName} (install it next to the agent and restart it)`);
+    }
+    this.logger.debug?.({ agentId, adapterId }, 'call routed to agent');
+    return session.calls;
+  }
+}
