@@ -31,6 +31,7 @@ export const router = createBrowserRouter([
       { path: 'history', ...page(() => import('./pages/HistoryPage')) },
       { path: 'storage', ...page(() => import('./pages/StoragePage')) },
       { path: 'api-keys', ...page(() => import('./pages/ApiKeysPage')) },
+      { path: 'agents', ...page(() => import('./pages/AgentsPage')) },
       { path: 'users', ...page(() => import('./pages/UsersPage')) },
       { path: 'groups', ...page(() => import('./pages/GroupsPage')) },
       { path: 'credentials', ...page(() => import('./pages/CredentialsPage')) },

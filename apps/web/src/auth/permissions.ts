@@ -48,6 +48,7 @@ export const PAGE_PERMISSIONS: ReadonlyArray<{ path: string; permission: string 
   { path: '/users', permission: 'users:read' },
   { path: '/groups', permission: 'groups:read' },
   { path: '/api-keys', permission: 'api-keys:read' },
+  { path: '/agents', permission: 'agents:read' },
   { path: '/audit', permission: 'audit:read' },
 ];
 

@@ -32,6 +32,7 @@ const NAV: Array<{ section: string; items: NavItem[] }> = [
       { to: '/destinations', label: 'Destinations' },
       { to: '/credentials', label: 'Credential profiles' },
       { to: '/encryption', label: 'Encryption profiles' },
+      { to: '/agents', label: 'Agents' },
     ],
   },
   {
