@@ -3,278 +3,183 @@
 // (apps/cli) is started with what the page showed, the row turns online with the version and host it reported, it is
 // renamed and revoked through the page (the confirmation names it), and the process stops for good. A read-only user
 // sees the list without any button that changes an agent.
-import "reflect-metadata";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ServerHandle } from "@holdfast/server";
-import {
-  spawnNode,
-  type SpawnedProcess,
-} from "@holdfast/tooling/harness/spawned-process";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ensureWebBuilt, findChromium } from "./support/browser.js";
-import {
-  signInCaller,
-  useSessionIn,
-  type SessionCaller,
-} from "./support/sessions.js";
-import { startWebStack } from "./support/web-stack.js";
+import 'reflect-metadata';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ServerHandle } from '@holdfast/server';
+import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawned-process';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ensureWebBuilt, findChromium } from './support/browser.js';
+import { signInCaller, useSessionIn, type SessionCaller } from './support/sessions.js';
+import { startWebStack } from './support/web-stack.js';
 
-const SHOTS = fileURLToPath(
-  new URL("../test-results/screenshots", import.meta.url)
-);
-const CLI = fileURLToPath(
-  new URL("../../cli/bin/holdfast.mjs", import.meta.url)
-);
-const CLI_MAIN = fileURLToPath(
-  new URL("../../cli/dist/main.js", import.meta.url)
-);
+const SHOTS = fileURLToPath(new URL('../test-results/screenshots', import.meta.url));
+const CLI = fileURLToPath(new URL('../../cli/bin/holdfast.mjs', import.meta.url));
+const CLI_MAIN = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
 const STAMP = `${Date.now()}`;
 const ADMIN = {
-  email: "agents-web-admin@example.test",
+  email: 'agents-web-admin@example.test',
   password: `pw-${STAMP}-agents page`,
 };
 const READER = {
-  email: "agents-web-reader@example.test",
+  email: 'agents-web-reader@example.test',
   password: `pw-${STAMP}-only looking`,
 };
 
 const chromiumFound = await findChromium();
-if ("reason" in chromiumFound)
-  console.warn(`@holdfast/web agents e2e skipped: ${chromiumFound.reason}`);
-const suite = "reason" in chromiumFound ? describe.skip : describe;
+if ('reason' in chromiumFound) console.warn(`@holdfast/web agents e2e skipped: ${chromiumFound.reason}`);
+const suite = 'reason' in chromiumFound ? describe.skip : describe;
 
-suite(
-  `agents page in Chromium${
-    "reason" in chromiumFound ? ` (skipped: ${chromiumFound.reason})` : ""
-  }`,
-  () => {
-    let server: ServerHandle;
-    let browser: Browser;
-    let context: BrowserContext;
-    let page: Page;
-    let dataDir: string;
-    let admin: SessionCaller;
-    let agent: SpawnedProcess | undefined;
+suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromiumFound.reason})` : ''}`, () => {
+  let server: ServerHandle;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let dataDir: string;
+  let admin: SessionCaller;
+  let agent: SpawnedProcess | undefined;
 
-    beforeAll(async () => {
-      if (!existsSync(CLI_MAIN))
-        throw new Error(
-          `${CLI_MAIN} is missing: build first (npm run build -w @holdfast/cli)`
-        );
-      ensureWebBuilt();
-      await mkdir(SHOTS, { recursive: true });
-      dataDir = await mkdtemp(join(tmpdir(), "holdfast-web-agents-"));
-      ({ server, browser, admin } = await startWebStack({
-        dataDir,
-        chromiumPath: (chromiumFound as { path: string }).path,
-        admin: ADMIN,
-      }));
-      context = await browser.newContext({
-        viewport: { width: 1440, height: 900 },
-      });
-      await useSessionIn(context, server.url, admin);
-      page = await context.newPage();
-      page.setDefaultTimeout(20_000);
-    }, 120_000);
-
-    afterAll(async () => {
-      if (
-        agent &&
-        agent.child.exitCode === null &&
-        agent.child.signalCode === null
-      )
-        agent.child.kill("SIGKILL");
-      await browser?.close();
-      await server?.close();
-      if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  beforeAll(async () => {
+    if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: build first (npm run build -w @holdfast/cli)`);
+    ensureWebBuilt();
+    await mkdir(SHOTS, { recursive: true });
+    dataDir = await mkdtemp(join(tmpdir(), 'holdfast-web-agents-'));
+    ({ server, browser, admin } = await startWebStack({
+      dataDir,
+      chromiumPath: (chromiumFound as { path: string }).path,
+      admin: ADMIN,
+    }));
+    context = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
     });
+    await useSessionIn(context, server.url, admin);
+    page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+  }, 120_000);
 
-    afterEach(async (test) => {
-      if (test.task.result?.state === "fail")
-        await page
-          ?.screenshot({
-            path: join(
-              SHOTS,
-              `failed-agents-${test.task.name
-                .slice(0, 40)
-                .replace(/\W+/g, "-")}.png`
-            ),
-          })
-          .catch(() => undefined);
-    });
+  afterAll(async () => {
+    if (agent && agent.child.exitCode === null && agent.child.signalCode === null) agent.child.kill('SIGKILL');
+    await browser?.close();
+    await server?.close();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
 
-    const row = (name: string) =>
-      page.locator(`[data-testid="agent-row"][data-agent-name="${name}"]`);
-    const stateOf = (name: string) => row(name).getByTestId("agent-state");
-
-    it("pairs an agent: the one-time token, its expiry and the command to run are shown once", async () => {
-      await page.goto(`${server.url}/`);
+  afterEach(async (test) => {
+    if (test.task.result?.state === 'fail')
       await page
-        .getByRole("navigation", { name: "Main navigation" })
-        .getByRole("link", { name: "Agents", exact: true })
-        .click();
-      await page.waitForURL(/\/agents$/);
-      await expect.poll(() => page.title()).toBe("Agents · Holdfast");
-      await page.getByTestId("agent-create").click();
-      await page.getByText("Enter a name").waitFor();
-      await page.locator('[data-field="agent-name"]').fill("warehouse-db");
-      await page.getByTestId("agent-create").click();
-      const token = (await page
-        .getByTestId("agent-token-value")
-        .textContent())!.trim();
-      expect(token).toMatch(/^hfa_enroll_/);
-      expect(
-        await page.getByTestId("agent-token-expiry").textContent()
-      ).not.toBe("—");
-      const command = (await page.getByTestId("agent-command").textContent())!;
-      expect(command).toContain(
-        `HOLDFAST_AGENT_TOKEN=${token} holdfast agent --server ${server.url} --state-dir /var/lib/holdfast-agent`
-      );
-      await expect
-        .poll(() => stateOf("warehouse-db").textContent())
-        .toBe("pending");
-      // A name already taken is refused with the server's message.
-      await page.locator('[data-field="agent-name"]').fill("warehouse-db");
-      await page.getByTestId("agent-create").click();
-      await page
-        .getByRole("alert")
-        .filter({ hasText: "The change was refused" })
-        .waitFor();
-      await page.screenshot({
-        path: join(SHOTS, "agents-paired.png"),
-        fullPage: true,
-      });
-
-      // The agent runs the shown command (its server URL and token), with its own private state directory.
-      const server_ = /--server (\S+)/.exec(command)![1]!;
-      const token_ = /HOLDFAST_AGENT_TOKEN=(\S+)/.exec(command)![1]!;
-      const stateDir = join(dataDir, "agent-state");
-      await mkdir(stateDir, { mode: 0o700 });
-      agent = spawnNode(
-        CLI,
-        [
-          "agent",
-          "--server",
-          server_,
-          "--state-dir",
-          stateDir,
-          "--max-backoff",
-          "2",
-        ],
-        { PATH: process.env.PATH, HOME: dataDir, HOLDFAST_AGENT_TOKEN: token_ }
-      );
-      // The page re-reads the list every 5 s: the row turns online without a reload.
-      await expect
-        .poll(() => stateOf("warehouse-db").textContent(), {
-          timeout: 30_000,
-          interval: 500,
+        ?.screenshot({
+          path: join(SHOTS, `failed-agents-${test.task.name.slice(0, 40).replace(/\W+/g, '-')}.png`),
         })
-        .toBe("online");
-      expect(
-        await row("warehouse-db").getByTestId("agent-host").textContent()
-      ).toBe(hostname());
-      expect(
-        await row("warehouse-db").getByTestId("agent-version").textContent()
-      ).toMatch(/^\d+\.\d+\.\d+/);
-      expect(
-        await row("warehouse-db").getByTestId("agent-new-token").count()
-      ).toBe(0);
-    }, 90_000);
+        .catch(() => undefined);
+  });
 
-    it("renames and revokes it through the page; the revoked agent stops for good", async () => {
-      await row("warehouse-db").getByTestId("agent-rename").click();
-      await page
-        .locator('[data-field="agent-new-name"]')
-        .fill("warehouse-db-eu");
-      await page.getByTestId("agent-rename-save").click();
-      await row("warehouse-db-eu").waitFor();
-      expect(await stateOf("warehouse-db-eu").textContent()).toBe("online");
+  const row = (name: string) => page.locator(`[data-testid="agent-row"][data-agent-name="${name}"]`);
+  const stateOf = (name: string) => row(name).getByTestId('agent-state');
 
-      let confirmation = "";
-      page.once("dialog", (dialog) => {
-        confirmation = dialog.message();
-        void dialog.accept();
-      });
-      await row("warehouse-db-eu").getByTestId("agent-revoke").click();
-      await expect
-        .poll(() => stateOf("warehouse-db-eu").textContent())
-        .toBe("revoked");
-      expect(confirmation).toContain('"warehouse-db-eu"');
-      expect(await row("warehouse-db-eu").getByRole("button").count()).toBe(0);
-      // Revoked (4004) is permanent: the process exits with 11 instead of reconnecting.
-      const exited = await Promise.race([
-        agent!.exited,
-        new Promise<never>((_, reject) =>
-          setTimeout(
-            () => reject(new Error("agent still running 15 s after revoke")),
-            15_000
-          )
-        ),
-      ]);
-      expect(exited.code).toBe(11);
-      const listed = await admin.call("GET", "/api/agents");
-      expect(
-        listed.body.agents.find(
-          (entry: { name: string }) => entry.name === "warehouse-db-eu"
-        )
-      ).toMatchObject({ status: "revoked" });
-    }, 60_000);
+  it('pairs an agent: the one-time token, its expiry and the command to run are shown once', async () => {
+    await page.goto(`${server.url}/`);
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Agents', exact: true }).click();
+    await page.waitForURL(/\/agents$/);
+    await expect.poll(() => page.title()).toBe('Agents · Holdfast');
+    await page.getByTestId('agent-create').click();
+    await page.getByText('Enter a name').waitFor();
+    await page.locator('[data-field="agent-name"]').fill('warehouse-db');
+    await page.getByTestId('agent-create').click();
+    const token = (await page.getByTestId('agent-token-value').textContent())!.trim();
+    expect(token).toMatch(/^hfa_enroll_/);
+    expect(await page.getByTestId('agent-token-expiry').textContent()).not.toBe('—');
+    const command = (await page.getByTestId('agent-command').textContent())!;
+    expect(command).toContain(`HOLDFAST_AGENT_TOKEN=${token} holdfast agent --server ${server.url} --state-dir /var/lib/holdfast-agent`);
+    await expect.poll(() => stateOf('warehouse-db').textContent()).toBe('pending');
+    // A name already taken is refused with the server's message.
+    await page.locator('[data-field="agent-name"]').fill('warehouse-db');
+    await page.getByTestId('agent-create').click();
+    await page.getByRole('alert').filter({ hasText: 'The change was refused' }).waitFor();
+    await page.screenshot({
+      path: join(SHOTS, 'agents-paired.png'),
+      fullPage: true,
+    });
 
-    it("a pending agent gets a new token; a reader sees the list without changing buttons", async () => {
-      await page.locator('[data-field="agent-name"]').fill("branch-office");
-      await page.getByTestId("agent-create").click();
-      const first = (await page
-        .getByTestId("agent-token-value")
-        .textContent())!.trim();
-      await row("branch-office").getByTestId("agent-new-token").click();
-      await expect
-        .poll(async () =>
-          (await page.getByTestId("agent-token-value").textContent())!.trim()
-        )
-        .not.toBe(first);
+    // The agent runs the shown command (its server URL and token), with its own private state directory.
+    const server_ = /--server (\S+)/.exec(command)![1]!;
+    const token_ = /HOLDFAST_AGENT_TOKEN=(\S+)/.exec(command)![1]!;
+    const stateDir = join(dataDir, 'agent-state');
+    await mkdir(stateDir, { mode: 0o700 });
+    agent = spawnNode(CLI, ['agent', '--server', server_, '--state-dir', stateDir, '--max-backoff', '2'], { PATH: process.env.PATH, HOME: dataDir, HOLDFAST_AGENT_TOKEN: token_ });
+    // The page re-reads the list every 5 s: the row turns online without a reload.
+    await expect
+      .poll(() => stateOf('warehouse-db').textContent(), {
+        timeout: 30_000,
+        interval: 500,
+      })
+      .toBe('online');
+    expect(await row('warehouse-db').getByTestId('agent-host').textContent()).toBe(hostname());
+    expect(await row('warehouse-db').getByTestId('agent-version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(await row('warehouse-db').getByTestId('agent-new-token').count()).toBe(0);
+  }, 90_000);
 
-      const group = await admin.call("POST", "/api/groups", {
-        name: `Agent watchers ${STAMP}`,
-        permissions: ["agents:read"],
-      });
-      expect(group.status, JSON.stringify(group.body)).toBe(201);
-      expect(
-        (
-          await admin.call("POST", "/api/users", {
-            name: "Rea Reader",
-            ...READER,
-            groupId: group.body.id,
-          })
-        ).status
-      ).toBe(201);
-      const reader = await signInCaller(
-        server.url,
-        READER.email,
-        READER.password
-      );
-      const readerContext = await browser.newContext({
-        viewport: { width: 1440, height: 900 },
-      });
-      try {
-        await useSessionIn(readerContext, server.url, reader);
-        const readerPage = await readerContext.newPage();
-        await readerPage.goto(`${server.url}/agents`);
-        await readerPage
-          .locator('[data-testid="agent-row"][data-agent-name="branch-office"]')
-          .waitFor();
-        expect(await readerPage.getByTestId("agent-row").count()).toBe(2);
-        expect(await readerPage.getByTestId("agent-create").count()).toBe(0);
-        expect(
-          await readerPage.getByRole("main").getByRole("button").count()
-        ).toBe(0);
-      } finally {
-        await readerContext.close();
-      }
-    }, 60_000);
-  }
-);
+  it('renames and revokes it through the page; the revoked agent stops for good', async () => {
+    await row('warehouse-db').getByTestId('agent-rename').click();
+    await page.locator('[data-field="agent-new-name"]').fill('warehouse-db-eu');
+    await page.getByTestId('agent-rename-save').click();
+    await row('warehouse-db-eu').waitFor();
+    expect(await stateOf('warehouse-db-eu').textContent()).toBe('online');
+
+    let confirmation = '';
+    page.once('dialog', (dialog) => {
+      confirmation = dialog.message();
+      void dialog.accept();
+    });
+    await row('warehouse-db-eu').getByTestId('agent-revoke').click();
+    await expect.poll(() => stateOf('warehouse-db-eu').textContent()).toBe('revoked');
+    expect(confirmation).toContain('"warehouse-db-eu"');
+    expect(await row('warehouse-db-eu').getByRole('button').count()).toBe(0);
+    // Revoked (4004) is permanent: the process exits with 11 instead of reconnecting.
+    const exited = await Promise.race([agent!.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('agent still running 15 s after revoke')), 15_000))]);
+    expect(exited.code).toBe(11);
+    const listed = await admin.call('GET', '/api/agents');
+    expect(listed.body.agents.find((entry: { name: string }) => entry.name === 'warehouse-db-eu')).toMatchObject({ status: 'revoked' });
+  }, 60_000);
+
+  it('a pending agent gets a new token; a reader sees the list without changing buttons', async () => {
+    await page.locator('[data-field="agent-name"]').fill('branch-office');
+    await page.getByTestId('agent-create').click();
+    const first = (await page.getByTestId('agent-token-value').textContent())!.trim();
+    await row('branch-office').getByTestId('agent-new-token').click();
+    await expect.poll(async () => (await page.getByTestId('agent-token-value').textContent())!.trim()).not.toBe(first);
+
+    const group = await admin.call('POST', '/api/groups', {
+      name: `Agent watchers ${STAMP}`,
+      permissions: ['agents:read'],
+    });
+    expect(group.status, JSON.stringify(group.body)).toBe(201);
+    expect(
+      (
+        await admin.call('POST', '/api/users', {
+          name: 'Rea Reader',
+          ...READER,
+          groupId: group.body.id,
+        })
+      ).status
+    ).toBe(201);
+    const reader = await signInCaller(server.url, READER.email, READER.password);
+    const readerContext = await browser.newContext({
+      viewport: { width: 1440, height: 900 },
+    });
+    try {
+      await useSessionIn(readerContext, server.url, reader);
+      const readerPage = await readerContext.newPage();
+      await readerPage.goto(`${server.url}/agents`);
+      await readerPage.locator('[data-testid="agent-row"][data-agent-name="branch-office"]').waitFor();
+      expect(await readerPage.getByTestId('agent-row').count()).toBe(2);
+      expect(await readerPage.getByTestId('agent-create').count()).toBe(0);
+      expect(await readerPage.getByRole('main').getByRole('button').count()).toBe(0);
+    } finally {
+      await readerContext.close();
+    }
+  }, 60_000);
+});

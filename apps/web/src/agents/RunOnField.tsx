@@ -1,25 +1,19 @@
-import { Select } from "@mantine/core";
-import { useQuery } from "@tanstack/react-query";
-import { api, unwrap } from "../api/client";
-import { useAuth } from "../auth/AuthProvider";
-import { agentIdOfChoice, runOnChoices, THIS_SERVER } from "./agent-display";
+import { Select } from '@mantine/core';
+import { useQuery } from '@tanstack/react-query';
+import { api, unwrap } from '../api/client';
+import { useAuth } from '../auth/AuthProvider';
+import { agentIdOfChoice, runOnChoices, THIS_SERVER } from './agent-display';
 
 /**
  * A source's "Run on" choice (issue 48): this server, or one of the remote agents (GET /api/agents, revoked ones
  * left out). Without `agents:read` only this server and the source's current binding are offered.
  */
-export function RunOnField({
-  agentId,
-  onChange,
-}: {
-  agentId: string | null;
-  onChange(agentId: string | null): void;
-}) {
+export function RunOnField({ agentId, onChange }: { agentId: string | null; onChange(agentId: string | null): void }) {
   const auth = useAuth();
-  const mayRead = auth.can("agents:read");
+  const mayRead = auth.can('agents:read');
   const agents = useQuery({
-    queryKey: ["agents"],
-    queryFn: () => unwrap(api.GET("/api/agents")),
+    queryKey: ['agents'],
+    queryFn: () => unwrap(api.GET('/api/agents')),
     enabled: mayRead,
   });
   return (
@@ -30,7 +24,7 @@ export function RunOnField({
       value={agentId ?? THIS_SERVER}
       onChange={(choice) => onChange(agentIdOfChoice(choice))}
       allowDeselect={false}
-      error={agents.error ? "The agents could not be listed" : undefined}
+      error={agents.error ? 'The agents could not be listed' : undefined}
       data-field="run-on"
     />
   );

@@ -1,31 +1,12 @@
-import {
-  Alert,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Modal,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from "@mantine/core";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
-import { api, unwrap } from "../api/client";
-import {
-  agentActions,
-  agentState,
-  pairingCommand,
-  STATE_COLORS,
-  type AgentSummary,
-} from "../agents/agent-display";
-import { useAuth } from "../auth/AuthProvider";
-import { ErrorAlert, QueryState } from "../components/PageState";
-import { ToneBadge } from "../components/StatusBadge";
-import { formatDate } from "../components/format";
+import { Alert, Button, Code, CopyButton, Group, Modal, Paper, Stack, Table, Text, TextInput, Title } from '@mantine/core';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, unwrap } from '../api/client';
+import { agentActions, agentState, pairingCommand, STATE_COLORS, type AgentSummary } from '../agents/agent-display';
+import { useAuth } from '../auth/AuthProvider';
+import { ErrorAlert, QueryState } from '../components/PageState';
+import { ToneBadge } from '../components/StatusBadge';
+import { formatDate } from '../components/format';
 
 /** How often the list is read again, so an agent that connects or drops shows without a reload. */
 const REFRESH_MS = 5_000;
@@ -36,36 +17,20 @@ interface Issued {
   expiresAt: string;
 }
 
-function CopyField({
-  label,
-  value,
-  testId,
-}: {
-  label: string;
-  value: string;
-  testId: string;
-}) {
+function CopyField({ label, value, testId }: { label: string; value: string; testId: string }) {
   return (
     <Stack gap={4}>
       <Text size="sm" fw={500}>
         {label}
       </Text>
       <Group gap="xs" wrap="nowrap" align="flex-start">
-        <Code
-          block
-          style={{ wordBreak: "break-all", whiteSpace: "pre-wrap", flex: 1 }}
-          data-testid={testId}
-        >
+        <Code block style={{ wordBreak: 'break-all', whiteSpace: 'pre-wrap', flex: 1 }} data-testid={testId}>
           {value}
         </Code>
         <CopyButton value={value}>
           {({ copied, copy }) => (
-            <Button
-              size="xs"
-              onClick={copy}
-              aria-label={`Copy ${label.toLowerCase()}`}
-            >
-              {copied ? "Copied" : "Copy"}
+            <Button size="xs" onClick={copy} aria-label={`Copy ${label.toLowerCase()}`}>
+              {copied ? 'Copied' : 'Copy'}
             </Button>
           )}
         </CopyButton>
@@ -83,51 +48,33 @@ function IssuedToken({ issued, onClose }: { issued: Issued; onClose(): void }) {
       withCloseButton
       onClose={onClose}
       data-testid="agent-token"
-      styles={{ title: { color: "var(--mantine-color-text)" } }}
+      styles={{ title: { color: 'var(--mantine-color-text)' } }}
     >
       <Stack gap="sm">
         <span>
-          Copy it now: it is shown only once and works once, until{" "}
-          <strong data-testid="agent-token-expiry">
-            {formatDate(issued.expiresAt)}
-          </strong>
-          . Run the commands below on the host next to the data (with the{" "}
-          <Code>holdfast</Code> command line installed).
+          Copy it now: it is shown only once and works once, until <strong data-testid="agent-token-expiry">{formatDate(issued.expiresAt)}</strong>. Run the commands below on the
+          host next to the data (with the <Code>holdfast</Code> command line installed).
         </span>
-        <CopyField
-          label="Token"
-          value={issued.token}
-          testId="agent-token-value"
-        />
-        <CopyField
-          label="Command"
-          value={pairingCommand(window.location.origin, issued.token)}
-          testId="agent-command"
-        />
+        <CopyField label="Token" value={issued.token} testId="agent-token-value" />
+        <CopyField label="Command" value={pairingCommand(window.location.origin, issued.token)} testId="agent-command" />
       </Stack>
     </Alert>
   );
 }
 
-function RenameModal({
-  agent,
-  onClose,
-}: {
-  agent: AgentSummary;
-  onClose(): void;
-}) {
+function RenameModal({ agent, onClose }: { agent: AgentSummary; onClose(): void }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState(agent.name);
   const rename = useMutation({
     mutationFn: (next: string) =>
       unwrap(
-        api.PATCH("/api/agents/{id}", {
+        api.PATCH('/api/agents/{id}', {
           params: { path: { id: agent.id } },
           body: { name: next },
         })
       ),
     onSuccess: async () => {
-      await queryClient.invalidateQueries({ queryKey: ["agents"] });
+      await queryClient.invalidateQueries({ queryKey: ['agents'] });
       onClose();
     },
   });
@@ -141,14 +88,12 @@ function RenameModal({
         }}
       >
         <Stack>
-          {rename.error && (
-            <ErrorAlert error={rename.error} title="Rename refused" />
-          )}
+          {rename.error && <ErrorAlert error={rename.error} title="Rename refused" />}
           <TextInput
             label="New name"
             required
             value={name}
-            error={name.trim() ? undefined : "Enter a name"}
+            error={name.trim() ? undefined : 'Enter a name'}
             onChange={(event) => setName(event.currentTarget.value)}
             data-field="agent-new-name"
             data-autofocus
@@ -157,12 +102,7 @@ function RenameModal({
             <Button variant="default" onClick={onClose}>
               Cancel
             </Button>
-            <Button
-              type="submit"
-              loading={rename.isPending}
-              disabled={!name.trim()}
-              data-testid="agent-rename-save"
-            >
+            <Button type="submit" loading={rename.isPending} disabled={!name.trim()} data-testid="agent-rename-save">
               Save
             </Button>
           </Group>
@@ -176,35 +116,33 @@ function RenameModal({
 export default function AgentsPage() {
   const queryClient = useQueryClient();
   const auth = useAuth();
-  const mayWrite = auth.can("agents:write");
+  const mayWrite = auth.can('agents:write');
   const agents = useQuery({
-    queryKey: ["agents"],
-    queryFn: () => unwrap(api.GET("/api/agents")),
+    queryKey: ['agents'],
+    queryFn: () => unwrap(api.GET('/api/agents')),
     refetchInterval: REFRESH_MS,
   });
-  const [name, setName] = useState("");
+  const [name, setName] = useState('');
   const [nameError, setNameError] = useState<string | undefined>();
   const [issued, setIssued] = useState<Issued | null>(null);
   const [renaming, setRenaming] = useState<AgentSummary | null>(null);
-  const invalidate = () =>
-    queryClient.invalidateQueries({ queryKey: ["agents"] });
+  const invalidate = () => queryClient.invalidateQueries({ queryKey: ['agents'] });
   const create = useMutation({
-    mutationFn: (agentName: string) =>
-      unwrap(api.POST("/api/agents", { body: { name: agentName } })),
+    mutationFn: (agentName: string) => unwrap(api.POST('/api/agents', { body: { name: agentName } })),
     onSuccess: async (answer) => {
       setIssued({
         name: answer.agent.name,
         token: answer.enrollmentToken,
         expiresAt: answer.expiresAt,
       });
-      setName("");
+      setName('');
       await invalidate();
     },
   });
   const newToken = useMutation({
     mutationFn: (id: string) =>
       unwrap(
-        api.POST("/api/agents/{id}/enrollment-token", {
+        api.POST('/api/agents/{id}/enrollment-token', {
           params: { path: { id } },
           body: {},
         })
@@ -221,7 +159,7 @@ export default function AgentsPage() {
   const toggle = useMutation({
     mutationFn: ({ id, enabled }: { id: string; enabled: boolean }) =>
       unwrap(
-        api.PATCH("/api/agents/{id}", {
+        api.PATCH('/api/agents/{id}', {
           params: { path: { id } },
           body: { enabled },
         })
@@ -229,24 +167,18 @@ export default function AgentsPage() {
     onSuccess: invalidate,
   });
   const revoke = useMutation({
-    mutationFn: (id: string) =>
-      unwrap(api.DELETE("/api/agents/{id}", { params: { path: { id } } })),
+    mutationFn: (id: string) => unwrap(api.DELETE('/api/agents/{id}', { params: { path: { id } } })),
     onSuccess: invalidate,
   });
-  const failure =
-    create.error ?? newToken.error ?? toggle.error ?? revoke.error;
+  const failure = create.error ?? newToken.error ?? toggle.error ?? revoke.error;
   const list = agents.data?.agents ?? [];
   return (
     <Stack>
       <Title order={2}>Agents</Title>
       <Text c="dimmed" size="sm">
-        An agent runs next to data this server cannot reach and keeps one
-        outbound connection to it. Pair one here, then start it on its host with
-        the token shown once.
+        An agent runs next to data this server cannot reach and keeps one outbound connection to it. Pair one here, then start it on its host with the token shown once.
       </Text>
-      {issued && (
-        <IssuedToken issued={issued} onClose={() => setIssued(null)} />
-      )}
+      {issued && <IssuedToken issued={issued} onClose={() => setIssued(null)} />}
       {failure && <ErrorAlert error={failure} title="The change was refused" />}
       {mayWrite && (
         <Paper withBorder p="md">
@@ -255,7 +187,7 @@ export default function AgentsPage() {
             onSubmit={(event) => {
               event.preventDefault();
               if (!name.trim()) {
-                setNameError("Enter a name");
+                setNameError('Enter a name');
                 return;
               }
               setNameError(undefined);
@@ -273,23 +205,14 @@ export default function AgentsPage() {
                 style={{ flex: 1, minWidth: 220 }}
                 data-field="agent-name"
               />
-              <Button
-                type="submit"
-                loading={create.isPending}
-                data-testid="agent-create"
-              >
+              <Button type="submit" loading={create.isPending} data-testid="agent-create">
                 Pair an agent
               </Button>
             </Group>
           </form>
         </Paper>
       )}
-      <QueryState
-        isPending={agents.isPending}
-        error={agents.error}
-        isEmpty={list.length === 0}
-        empty="No agents yet."
-      >
+      <QueryState isPending={agents.isPending} error={agents.error} isEmpty={list.length === 0} empty="No agents yet.">
         <Table.ScrollContainer minWidth={900}>
           <Table striped>
             <Table.Thead>
@@ -308,70 +231,34 @@ export default function AgentsPage() {
                 const state = agentState(agent);
                 const actions = agentActions(agent);
                 return (
-                  <Table.Tr
-                    key={agent.id}
-                    data-testid="agent-row"
-                    data-agent-name={agent.name}
-                  >
+                  <Table.Tr key={agent.id} data-testid="agent-row" data-agent-name={agent.name}>
                     <Table.Td data-testid="agent-name">{agent.name}</Table.Td>
                     <Table.Td>
-                      <ToneBadge
-                        color={STATE_COLORS[state]}
-                        data-status={state}
-                        data-testid="agent-state"
-                      >
+                      <ToneBadge color={STATE_COLORS[state]} data-status={state} data-testid="agent-state">
                         {state}
                       </ToneBadge>
-                      {agent.status === "pending" &&
-                        agent.enrollmentExpiresAt && (
-                          <Text size="xs" c="dimmed">
-                            token{" "}
-                            {Date.parse(agent.enrollmentExpiresAt) <= Date.now()
-                              ? "expired"
-                              : `valid until ${formatDate(
-                                  agent.enrollmentExpiresAt
-                                )}`}
-                          </Text>
-                        )}
+                      {agent.status === 'pending' && agent.enrollmentExpiresAt && (
+                        <Text size="xs" c="dimmed">
+                          token {Date.parse(agent.enrollmentExpiresAt) <= Date.now() ? 'expired' : `valid until ${formatDate(agent.enrollmentExpiresAt)}`}
+                        </Text>
+                      )}
                     </Table.Td>
-                    <Table.Td data-testid="agent-version">
-                      {agent.version ?? "—"}
-                    </Table.Td>
-                    <Table.Td data-testid="agent-host">
-                      {agent.host ?? "—"}
-                    </Table.Td>
+                    <Table.Td data-testid="agent-version">{agent.version ?? '—'}</Table.Td>
+                    <Table.Td data-testid="agent-host">{agent.host ?? '—'}</Table.Td>
                     <Table.Td data-testid="agent-adapters">
-                      {agent.adapters.length > 0
-                        ? agent.adapters
-                            .map((adapter) =>
-                              adapter.replace(/^@holdfast\/source-/, "")
-                            )
-                            .join(", ")
-                        : "—"}
+                      {agent.adapters.length > 0 ? agent.adapters.map((adapter) => adapter.replace(/^@holdfast\/source-/, '')).join(', ') : '—'}
                     </Table.Td>
                     <Table.Td>{formatDate(agent.lastSeenAt)}</Table.Td>
                     {mayWrite && (
                       <Table.Td>
                         <Group gap={4} wrap="nowrap">
                           {actions.rename && (
-                            <Button
-                              size="xs"
-                              variant="default"
-                              onClick={() => setRenaming(agent)}
-                              aria-label={`Rename ${agent.name}`}
-                              data-testid="agent-rename"
-                            >
+                            <Button size="xs" variant="default" onClick={() => setRenaming(agent)} aria-label={`Rename ${agent.name}`} data-testid="agent-rename">
                               Rename
                             </Button>
                           )}
                           {actions.newToken && (
-                            <Button
-                              size="xs"
-                              variant="default"
-                              onClick={() => newToken.mutate(agent.id)}
-                              aria-label={`New token for ${agent.name}`}
-                              data-testid="agent-new-token"
-                            >
+                            <Button size="xs" variant="default" onClick={() => newToken.mutate(agent.id)} aria-label={`New token for ${agent.name}`} data-testid="agent-new-token">
                               New token
                             </Button>
                           )}
@@ -379,9 +266,7 @@ export default function AgentsPage() {
                             <Button
                               size="xs"
                               variant="default"
-                              onClick={() =>
-                                toggle.mutate({ id: agent.id, enabled: false })
-                              }
+                              onClick={() => toggle.mutate({ id: agent.id, enabled: false })}
                               aria-label={`Disable ${agent.name}`}
                               data-testid="agent-disable"
                             >
@@ -392,9 +277,7 @@ export default function AgentsPage() {
                             <Button
                               size="xs"
                               variant="default"
-                              onClick={() =>
-                                toggle.mutate({ id: agent.id, enabled: true })
-                              }
+                              onClick={() => toggle.mutate({ id: agent.id, enabled: true })}
                               aria-label={`Enable ${agent.name}`}
                               data-testid="agent-enable"
                             >
@@ -409,9 +292,7 @@ export default function AgentsPage() {
                               aria-label={`Revoke ${agent.name}`}
                               data-testid="agent-revoke"
                               onClick={() =>
-                                window.confirm(
-                                  `Revoke the agent "${agent.name}"? Its connection closes at once and it can never connect again.`
-                                ) && revoke.mutate(agent.id)
+                                window.confirm(`Revoke the agent "${agent.name}"? Its connection closes at once and it can never connect again.`) && revoke.mutate(agent.id)
                               }
                             >
                               Revoke
@@ -427,9 +308,7 @@ export default function AgentsPage() {
           </Table>
         </Table.ScrollContainer>
       </QueryState>
-      {renaming && (
-        <RenameModal agent={renaming} onClose={() => setRenaming(null)} />
-      )}
+      {renaming && <RenameModal agent={renaming} onClose={() => setRenaming(null)} />}
     </Stack>
   );
 }
