@@ -117,8 +117,10 @@ export async function writeArchive(out: TarOutput, entries: AsyncIterable<Archiv
       const item = queue.shift();
       if (!item) return;
       if (item.handle) largeFilesAhead -= 1;
-      await writeOne(out, item, flags, options);
-      await out.ready();
+      // Folders, links and small files are written without a promise; only a large file's copy is awaited.
+      const copying = writeOne(out, item, flags, options);
+      if (copying) await copying;
+      if (out.waiting) await out.ready();
       if (performance.now() - sliceStarted > YIELD_AFTER_MS) {
         await new Promise((resolve) => setImmediate(resolve));
         sliceStarted = performance.now();
@@ -138,22 +140,25 @@ function queueEntry(entry: ArchiveEntry, flags: number): Queued {
   return { entry, handle };
 }
 
-async function writeOne(out: TarOutput, { entry, handle }: Queued, flags: number, options: ArchiveWriterOptions): Promise<void> {
+/** Writes one entry; answers the copy of a large file to wait for, or nothing when the entry is written already. */
+function writeOne(out: TarOutput, { entry, handle }: Queued, flags: number, options: ArchiveWriterOptions): Promise<void> | undefined {
   if (entry.kind === 'directory') {
     out.append(encodeHeader({ name: `${entry.member}/`, type: 'directory', size: 0, ...headerOf(entry, entry.stats) }));
-    return;
+    return undefined;
   }
   if (entry.kind === 'symlink') {
     out.append(encodeHeader({ name: entry.member, type: 'symlink', size: 0, linkname: entry.linkTarget, ...headerOf(entry, entry.stats) }));
-    return;
+    return undefined;
   }
-  let opening = handle;
-  if (!opening) {
-    const facts = (stats: Pick<Stats, 'mode' | 'mtime' | 'uid' | 'gid'>) => headerOf(entry, stats);
-    if (addSmallFile(out, entry, flags, SMALL_FILE_BYTES, facts, options.warnings) === 'added') return;
-    // Larger than a small file by now: streamed like any large file.
-    opening = open(entry.absolute, flags);
-  }
+  if (handle) return streamFile(out, entry, handle, options);
+  const facts = (stats: Pick<Stats, 'mode' | 'mtime' | 'uid' | 'gid'>) => headerOf(entry, stats);
+  if (addSmallFile(out, entry, flags, SMALL_FILE_BYTES, facts, options.warnings) === 'added') return undefined;
+  // Larger than a small file by now: streamed like any large file.
+  return streamFile(out, entry, open(entry.absolute, flags), options);
+}
+
+/** Copies a large file once its open (started ahead) succeeded; a failed open is a warning. */
+async function streamFile(out: TarOutput, entry: ArchiveEntry, opening: Promise<FileHandle>, options: ArchiveWriterOptions): Promise<void> {
   let file: FileHandle;
   try {
     file = await opening;

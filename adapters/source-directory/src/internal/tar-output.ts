@@ -87,6 +87,11 @@ export class TarOutput {
     if (!this.stream.push(full)) this.blocked = true;
   }
 
+  /** True while the reader is a megabyte behind (then {@link TarOutput.ready} waits); checked without a promise. */
+  get waiting(): boolean {
+    return this.blocked || this.signal.aborted || this.stream.destroyed;
+  }
+
   /** Resolves at once unless the reader is a megabyte behind; rejects once the dump is aborted or the stream gone. */
   async ready(): Promise<void> {
     while (this.blocked) {

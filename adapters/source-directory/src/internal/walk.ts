@@ -1,6 +1,6 @@
 import { lstatSync, readdirSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { lstat, readdir, readlink, stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, normalize } from 'node:path';
 import picomatch from 'picomatch';
 import type { KernelLogger } from '@holdfast/sdk';
 import { aborted, describeFileError, errnoOf } from './errors.js';
@@ -49,7 +49,7 @@ export function rootMember(root: ArchiveRoot): string {
  * checked before the dump started.
  */
 export async function* walkRoots(roots: readonly ArchiveRoot[], options: WalkOptions): AsyncGenerator<ArchiveEntry> {
-  const excluded = options.exclude.length > 0 ? picomatch([...options.exclude], { dot: true, basename: true }) : () => false;
+  const excluded = options.exclude.length > 0 ? picomatch([...options.exclude], { dot: true, basename: true }) : undefined;
   for (const root of roots) {
     const member = rootMember(root);
     // The configured root itself is always followed: pointing a job at a symlinked folder means its content.
@@ -118,7 +118,7 @@ async function* walkDirectory(
   member: string,
   relative: string,
   ancestors: string[],
-  excluded: (path: string) => boolean,
+  excluded: ((path: string) => boolean) | undefined,
   options: WalkOptions,
 ): AsyncGenerator<ArchiveEntry> {
   // Only a refusal check (followed links, the host's local path rule) is asynchronous; without it the walk's calls are.
@@ -133,17 +133,22 @@ async function* walkDirectory(
   // The stats of the next names are asked for while this one is handled: each lstat is a round trip to libuv's thread
   // pool, and one at a time they were most of the time of a tree of small files (docs/benchmarks.md, "Many small files").
   const pathOf = (name: string) => (relative === '' ? name : `${relative}/${name}`);
+  const isExcluded = (name: string) => excluded !== undefined && excluded(pathOf(name));
+  // `join(directory, name)` without its normalizing of the whole path for every name (a name from readdir has no
+  // slash and is never . or ..): it was the largest allocation of a walk (docs/benchmarks.md, 2026-12-07).
+  const folder = normalize(directory);
+  const base = folder.endsWith('/') ? folder : `${folder}/`;
   const ahead: Promise<Inspection>[] = [];
   let asked = 0;
   const askNext = () => {
     if (asked === names.length) return;
     const name = names[asked++]!;
-    ahead.push(excluded(pathOf(name)) ? Promise.resolve({ excluded: true }) : inspect(join(directory, name), options));
+    ahead.push(isExcluded(name) ? Promise.resolve({ excluded: true }) : inspect(base + name, options));
   };
   if (!synchronous) while (asked < Math.min(STAT_AHEAD, names.length)) askNext();
   for (const name of names) {
     let inspection: Inspection;
-    if (synchronous) inspection = excluded(pathOf(name)) ? { excluded: true } : inspectSync(join(directory, name), options);
+    if (synchronous) inspection = isExcluded(name) ? { excluded: true } : inspectSync(base + name, options);
     else {
       askNext();
       inspection = await ahead.shift()!;
@@ -155,8 +160,7 @@ async function* walkDirectory(
       continue;
     }
     const { stats } = inspection;
-    const path = pathOf(name);
-    const absolute = join(directory, name);
+    const absolute = base + name;
     const entryMember = `${member}/${name}`;
     if (stats.isDirectory()) {
       const identity = `${stats.dev}:${stats.ino}`;
@@ -165,7 +169,7 @@ async function* walkDirectory(
         continue;
       }
       yield { kind: 'directory', member: entryMember, absolute, stats };
-      yield* walkDirectory(absolute, entryMember, path, [...ancestors, identity], excluded, options);
+      yield* walkDirectory(absolute, entryMember, pathOf(name), [...ancestors, identity], excluded, options);
     } else if (stats.isFile()) {
       yield { kind: 'file', member: entryMember, absolute, stats };
     } else if (stats.isSymbolicLink()) {
