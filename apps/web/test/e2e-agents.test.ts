@@ -1,7 +1,8 @@
 // End to end (issue 48, acceptance 5): the agents page in Debian's Chromium against the assembled server. An agent is
 // paired through the page (the one-time token and the exact command are shown once), a real `holdfast agent` process
 // (apps/cli) is started with what the page showed, the row turns online with the version and host it reported, it is
-// renamed and revoked through the page (the confirmation names it), and the process stops for good. A read-only user
+// chosen as where a source runs in the source form ("Run on": tested there, saved, read back, set back to this
+// server), renamed and revoked through the page (the confirmation names it), and the process stops for good. A read-only user
 // sees the list without any button that changes an agent.
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
@@ -122,7 +123,37 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
     expect(await row('warehouse-db').getByTestId('agent-new-token').count()).toBe(0);
   }, 90_000);
 
+  it('a source form runs the source on the agent ("Run on"), tests it there, and reads the choice back', async () => {
+    const field = (name: string) => page.locator(`[data-field="${name}"]`);
+    const choose = async (name: string, option: string) => {
+      await field(name).click();
+      await page.getByRole('option', { name: option, exact: true }).click();
+    };
+    const agentId = (await admin.call('GET', '/api/agents')).body.agents.find((entry: { name: string }) => entry.name === 'warehouse-db').id as string;
+    await page.goto(`${server.url}/adapters/new/database`);
+    await choose('adapterId', 'PostgreSQL');
+    await field('name').fill('warehouse orders');
+    await field('user').fill('postgres');
+    expect(await field('run-on').inputValue()).toBe('This server');
+    await choose('run-on', 'Agent warehouse-db (online)');
+    // The connection test runs on the agent: the real agent process reaches the local PostgreSQL itself.
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByTestId('test-result').filter({ hasText: 'Connection works' }).waitFor({ timeout: 30_000 });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('link', { name: 'warehouse orders' }).waitFor();
+    const sourceId = (await page.getByRole('link', { name: 'warehouse orders' }).getAttribute('href'))!.split('/').pop()!;
+    expect((await admin.call('GET', `/api/adapters/${sourceId}`)).body.agentId).toBe(agentId);
+
+    await page.goto(`${server.url}/adapters/${sourceId}`);
+    await expect.poll(() => field('run-on').inputValue()).toBe('Agent warehouse-db (online)');
+    await choose('run-on', 'This server');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/sources$/);
+    expect((await admin.call('GET', `/api/adapters/${sourceId}`)).body.agentId).toBeNull();
+  }, 90_000);
+
   it('renames and revokes it through the page; the revoked agent stops for good', async () => {
+    await page.goto(`${server.url}/agents`);
     await row('warehouse-db').getByTestId('agent-rename').click();
     await page.locator('[data-field="agent-new-name"]').fill('warehouse-db-eu');
     await page.getByTestId('agent-rename-save').click();

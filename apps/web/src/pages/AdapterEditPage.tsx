@@ -6,6 +6,7 @@ import { useNavigate, useParams } from 'react-router';
 import { ADAPTER_KINDS, useAdapterTypes, type AdapterType } from '../api/adapters';
 import { api, errorMessage, unwrap } from '../api/client';
 import { withStepUp } from '../security/StepUp';
+import { RunOnField } from '../agents/RunOnField';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { initialValues, issuesByField, pruneEmpty, validatorFor, type FormValues, type JsonSchema } from '../schema-form/json-schema';
 import { SchemaForm } from '../schema-form/SchemaForm';
@@ -23,6 +24,8 @@ export default function AdapterEditPage() {
   const [adapterId, setAdapterId] = useState<string | null>(null);
   const [name, setName] = useState('');
   const [excludeFromRestore, setExcludeFromRestore] = useState(false);
+  /** Sources only: the remote agent that runs it (issue 48); null runs it on this server. */
+  const [agentId, setAgentId] = useState<string | null>(null);
   const [values, setValues] = useState<FormValues>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [testResult, setTestResult] = useState<{ success: boolean; message: string } | null>(null);
@@ -39,6 +42,7 @@ export default function AdapterEditPage() {
     setName(existing.data.name);
     setAdapterId(existing.data.adapterId);
     setExcludeFromRestore(existing.data.excludeFromRestore);
+    setAgentId(existing.data.agentId ?? null);
   }, [existing.data]);
   useEffect(() => {
     if (schema) setValues(initialValues(schema, existing.data?.config as FormValues | undefined));
@@ -63,8 +67,9 @@ export default function AdapterEditPage() {
   const save = useMutation({
     mutationFn: async (config: FormValues) => {
       // A destination's lock settings changing need a fresh second factor (issue 45.4): asked for when the server says so.
-      if (id) return withStepUp(() => unwrap(api.PUT('/api/adapters/{id}', { params: { path: { id } }, body: { name: name.trim(), config, excludeFromRestore } })));
-      return unwrap(api.POST('/api/adapters', { body: { type, adapterId: adapterId!, name: name.trim(), config, excludeFromRestore } }));
+      const placement = type === 'database' ? { agentId } : {};
+      if (id) return withStepUp(() => unwrap(api.PUT('/api/adapters/{id}', { params: { path: { id } }, body: { name: name.trim(), config, excludeFromRestore, ...placement } })));
+      return unwrap(api.POST('/api/adapters', { body: { type, adapterId: adapterId!, name: name.trim(), config, excludeFromRestore, ...placement } }));
     },
     onSuccess: async (saved) => {
       // Checked once on save, so the list shows whether it works now instead of ONLINE until the first scheduled
@@ -77,7 +82,8 @@ export default function AdapterEditPage() {
   });
   const test = useMutation({
     mutationFn: (config: FormValues) =>
-      unwrap(api.POST('/api/adapters/test-connection', { body: id ? { id, type, adapterId: adapterId!, config } : { type, adapterId: adapterId!, config } })),
+      // A source is tested where it will run: through the chosen agent, or from this server.
+      unwrap(api.POST('/api/adapters/test-connection', { body: { ...(id ? { id } : {}), type, adapterId: adapterId!, config, ...(type === 'database' ? { agentId } : {}) } })),
     onMutate: () => setTestResult(null),
     onSuccess: (result) => setTestResult(result),
     onError: (error) => setTestResult({ success: false, message: errorMessage(error) }),
@@ -122,6 +128,7 @@ export default function AdapterEditPage() {
                 </Text>
               )}
               <TextInput label="Name" required value={name} error={errors.name} onChange={(event) => setName(event.currentTarget.value)} data-field="name" />
+              {type === 'database' && <RunOnField agentId={agentId} onChange={setAgentId} />}
               {type === 'database' && (
                 <Switch
                   label="Exclude from restore targets"
