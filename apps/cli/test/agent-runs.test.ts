@@ -7,7 +7,7 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { psql, startAgentTestServer, tableDigestSql, uniqueName, type AgentTestServer, type TestAgent } from './support/agent-harness.js';
+import { lineAfter, psql, startAgentTestServer, tableDigestSql, uniqueName, type AgentTestServer, type TestAgent } from './support/agent-harness.js';
 
 const rgw = JSON.parse(await readFile('/tmp/holdfast-test-services/ceph-rgw/ceph-rgw.json', 'utf8')) as {
   endpoint: string;
@@ -213,6 +213,35 @@ describe('sources run through a real holdfast agent', () => {
     expect(retried.status, JSON.stringify(retried.logs?.slice(-6))).toBe('Success');
     expect((await bucketKeys('killed/')).filter((key) => !key.endsWith('.meta.json'))).toHaveLength(1);
   }, 240_000);
+
+  it('cancels a run on the agent: the engine\'s cancel aborts the dump there (pg_dump ends) and the run is Cancelled', async () => {
+    const locked = uniqueName('hf_agent_cancel');
+    databases.push(locked);
+    await psql(`CREATE DATABASE ${locked}`);
+    await psql(`CREATE TABLE held (id int)`, locked);
+    const lockerName = `hf-agent-cancel-${process.pid}`;
+    const locker = spawn('psql', ['-X', '-h', '127.0.0.1', '-U', 'root', '-d', locked, '-c', 'BEGIN; LOCK TABLE held IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(300);'], {
+      stdio: 'ignore',
+      env: { ...process.env, PGAPPNAME: lockerName },
+    });
+    lockers.push(locker);
+    const waiting = async () => Number(await psql(`SELECT count(*) FROM pg_stat_activity WHERE datname = '${locked}' AND wait_event_type = 'Lock'`));
+    await waitUntil('the lock to be held', async () => Number(await psql(`SELECT count(*) FROM pg_stat_activity WHERE application_name = '${lockerName}' AND state = 'active'`)) > 0);
+    const sourceConfig = await pgSource('cancelled source');
+    const cancelJob = await job('agent cancel', sourceConfig.id, [locked], [(await localDestination('local-cancel')).id]);
+    const before = agent.process.stdoutLines.length;
+    const runId = await trigger(cancelJob.id);
+    await waitUntil('pg_dump to wait for the lock', async () => (await waiting()) > 0, 60_000);
+    const cancelled = await server.call('POST', `/api/executions/${runId}/cancel`, {});
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    const ended = await server.settled(runId);
+    expect(ended.status).toBe('Cancelled');
+    // On the agent the call was aborted: its log says so and pg_dump's session is gone while the lock is still held.
+    await lineAfter(agent.process, before, 'call failed', 15_000, (line) => line.method === 'dump');
+    await waitUntil('pg_dump to end', async () => (await waiting()) === 0, 15_000);
+    expect(await readdir(join(server.work, 'local-cancel'))).toEqual([]);
+    await psql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '${lockerName}'`);
+  }, 90_000);
 
   async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

@@ -141,7 +141,7 @@ export class AgentCallRunner {
       case 'listDatabases':
         return adapter.listDatabases();
       case 'databaseSizes':
-        if (!adapter.databaseSizes) return (await adapter.listDatabases()).map((name) => ({ name, sizeBytes: 0 }));
+        if (!adapter.databaseSizes) throw new Error('this source adapter does not report database sizes');
         return adapter.databaseSizes();
       case 'restoreWouldReplace':
         return adapter.restoreWouldReplace ? adapter.restoreWouldReplace(target ?? {}, signal) : [];

@@ -197,7 +197,9 @@ export class CallChannel {
       entry.opened.isDone = true;
       entry.opened.reject(error);
     }
-    if (entry.output && !entry.output.destroyed) entry.output.destroy(error);
+    // A reader that already stopped listening (the engine cancelled) must not get an unheard 'error' event: Node
+    // turns that into an uncaught exception.
+    if (entry.output && !entry.output.destroyed) entry.output.destroy(entry.output.listenerCount('error') > 0 ? error : undefined);
     entry.reject(error);
   }
 }

@@ -11,9 +11,16 @@ import {
   type RestoreTarget,
   type ResolvedAdapterConfig,
   type SourceAdapter,
+  type SourceScratch,
   type SourceVersion,
 } from '@holdfast/kernel';
 import type { CallChannel, CallRequest } from './call-channel.js';
+
+/** Optional methods the source's adapter implements (read from the server's copy of the same package). */
+export interface RemoteOffers {
+  databaseSizes: boolean;
+  restoreWouldReplace: boolean;
+}
 
 /** What a remote source needs of the runner: the channel of its agent, once connected and able to run the adapter. */
 export interface AgentLink {
@@ -28,11 +35,19 @@ export interface AgentLink {
  * (docs/agents.md "Not built yet"): `scratch()` and `pointInTime()` are absent or null, a seekable dump is refused.
  */
 export class RemoteSource implements SourceAdapter {
+  /** Present only when the adapter has it, as callers branch on its presence (sizes shown or not). */
+  databaseSizes?: () => Promise<DatabaseSize[]>;
+  restoreWouldReplace?: (target: RestoreTarget, signal?: AbortSignal) => Promise<string[]>;
+
   constructor(
     private readonly resolved: ResolvedAdapterConfig & { agentId: string },
     private readonly link: AgentLink,
     private readonly offlineWaitMs: number,
-  ) {}
+    offers: RemoteOffers,
+  ) {
+    if (offers.databaseSizes) this.databaseSizes = () => this.value<DatabaseSize[]>('databaseSizes');
+    if (offers.restoreWouldReplace) this.restoreWouldReplace = (target, signal) => this.value<string[]>('restoreWouldReplace', { target }, signal);
+  }
 
   private async start(method: CallRequest['method'], options: Record<string, unknown>, extra: Partial<CallRequest> = {}) {
     const channel = await this.link.channelFor(this.resolved.agentId, this.resolved.adapterId, this.offlineWaitMs, extra.signal);
@@ -68,13 +83,6 @@ export class RemoteSource implements SourceAdapter {
     return this.value<string[]>('listDatabases');
   }
 
-  databaseSizes(): Promise<DatabaseSize[]> {
-    return this.value<DatabaseSize[]>('databaseSizes');
-  }
-
-  restoreWouldReplace(target: RestoreTarget, signal?: AbortSignal): Promise<string[]> {
-    return this.value<string[]>('restoreWouldReplace', { target }, signal);
-  }
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
     if (options.archive) {
@@ -99,6 +107,11 @@ export class RemoteSource implements SourceAdapter {
 
   pointInTime(): null {
     return null;
+  }
+
+  /** Test restores need scratch databases the engine drives call by call: not offered through agents yet. */
+  scratch(): SourceScratch {
+    throw new AdapterError(`source-${this.resolved.adapterId}`, 'UNSUPPORTED', 'test restores of a source on an agent are not built yet (docs/agents.md)');
   }
 
   async dispose(): Promise<void> {
