@@ -21,15 +21,16 @@ describe('credit-based stream flow control', () => {
         }
       })(),
     );
-    let sender: CreditedSender;
+    const link: { sender?: CreditedSender } = {};
     // Frames cross "the network" asynchronously, as on a socket.
-    const receiver = new CreditedReadable((bytes) => setImmediate(() => sender.grant(bytes)));
-    sender = new CreditedSender((bytes) => {
+    const receiver = new CreditedReadable((bytes) => setImmediate(() => link.sender!.grant(bytes)));
+    const sender = new CreditedSender((bytes) => {
       sent += bytes.length;
       largestFrame = Math.max(largestFrame, bytes.length);
       const copy = Buffer.from(bytes);
       setImmediate(() => expect(receiver.accept(copy)).toBe(true));
     });
+    link.sender = sender;
     receiver.open();
     const sending = sender.send(source).then(() => setImmediate(() => receiver.finish()));
     for await (const chunk of receiver) {
