@@ -90,30 +90,40 @@ async function copyFile(out: TarOutput, entry: ArchiveEntry, handle: FileHandle,
  * file being written included. A file that cannot be opened becomes a warning. The writer waits while the reader is
  * behind and yields to the event loop every few milliseconds.
  */
-export async function writeArchive(out: TarOutput, entries: AsyncIterable<ArchiveEntry>, options: ArchiveWriterOptions): Promise<void> {
-  const iterator = entries[Symbol.asyncIterator]();
+export async function writeArchive(out: TarOutput, entries: Iterable<ArchiveEntry> | AsyncIterable<ArchiveEntry>, options: ArchiveWriterOptions): Promise<void> {
+  // A synchronous walk (walk.ts) is iterated without a promise per entry.
+  const iterator: Iterator<ArchiveEntry> | AsyncIterator<ArchiveEntry> = Symbol.asyncIterator in entries ? entries[Symbol.asyncIterator]() : entries[Symbol.iterator]();
   const queue: Queued[] = [];
   let exhausted = false;
   const flags = constants.O_RDONLY | (options.followSymlinks ? 0 : constants.O_NOFOLLOW);
   let largeFilesAhead = 0;
-  const fill = async () => {
+  const hasRoom = () =>
     // Large files opened ahead and the file being written stay within maxOpenFiles (one may be queued when nothing is).
     // A directory or link needs no descriptor, but waits behind the files before it, so the check is for every entry.
-    while (!exhausted && queue.length < options.maxOpenFiles + MAX_QUEUED_OTHERS && (largeFilesAhead < options.maxOpenFiles - 1 || queue.length === 0)) {
-      const next = await iterator.next();
-      if (next.done) {
-        exhausted = true;
-        return;
-      }
-      const item = queueEntry(next.value, flags);
-      if (item.handle) largeFilesAhead += 1;
-      queue.push(item);
+    !exhausted && queue.length < options.maxOpenFiles + MAX_QUEUED_OTHERS && (largeFilesAhead < options.maxOpenFiles - 1 || queue.length === 0);
+  const take = (next: IteratorResult<ArchiveEntry>) => {
+    if (next.done) {
+      exhausted = true;
+      return;
     }
+    const item = queueEntry(next.value, flags);
+    if (item.handle) largeFilesAhead += 1;
+    queue.push(item);
+  };
+  // Queues entries while there is room; a promise only when the walk is asynchronous and has to be waited for.
+  const fill = (): Promise<void> | undefined => {
+    while (hasRoom()) {
+      const pending = iterator.next();
+      if (pending instanceof Promise) return pending.then((next) => (take(next), fill()));
+      take(pending);
+    }
+    return undefined;
   };
   let sliceStarted = performance.now();
   try {
     for (;;) {
-      await fill();
+      const filling = fill();
+      if (filling) await filling;
       const item = queue.shift();
       if (!item) return;
       if (item.handle) largeFilesAhead -= 1;
