@@ -133,6 +133,25 @@ describe('compressing in a child process', () => {
     expect(cli.stdout.equals(input)).toBe(true);
   });
 
+  it.skipIf(!zstdPath || !pigzPath)('the recovery kit decodes both programs\' output (skipped without zstd and pigz on PATH)', async () => {
+    // The kit is plain JavaScript shipped beside the backups; imported by path (no types), as a user runs it.
+    const kitModule = join(import.meta.dirname, '../../../../sdk/recovery-kit/kit/decompress.mjs');
+    const kit = await import(kitModule);
+    for (const [codec, name] of [['ZSTD', 'zstd'], ['GZIP', 'gzip']] as const) {
+      const file = join(dir, `kit-input.${name}`);
+      await writeFile(file, await through(input, createExternalCompressStream(externalCompressorFor({ codec })!)));
+      const pieces: Buffer[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, callback) {
+          pieces.push(chunk);
+          callback();
+        },
+      });
+      await kit.decodeFile(file, { codec: name, sink, key: () => Buffer.alloc(0) });
+      expect(Buffer.concat(pieces).equals(input), name).toBe(true);
+    }
+  });
+
   it('an empty input gives a valid empty stream', async () => {
     const cat = await script('cat-compressor', 'exec cat');
     expect((await through(Buffer.alloc(0), createExternalCompressStream(cat))).length).toBe(0);
