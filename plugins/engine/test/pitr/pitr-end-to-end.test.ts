@@ -181,7 +181,7 @@ describe('point-in-time restore through the API, S3 and SFTP, encrypted (issue 4
       const restores = await Promise.all(
         ['s3', 'sftp'].map(async (destinationId, index) => {
           const targetPath = fresh();
-          const servePort = 20_000 + randomInt(10_000) + index * 10_000;
+          const servePort = await freeServePort(index);
           const reply = await call(server.url, 'POST', `/api/jobs/${JOB}/point-in-time/restore`, { key, json: { target: { type: 'time', time: new Date(instant).toISOString() }, targetPath, servePort, destinationId } });
           expect(reply.status, JSON.stringify(reply.body)).toBe(202);
           served.push(targetPath);
@@ -213,7 +213,7 @@ describe('point-in-time restore through the API, S3 and SFTP, encrypted (issue 4
     expect(firstSegment, 'the base backup\'s first segment is archived complete').toBeDefined();
     for (const gone of [recorded!.storageKey, `${recorded!.storageKey}.meta.json`, firstSegment!.storageKey]) await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: gone }));
     const latestPath = fresh();
-    const latestPort = 20_000 + randomInt(20_000);
+    const latestPort = await freeServePort(0);
     const latest = await call(server.url, 'POST', `/api/jobs/${JOB}/point-in-time/restore`, { key, json: { target: { type: 'latest' }, targetPath: latestPath, servePort: latestPort } });
     expect(latest.status, JSON.stringify(latest.body)).toBe(202);
     served.push(latestPath);
@@ -287,4 +287,21 @@ function pickInstants(commits: Commit[], start: number, end: number, count: numb
   const picked = new Set<number>();
   while (picked.size < count) picked.add(gaps[randomInt(gaps.length)]!);
   return [...picked].sort((a, b) => a - b);
+}
+
+/**
+ * A port for a restored server: below Linux's ephemeral range (32768 and up, where outgoing connections of the busy
+ * machine take ports: CI once drew one in use), in a band per parallel restore, and free right now.
+ */
+async function freeServePort(band: number): Promise<number> {
+  const { createServer } = await import('node:net');
+  for (;;) {
+    const port = 12_000 + band * 10_000 + randomInt(10_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer();
+      probe.once('error', () => resolve(false));
+      probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
 }
