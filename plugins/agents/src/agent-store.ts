@@ -86,6 +86,9 @@ function isUniqueViolation(error: unknown): boolean {
   return /23505|UNIQUE constraint|SQLITE_CONSTRAINT/i.test(text);
 }
 
+/** Agents per presence update statement of the heartbeat. */
+const TOUCH_BATCH = 500;
+
 /** The `agents` table: the agents' identity, tokens and presence. */
 export class AgentStore {
   constructor(
@@ -234,7 +237,18 @@ export class AgentStore {
 
   /** A pong or a frame arrived: the agent is alive now. */
   async touch(agentId: string): Promise<void> {
-    await this.table().where({ id: agentId, status: 'online' }).update({ last_seen_at: new Date() });
+    await this.touchAll([agentId]);
+  }
+
+  /**
+   * The heartbeat's presence write: every agent that answered the previous ping is seen now, in one statement per
+   * {@link TOUCH_BATCH} agents (bound parameters stay far below SQLite's and PostgreSQL's limits).
+   */
+  async touchAll(agentIds: readonly string[]): Promise<void> {
+    const now = new Date();
+    for (let start = 0; start < agentIds.length; start += TOUCH_BATCH) {
+      await this.table().whereIn('id', agentIds.slice(start, start + TOUCH_BATCH)).where({ status: 'online' }).update({ last_seen_at: now });
+    }
   }
 
   /** The connection ended: offline, unless it was revoked meanwhile (that status stays). */
