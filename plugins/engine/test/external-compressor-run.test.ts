@@ -1,9 +1,10 @@
 // Issue 42, lever 1, through a whole backup run: a ZSTD (and GZIP, when pigz is installed) PostgreSQL job compressed
 // by the external program restores row for row like one compressed in-process; HOLDFAST_EXTERNAL_COMPRESSOR=off
-// keeps the in-process codec; a compressor that dies mid-stream fails the run with its name and leaves no file.
+// keeps the in-process codec; a compressor that dies mid-stream fails the run with its name and leaves no file; a
+// cancelled run kills its compressor (no process left, not even a zombie).
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -105,5 +106,40 @@ describe.skipIf(!findOnPath('zstd'))('backups compressed by an external program 
     expect(logText(failed)).toMatch(/zstd -3 -T0 exited with status 3: simulated compressor failure/);
     const after = (await readdir(join(dir, 'store'))).filter((name) => !before.has(name));
     expect(after).toEqual([]);
+  });
+
+  it('cancelling a run kills its compressor: no process is left, not even a zombie', async () => {
+    const fakeBin = join(dir, 'stuck-bin');
+    const pidFile = join(dir, 'stuck-zstd.pid');
+    await mkdir(fakeBin, { recursive: true });
+    // Never reads its input: the run stays in its upload stage until it is cancelled.
+    await writeFile(join(fakeBin, 'zstd'), `#!/bin/sh\necho $$ > '${pidFile}'\nexec sleep 300\n`);
+    await chmod(join(fakeBin, 'zstd'), 0o755);
+    const before = new Set(await readdir(join(dir, 'store')));
+    process.env.PATH = `${fakeBin}${delimiter}${savedPath}`;
+    const trigger = await call(server.url, 'POST', '/api/jobs/zstd-job/run', { key });
+    expect(trigger.status).toBe(200);
+    let pid = 0;
+    for (let attempt = 0; attempt < 300 && !pid; attempt++) {
+      pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim()) || 0;
+      if (!pid) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(pid).toBeGreaterThan(0);
+    const cancel = await call(server.url, 'POST', `/api/executions/${trigger.body.executionId}/cancel`, { key });
+    expect(cancel.status).toBe(200);
+    const done = await waitForEnd(server.url, key, trigger.body.executionId, 60_000);
+    expect(done.status).toBe('Cancelled');
+    // Reaped: signal 0 fails with ESRCH once the process is gone and waited for (a zombie would still answer).
+    let alive = true;
+    for (let attempt = 0; attempt < 100 && alive; attempt++) {
+      try {
+        process.kill(pid, 0);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+    expect((await readdir(join(dir, 'store'))).filter((name) => !before.has(name))).toEqual([]);
   });
 });
