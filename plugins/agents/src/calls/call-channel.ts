@@ -88,7 +88,15 @@ export class CallChannel {
         opened: openedSettle,
         cleanup: () => request.signal?.removeEventListener('abort', onAbort),
       };
-      if (request.output) entry.output = new CreditedReadable((bytes) => this.peer.sendText({ type: 'credit', id, bytes }));
+      if (request.output) {
+        const output = new CreditedReadable((bytes) => this.peer.sendText({ type: 'credit', id, bytes }));
+        // A reader that gives up on the stream (destroys it) ends the call on the agent, as closing a local dump's
+        // pipe ends the dump: otherwise the agent would wait for credit for ever.
+        output.once('close', () => {
+          if (this.pending.get(id) === entry && !output.readableEnded) this.cancel(id);
+        });
+        entry.output = output;
+      }
       if (request.input) {
         entry.input = new CreditedSender(
           (bytes) => this.peer.sendBinary(dataFrame(id, bytes)),
