@@ -120,6 +120,38 @@ describe('sources run through a real holdfast agent', () => {
     expect(await psql(tableDigestSql('orders'), restored)).toBe(expected);
   }, 180_000);
 
+  it('backs up a folder on the agent\'s host and restores it there into a new folder, byte for byte', async () => {
+    const folder = join(server.work, 'agent-files');
+    await mkdir(join(folder, 'nested'), { recursive: true });
+    await writeFile(join(folder, 'a.txt'), 'first file on the agent');
+    await writeFile(join(folder, 'nested', 'b.bin'), Buffer.alloc(300_000, 7));
+    const files = await create('/api/adapters', { name: 'folder via agent', type: 'database', adapterId: 'directory', config: { paths: [folder] }, agentId: agent.id });
+    const local = await localDestination('local-folder');
+    const folderJob = await job('agent folder', files.id, [], [local.id]);
+    const before = agent.process.stdoutLines.length;
+    const backup = await server.settled(await trigger(folderJob.id));
+    expect(backup.status, JSON.stringify(backup.logs?.slice(-6))).toBe('Success');
+    expect(agentCalls('dump', before)).toBe(1);
+    const file = (await readdir(join(server.work, 'local-folder'))).find((name) => !name.endsWith('.meta.json'))!;
+    const target = join(server.work, 'restored-files');
+    const restore = await server.call('POST', `/api/storage/${local.id}/restore`, { file, targetSourceId: files.id, targetPath: target });
+    expect(restore.status, JSON.stringify(restore.body)).toBe(200);
+    const restored = await server.settled(restore.body.executionId);
+    expect(restored.status, JSON.stringify(restored.logs?.slice(-6))).toBe('Success');
+    expect(agentCalls('restore', before)).toBe(1);
+    const restoredFiles = (await readdir(target, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+    expect(restoredFiles).toHaveLength(2);
+    const original = await readFile(join(folder, 'nested', 'b.bin'));
+    const copy = restoredFiles.find((entry) => entry.name === 'b.bin')!;
+    expect((await readFile(join(copy.parentPath, copy.name))).equals(original)).toBe(true);
+    // Into the same folder again without overwrite: the server cannot look at the agent's disk, the agent refuses.
+    const again = await server.call('POST', `/api/storage/${local.id}/restore`, { file, targetSourceId: files.id, targetPath: target });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const refused = await server.settled(again.body.executionId);
+    expect(refused.status).toBe('Failed');
+    expect(refused.error).toMatch(/exists now and the restore would replace it.*nothing was changed/);
+  }, 90_000);
+
   it('tests the connection of a bound source from the agent (version included)', async () => {
     const orders = await pgSource('tested via agent');
     const before = agent.process.stdoutLines.length;

@@ -97,7 +97,9 @@ export async function refuseAccidentalOverwrite(deps: { catalog: JobCatalog; ada
         `restoreToOriginalPaths writes over the folders source "${target.name}" backs up (files of the same name are replaced); send "overwrite": true to do that, or restore into a new folder with targetPath`,
       );
     }
-    if (request.targetPath && (await isNonEmptyFolder(request.targetPath))) {
+    // A folder on an agent's host is not on this disk: the agent's restore itself refuses to write into a non-empty
+    // folder (RestoreOptions.overwrite false), failing the run instead of answering 409 here.
+    if (request.targetPath && !target.agentId && (await isNonEmptyFolder(request.targetPath))) {
       throw new ConflictError(
         `The folder "${request.targetPath}" is not empty: the restore would replace the files of the same name in it (other files are kept); send "overwrite": true to do that, or choose an empty or new folder`,
       );
