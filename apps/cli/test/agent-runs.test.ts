@@ -7,7 +7,7 @@ import { mkdir, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CreateBucketCommand, DeleteBucketCommand, DeleteObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { lineAfter, psql, startAgentTestServer, tableDigestSql, uniqueName, type AgentTestServer, type TestAgent } from './support/agent-harness.js';
+import { lineAfter, psql, run, startAgentTestServer, tableDigestSql, uniqueName, type AgentTestServer, type TestAgent } from './support/agent-harness.js';
 
 const rgw = JSON.parse(await readFile('/tmp/holdfast-test-services/ceph-rgw/ceph-rgw.json', 'utf8')) as {
   endpoint: string;
@@ -25,6 +25,7 @@ describe('sources run through a real holdfast agent', () => {
   let s3: S3Client;
   const bucket = `hf-agent-runs-${process.pid}-${Date.now().toString(36)}`;
   const databases: string[] = [];
+  const mariaDatabases: string[] = [];
   const lockers: ChildProcess[] = [];
   const source = uniqueName('hf_agent_src');
 
@@ -46,6 +47,7 @@ describe('sources run through a real holdfast agent', () => {
     for (const locker of lockers) locker.kill('SIGKILL');
     await server?.close();
     for (const database of databases) await psql(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => undefined);
+    for (const database of mariaDatabases) await run('mysql', ['-h', '127.0.0.1', '-u', 'root', '-e', `DROP DATABASE IF EXISTS ${database}`]).catch(() => undefined);
     if (s3) {
       for (const key of await bucketKeys()) await s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
       await s3.send(new DeleteBucketCommand({ Bucket: bucket })).catch(() => undefined);
@@ -150,6 +152,30 @@ describe('sources run through a real holdfast agent', () => {
     const refused = await server.settled(again.body.executionId);
     expect(refused.status).toBe('Failed');
     expect(refused.error).toMatch(/exists now and the restore would replace it.*nothing was changed/);
+  }, 90_000);
+
+  it('backs up MariaDB through the agent and restores it into a new database with identical rows', async () => {
+    const mariadb = (sql: string) => run('mysql', ['-h', '127.0.0.1', '-u', 'root', '-N', '-B', '-e', sql]).then(({ stdout }) => stdout.trim());
+    const shop = uniqueName('hf_agent_maria');
+    const restoredName = uniqueName('hf_agent_maria_restored');
+    mariaDatabases.push(shop, restoredName);
+    await mariadb(`CREATE DATABASE ${shop}; CREATE TABLE ${shop}.items (id int PRIMARY KEY, label varchar(40)); INSERT INTO ${shop}.items SELECT seq, CONCAT('item ', seq) FROM mysql.seq_1_to_3000;`);
+    const digest = (database: string) => mariadb(`SELECT COUNT(*), MD5(GROUP_CONCAT(id, label ORDER BY id SEPARATOR '|')) FROM ${database}.items`);
+    const maria = await create('/api/adapters', { name: 'maria via agent', type: 'database', adapterId: 'mysql', config: { host: '127.0.0.1', user: 'root' }, agentId: agent.id });
+    const local = await localDestination('local-maria');
+    const mariaJob = await job('agent maria', maria.id, [shop], [local.id]);
+    const before = agent.process.stdoutLines.length;
+    const backup = await server.settled(await trigger(mariaJob.id));
+    expect(backup.status, JSON.stringify(backup.logs?.slice(-6))).toBe('Success');
+    const file = (await readdir(join(server.work, 'local-maria'))).find((name) => !name.endsWith('.meta.json'))!;
+    const restore = await server.call('POST', `/api/storage/${local.id}/restore`, { file, database: restoredName, targetSourceId: maria.id });
+    expect(restore.status, JSON.stringify(restore.body)).toBe(200);
+    const restored = await server.settled(restore.body.executionId);
+    expect(restored.status, JSON.stringify(restored.logs?.slice(-6))).toBe('Success');
+    expect(agentCalls('dump', before)).toBe(1);
+    expect(agentCalls('restore', before)).toBe(1);
+    expect(await digest(restoredName)).toBe(await digest(shop));
+    expect(await digest(shop)).toMatch(/^3000\t/);
   }, 90_000);
 
   it('tests the connection of a bound source from the agent (version included)', async () => {
