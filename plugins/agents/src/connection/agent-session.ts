@@ -106,6 +106,8 @@ export class AgentSession {
     this.stage = 'closed';
     this.closeReason = reason;
     this.endpoint.handshakeDone(this);
+    // Calls in flight fail now, not after the close handshake (up to a second with a peer that does not answer).
+    this.calls.closed((method) => this.interrupted(method));
     try {
       this.socket.close(code, reason.slice(0, 120));
     } catch {
