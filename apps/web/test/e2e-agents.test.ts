@@ -15,6 +15,7 @@ import { spawnNode, type SpawnedProcess } from '@holdfast/tooling/harness/spawne
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureWebBuilt, findChromium } from './support/browser.js';
+import { captureHere, describeViolations, type AxeFinding } from './support/pages.js';
 import { signInCaller, useSessionIn, type SessionCaller } from './support/sessions.js';
 import { startWebStack } from './support/web-stack.js';
 
@@ -43,6 +44,7 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
   let dataDir: string;
   let admin: SessionCaller;
   let agent: SpawnedProcess | undefined;
+  const findings: AxeFinding[] = [];
 
   beforeAll(async () => {
     if (!existsSync(CLI_MAIN)) throw new Error(`${CLI_MAIN} is missing: build first (npm run build -w @holdfast/cli)`);
@@ -121,6 +123,8 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
     expect(await row('warehouse-db').getByTestId('agent-host').textContent()).toBe(hostname());
     expect(await row('warehouse-db').getByTestId('agent-version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
     expect(await row('warehouse-db').getByTestId('agent-new-token').count()).toBe(0);
+    // Screenshots (desktop and phone, light and dark) and an axe scan, with the token panel and an online row shown.
+    await captureHere(page, SHOTS, 'agents', findings);
   }, 90_000);
 
   it('a source form runs the source on the agent ("Run on"), tests it there, and reads the choice back', async () => {
@@ -136,6 +140,7 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
     await field('user').fill('postgres');
     expect(await field('run-on').inputValue()).toBe('This server');
     await choose('run-on', 'Agent warehouse-db (online)');
+    await captureHere(page, SHOTS, 'source-run-on', findings);
     // The connection test runs on the agent: the real agent process reaches the local PostgreSQL itself.
     await page.getByRole('button', { name: 'Test connection' }).click();
     await page.getByTestId('test-result').filter({ hasText: 'Connection works' }).waitFor({ timeout: 30_000 });
@@ -212,5 +217,6 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
     } finally {
       await readerContext.close();
     }
+    expect(describeViolations(findings)).toEqual([]);
   }, 60_000);
 });
