@@ -35,6 +35,17 @@ export interface RemoteSourceRunner {
    * dropping rejects with `interrupted: agent "<name>" disconnected during <method>`.
    */
   source(resolved: ResolvedAdapterConfig & { agentId: string }, options?: RemoteSourceOptions): SourceAdapter;
+  /**
+   * Several server processes on one PostgreSQL (docs/agents.md "Several server processes"): the engine tells the
+   * runner its process id (`engine_processes.id`), which the runner records as the holder of the agents connected
+   * to this process.
+   */
+  attachProcess?(processId: string): void;
+  /**
+   * The process id (as given to {@link attachProcess}) of the process holding the agent's live connection, or null
+   * when no process is known to hold it (offline, or its holder stopped refreshing its presence).
+   */
+  holderOf?(agentId: string): Promise<string | null>;
 }
 
 /** Optional token: registered by the agents plugin; absent, a source bound to an agent cannot run. */

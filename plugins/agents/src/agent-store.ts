@@ -38,6 +38,7 @@ interface AgentRecord {
   enrollment_token_hash: string | null;
   enrollment_expires_at: number | string | null;
   last_seen_at: Date | number | string | null;
+  holder_id: string | null;
   revoked_at: Date | number | string | null;
   created_at: Date | number | string;
   updated_at: Date | number | string;
@@ -89,12 +90,31 @@ function isUniqueViolation(error: unknown): boolean {
 /** Agents per presence update statement of the heartbeat. */
 const TOUCH_BATCH = 500;
 
+/** What the control poll of a process needs to know about an agent it holds (docs/agents.md "Several server processes"). */
+export interface HeldAgentState {
+  id: string;
+  enabled: boolean;
+  status: AgentStatus;
+  holderId: string | null;
+}
+
 /** The `agents` table: the agents' identity, tokens and presence. */
 export class AgentStore {
+  /**
+   * This process's id as the holder of the agents connected to it: the engine's process id once the engine attached
+   * it (several processes on one PostgreSQL), a random one before or without an engine.
+   */
+  holderId: string = randomUUID();
+
   constructor(
     private readonly database: () => OrmDatabase,
     private readonly enrollmentTtlMs: number,
   ) {}
+
+  /** True on PostgreSQL, where several server processes may share the table. */
+  isShared(): boolean {
+    return this.database().dialect === 'postgresql';
+  }
 
   private table() {
     return this.database().em().getKnex()<AgentRecord>(AGENTS_TABLE);
@@ -231,7 +251,7 @@ export class AgentStore {
     const changed = await this.table()
       .where({ id: agentId })
       .whereNull('revoked_at')
-      .update({ status: 'online', version: hello.version, host: hello.host, adapters: JSON.stringify(hello.adapters), last_seen_at: now, updated_at: now });
+      .update({ status: 'online', holder_id: this.holderId, version: hello.version, host: hello.host, adapters: JSON.stringify(hello.adapters), last_seen_at: now, updated_at: now });
     return Number(changed) === 1;
   }
 
@@ -247,21 +267,61 @@ export class AgentStore {
   async touchAll(agentIds: readonly string[]): Promise<void> {
     const now = new Date();
     for (let start = 0; start < agentIds.length; start += TOUCH_BATCH) {
-      await this.table().whereIn('id', agentIds.slice(start, start + TOUCH_BATCH)).where({ status: 'online' }).update({ last_seen_at: now });
+      await this.table().whereIn('id', agentIds.slice(start, start + TOUCH_BATCH)).where({ status: 'online', holder_id: this.holderId }).update({ last_seen_at: now });
     }
   }
 
-  /** The connection ended: offline, unless it was revoked meanwhile (that status stays). */
+  /**
+   * The connection ended: offline, unless it was revoked meanwhile (that status stays) or the agent is already held
+   * by another process (it reconnected there before this connection's end was noticed).
+   */
   async markOffline(agentId: string): Promise<void> {
     const now = new Date();
-    await this.table().where({ id: agentId, status: 'online' }).update({ status: 'offline', last_seen_at: now, updated_at: now });
+    await this.table()
+      .where({ id: agentId, status: 'online' })
+      .where((q) => q.where({ holder_id: this.holderId }).orWhereNull('holder_id'))
+      .update({ status: 'offline', holder_id: null, last_seen_at: now, updated_at: now });
   }
 
   /**
-   * At start: no agent is connected to this process yet, so any `online` left by a crash is offline. (One process
-   * only: with several processes on one PostgreSQL this would clear the others' agents; docs/agents.md "Not built yet".)
+   * Online agents whose holder stopped refreshing their presence (`last_seen_at` older than `staleAfterMs`): their
+   * process crashed or was killed, so they are offline. At start, and then on every heartbeat round. On the embedded
+   * database (one process) every `online` row is this process's own at start: all are cleared then, none after.
    */
-  async resetPresence(): Promise<number> {
-    return Number(await this.table().where({ status: 'online' }).update({ status: 'offline', updated_at: new Date() }));
+  async clearStalePresence(staleAfterMs: number, isStart: boolean): Promise<number> {
+    const now = new Date();
+    if (this.database().dialect !== 'postgresql') {
+      if (!isStart) return 0;
+      return Number(await this.table().where({ status: 'online' }).update({ status: 'offline', holder_id: null, updated_at: now }));
+    }
+    return Number(
+      await this.table()
+        .where({ status: 'online' })
+        .where((q) => q.whereNull('last_seen_at').orWhere('last_seen_at', '<', new Date(now.getTime() - staleAfterMs)).orWhereNull('holder_id'))
+        .update({ status: 'offline', holder_id: null, updated_at: now }),
+    );
+  }
+
+  /** The process holding the agent's live connection, when its presence is fresh; null otherwise. */
+  async holderOf(agentId: string, staleAfterMs: number): Promise<string | null> {
+    const row = await this.row(agentId);
+    if (!row || row.status !== 'online' || !row.holder_id || row.last_seen_at === null) return null;
+    return dateOf(row.last_seen_at).getTime() >= Date.now() - staleAfterMs ? row.holder_id : null;
+  }
+
+  /**
+   * Of the agents connected to this process, those it must let go: disabled or revoked (possibly through another
+   * process's API), or now held by another process (the agent reconnected there).
+   */
+  async heldToRelease(agentIds: readonly string[]): Promise<HeldAgentState[]> {
+    const found: HeldAgentState[] = [];
+    for (let start = 0; start < agentIds.length; start += TOUCH_BATCH) {
+      const rows = (await this.table()
+        .select('id', 'enabled', 'status', 'holder_id')
+        .whereIn('id', agentIds.slice(start, start + TOUCH_BATCH))
+        .where((q) => q.where({ enabled: false }).orWhere({ status: 'revoked' }).orWhere((inner) => inner.whereNotNull('holder_id').whereNot({ holder_id: this.holderId })))) as AgentRecord[];
+      for (const row of rows) found.push({ id: row.id, enabled: Boolean(row.enabled), status: row.status as AgentStatus, holderId: row.holder_id });
+    }
+    return found;
   }
 }

@@ -7,7 +7,7 @@ import { AgentEndpoint, DEFAULT_ENDPOINT_OPTIONS, type AgentEndpointOptions } fr
 import { enrollmentTtlFromEnv } from './enrollment-token.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { AgentEntity } from './store/entities.js';
-import { createAgentsTable } from './store/migration.js';
+import { addAgentHolder, createAgentsTable } from './store/migration.js';
 
 /** The running agents services (tests reach them through {@link AGENTS}). */
 export interface AgentsService {
@@ -68,7 +68,7 @@ export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastP
     provides: [AGENTS, REMOTE_SOURCE_RUNNER],
     requires: [ORM_DATABASE, TOKENS.EventBus, TOKENS.Logger, TOKENS.AdapterRegistry, optionalToken(TOKENS.AuditWriter)],
     entities: [AgentEntity],
-    migrations: [createAgentsTable],
+    migrations: [createAgentsTable, addAgentHolder],
     register(container) {
       container.register(AGENTS, { useFactory: serviceOf });
       container.register(REMOTE_SOURCE_RUNNER, { useFactory: (resolver) => serviceOf(resolver).runner });
@@ -88,7 +88,7 @@ export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastP
     },
     async start(container) {
       const { store, endpoint } = serviceOf(container);
-      const cleared = await store.resetPresence();
+      const cleared = await store.clearStalePresence(endpoint.staleAfterMs, true);
       if (cleared > 0) endpoint.logger.info({ agents: cleared }, 'agents left online by the previous run marked offline');
       endpoint.start();
     },

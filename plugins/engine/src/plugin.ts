@@ -1,3 +1,4 @@
+import { addExecutionRouting } from './store/agent-routing-migration.js';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import { executionStatsPort } from './store/execution-stats.js';
 import { storageUsagePort } from './dashboard/storage-usage.js';
@@ -116,7 +117,7 @@ export function createEnginePlugin(options: EnginePluginOptions = {}): HoldfastP
       optionalToken(TOKENS.LocalPathPolicy),
     ],
     entities: [ExecutionEntity, ExecutionLogEntity],
-    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables, createChangeLogTables, addChangeLogStreamGauges],
+    migrations: [createEngineTables, createStorageSnapshotTable, createScaleOutTables, createChangeLogTables, addChangeLogStreamGauges, addExecutionRouting],
     register(container) {
       container.register(ENGINE, { useFactory: engineOf });
       container.register(TOKENS.RecoveryKitBuilder, { useValue: buildRecoveryKit });

@@ -32,6 +32,14 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
     private readonly logger: KernelLogger,
   ) {}
 
+  attachProcess(processId: string): void {
+    this.store.holderId = processId;
+  }
+
+  holderOf(agentId: string): Promise<string | null> {
+    return this.store.holderOf(agentId, this.endpoint.staleAfterMs);
+  }
+
   async describeAgent(agentId: string): Promise<RemoteAgentSummary | null> {
     const agent = await this.store.find(agentId);
     return agent ? { id: agent.id, name: agent.name, revoked: agent.status === 'revoked' } : null;

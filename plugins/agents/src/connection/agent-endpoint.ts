@@ -14,9 +14,17 @@ export interface AgentEndpointOptions {
   pingIntervalMs: number;
   /** Connections allowed in their handshake at once; more are answered 503 before the upgrade (default 256). */
   maxPendingHandshakes: number;
+  /**
+   * Several processes on one PostgreSQL: how often this process reads whether an agent it holds was disabled or
+   * revoked through another process, or reconnected to another one (default 2 s). Not polled on the embedded database.
+   */
+  controlPollMs: number;
 }
 
-export const DEFAULT_ENDPOINT_OPTIONS: AgentEndpointOptions = { handshakeTimeoutMs: 10_000, pingIntervalMs: 15_000, maxPendingHandshakes: 256 };
+export const DEFAULT_ENDPOINT_OPTIONS: AgentEndpointOptions = { handshakeTimeoutMs: 10_000, pingIntervalMs: 15_000, maxPendingHandshakes: 256, controlPollMs: 2_000 };
+
+/** Presence older than this many ping periods means its holding process is gone. */
+const STALE_PING_PERIODS = 3;
 
 /**
  * The agents' WebSocket endpoint on the server's own listener (`/api/agents/connect`). It keeps one live connection
@@ -33,6 +41,8 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
   /** Agents whose going offline was announced (agent_offline) by this process: their return is announced too. */
   private readonly announcedOffline = new Set<string>();
   private heartbeat: NodeJS.Timeout | undefined;
+  private controlPoll: NodeJS.Timeout | undefined;
+  private isPolling = false;
   private isStopping = false;
 
   constructor(
@@ -44,6 +54,11 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
 
   get pingIntervalMs(): number {
     return this.options.pingIntervalMs;
+  }
+
+  /** How old an agent's presence may be before its holding process counts as gone. */
+  get staleAfterMs(): number {
+    return STALE_PING_PERIODS * this.options.pingIntervalMs;
   }
 
   /** The agent's connection when it said hello and is open (calls may be made on it); undefined otherwise. */
@@ -100,8 +115,39 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
       // One write per round for all answering agents, not one per agent: 500 single-row updates at the same moment
       // queued every API query behind them on the embedded database (docs/agents.md "Scale").
       if (alive.length > 0) this.track(this.store.touchAll(alive).catch(() => undefined));
+      // Agents of a process that died (its presence stopped being refreshed) go offline.
+      this.track(this.store.clearStalePresence(this.staleAfterMs, false).catch(() => undefined));
     }, this.options.pingIntervalMs);
     this.heartbeat.unref();
+    if (this.store.isShared()) {
+      this.controlPoll = setInterval(() => void this.releaseChanged(), this.options.controlPollMs);
+      this.controlPoll.unref();
+    }
+  }
+
+  /**
+   * Several processes: closes the connections of agents disabled or revoked through another process's API, and of
+   * agents that reconnected to another process (the newer connection wins, as within one process).
+   */
+  private async releaseChanged(): Promise<void> {
+    if (this.isPolling || this.live.size === 0) return;
+    this.isPolling = true;
+    try {
+      for (const state of await this.store.heldToRelease([...this.live.keys()])) {
+        if (state.status === 'revoked') void this.disconnect(state.id, CLOSE.revoked, 'agent revoked: it can never connect again');
+        else if (!state.enabled) void this.disconnect(state.id, CLOSE.disabled, 'agent disabled by an administrator');
+        else {
+          // Forgotten first: the agent is online elsewhere, so this end is neither recorded offline nor announced.
+          const session = this.live.get(state.id);
+          this.live.delete(state.id);
+          session?.close(CLOSE.replaced, 'replaced by a newer connection of the same agent (on another server process)');
+        }
+      }
+    } catch (error) {
+      this.logger.debug?.({ err: (error as Error).message }, 'agents: control poll failed; trying again');
+    } finally {
+      this.isPolling = false;
+    }
   }
 
   register(agentId: string, session: AgentSession): void {
@@ -147,6 +193,7 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
   async closeAll(): Promise<void> {
     this.isStopping = true;
     if (this.heartbeat) clearInterval(this.heartbeat);
+    if (this.controlPoll) clearInterval(this.controlPoll);
     const closed = [...this.sessions].map(
       (session) =>
         new Promise<void>((resolve) => {

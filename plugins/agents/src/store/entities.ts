@@ -25,6 +25,8 @@ export const AgentEntity = defineEntity({
     /** Epoch milliseconds: a number compares the same on libsql and PostgreSQL inside the consuming update. */
     enrollmentExpiresAt: p.bigint('number').nullable(),
     lastSeenAt: p.datetime().nullable(),
+    /** The server process holding the live connection (several processes on one PostgreSQL); null when offline. */
+    holderId: p.string().length(64).nullable(),
     revokedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),

@@ -27,3 +27,14 @@ export const createAgentsTable = defineMigration('20261207-agents-001-agents', a
   });
   await knex.raw(`create unique index agents_live_name_unique on ${AGENTS_TABLE} (name) where revoked_at is null`);
 });
+
+/**
+ * `agents.holder_id` (several server processes on one PostgreSQL): the process holding an online agent's connection.
+ * With `last_seen_at` (refreshed by that process every ping period) it tells which process runs the agent's calls and
+ * whether that process is still alive.
+ */
+export const addAgentHolder = defineMigration('20261207-agents-002-holder', async (knex) => {
+  await knex.schema.alterTable(AGENTS_TABLE, (t) => {
+    t.string('holder_id', 64).nullable();
+  });
+});

@@ -17,6 +17,7 @@ import { refuseUnsupportedPointTestRestore } from '../pitr/test-restore/point-te
 import { integrityScope, type IntegrityRequest, type VerificationRequest } from '../verify/integrity-request.js';
 import { runIntegrity } from '../verify/integrity-run.js';
 import type { EngineOptions } from './engine-options.js';
+import { holderElsewhere } from './agent-placement.js';
 import { reapOrphans } from './orphans.js';
 import { runsJobs } from './process-role.js';
 import { ProcessRegistry } from './process-registry.js';
@@ -87,6 +88,8 @@ export class Engine {
   async start(): Promise<void> {
     this.logger.info({ processId: this.processId, role: this.options.role, pid: process.pid }, 'engine started');
     await this.registry?.beat(this.options.staleAfterMs);
+    // Agents connected to this process are recorded as held by this engine id (runs for them are handed over here).
+    this.services.adapters.remoteRunner?.()?.attachProcess?.(this.processId);
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.options.heartbeatMs).unref();
     if (!this.isWorker) return;
     await reapOrphans(this.store, this.services, null, this.logger, this.options);
@@ -225,9 +228,9 @@ export class Engine {
             if (share !== undefined && this.active.size >= share) break;
             if (!(await this.store.hasPending())) break;
             const room = (share ?? max) - this.active.size;
-            const claimed = await this.store.claim(this.processId, max, share, Math.min(room, CLAIM_BATCH));
+            const claimed = await this.store.claim(this.processId, max, share, Math.min(room, CLAIM_BATCH), this.options.staleAfterMs);
             if (claimed.length === 0) break;
-            for (const execution of claimed) this.launch(execution);
+            for (const execution of claimed) if (!(await this.handedOver(execution))) this.launch(execution);
           }
         } catch (error) {
           this.logger.error({ err: error }, 'queue: claiming failed; retrying on the next poll');
@@ -252,6 +255,28 @@ export class Engine {
 
   private async countLiveWorkers(): Promise<number> {
     return (await this.registry!.live(this.options.staleAfterMs)).filter((row) => runsJobs(row.role)).length;
+  }
+
+  /**
+   * PostgreSQL with remote agents: a run whose source's agent is connected to another live worker goes back to the
+   * queue for that worker only (docs/agents.md "Several server processes"). True when handed over.
+   */
+  private async handedOver(execution: Execution): Promise<boolean> {
+    if (!this.registry) return false;
+    try {
+      const runner = this.services.adapters.remoteRunner?.();
+      const holder = await holderElsewhere(execution, this.services, runner, this.processId, async () =>
+        (await this.registry!.live(this.options.staleAfterMs)).filter((row) => runsJobs(row.role)).map((row) => row.id),
+      );
+      if (!holder || !(await this.store.handOver(execution.id, this.processId, holder))) return false;
+      this.logger.info({ executionId: execution.id, holder }, 'queue: run handed over to the process holding its agent');
+      void this.wakeups?.announce();
+      return true;
+    } catch (error) {
+      // A job deleted meanwhile, a database hiccup: run it here; the run itself reports what is wrong.
+      this.logger.debug({ err: error, executionId: execution.id }, 'queue: could not look up the agent of a run');
+      return false;
+    }
   }
 
   private launch(execution: Execution): void {

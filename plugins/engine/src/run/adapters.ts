@@ -6,6 +6,7 @@ import {
   type AdapterRegistry,
   type KernelLogger,
   type NamingStrategy,
+  type RemoteSourceRunner,
   type ResolvedAdapterConfig,
   type RetentionStrategy,
   type ScratchPlacement,
@@ -55,6 +56,11 @@ export class AdapterFactory {
     }
     const logger = this.logger.child?.({ adapter: `source-${resolved.adapterId}`, instance: resolved.configId, agentId }) ?? this.logger;
     return this.container.resolve(REMOTE_SOURCE_RUNNER).source({ ...resolved, agentId }, { logger });
+  }
+
+  /** The agents plugin's runner when it is registered (several processes: where an agent's runs must execute). */
+  remoteRunner(): RemoteSourceRunner | undefined {
+    return this.container.isRegistered(REMOTE_SOURCE_RUNNER, true) ? this.container.resolve(REMOTE_SOURCE_RUNNER) : undefined;
   }
 
   storage(resolved: ResolvedAdapterConfig): StorageInstance {

@@ -54,6 +54,8 @@ export const ExecutionEntity = defineEntity({
     error: p.text().nullable(),
     /** Scheduled runs: the cron slot they were queued for (unique per job: a slot is queued once across processes). */
     scheduledFor: p.datetime().nullable(),
+    /** A Pending run handed over to the process holding its source's agent (issue 48); null: any worker. */
+    routedTo: p.string().length(64).nullable(),
   },
 });
 

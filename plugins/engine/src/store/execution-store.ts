@@ -155,15 +155,15 @@ export class ExecutionStore {
    * (advisory lock, count, pick, update, commit, each serialised across processes) were the tail of the delay to
    * `Running` (docs/operations/scaling.md).
    */
-  async claim(processId: string, maxRunning: number, share: number | undefined, limit: number): Promise<Execution[]> {
-    const ids = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning, share, limit) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
+  async claim(processId: string, maxRunning: number, share: number | undefined, limit: number, staleAfterMs = 60_000): Promise<Execution[]> {
+    const ids = this.dialect === 'postgresql' ? await this.claimOnPostgres(processId, maxRunning, share, limit, staleAfterMs) : await this.claimMutex.run(() => this.claimOnLibsql(processId, maxRunning));
     if (ids.length === 0) return [];
     const rows = await this.em().find(ExecutionEntity, { id: { $in: ids } });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.map((id) => byId.get(id)).filter((row): row is Execution => row !== undefined);
   }
 
-  private async claimOnPostgres(processId: string, maxRunning: number, share: number | undefined, limit: number): Promise<string[]> {
+  private async claimOnPostgres(processId: string, maxRunning: number, share: number | undefined, limit: number, staleAfterMs: number): Promise<string[]> {
     const knex = this.em().getKnex();
     return knex.transaction(async (trx) => {
       await trx.raw('SELECT pg_advisory_xact_lock(?)', [PG_CLAIM_LOCK]);
@@ -175,20 +175,37 @@ export class ExecutionStore {
       if (room <= 0) return [];
       // One statement picks and marks them: the oldest Pending rows (FIFO), skipping rows another transaction holds.
       // The pick is a CTE, evaluated once: as an `IN (subquery ... LIMIT)` PostgreSQL may re-run the subquery per row
-      // and mark more rows than the limit (seen in the tests).
+      // and mark more rows than the limit (seen in the tests). A run handed over to another live worker (it holds
+      // the connection of the run's agent, issue 48) is left to that worker; when it stops, anyone takes it.
       const now = new Date();
       const { rows: updated } = (await trx.raw(
         `WITH picked AS (
-           SELECT id FROM executions WHERE status = 'Pending' ORDER BY queue_order, id LIMIT ? FOR UPDATE SKIP LOCKED
+           SELECT x.id FROM executions AS x
+            WHERE x.status = 'Pending'
+              AND (x.routed_to IS NULL OR x.routed_to = ? OR NOT EXISTS (
+                    SELECT 1 FROM engine_processes AS p WHERE p.id = x.routed_to AND p.role <> 'api' AND p.heartbeat_at >= ?))
+            ORDER BY x.queue_order, x.id LIMIT ? FOR UPDATE OF x SKIP LOCKED
          )
          UPDATE executions AS e
-            SET status = 'Running', claimed_by = ?, heartbeat_at = ?, started_at = ?, last_progress_at = ?
+            SET status = 'Running', claimed_by = ?, heartbeat_at = ?, started_at = ?, last_progress_at = ?, routed_to = NULL
            FROM picked WHERE e.id = picked.id
          RETURNING e.id, e.queue_order`,
-        [room, processId, now, now, now],
+        [processId, now.getTime() - staleAfterMs, room, processId, now, now, now],
       )) as { rows: Array<{ id: string; queue_order: number | string }> };
       return updated.sort((a, b) => Number(a.queue_order) - Number(b.queue_order) || a.id.localeCompare(b.id)).map((row) => row.id);
     });
+  }
+
+  /**
+   * Gives a run this process just claimed back to the queue for process `holder` only (it holds the connection of
+   * the run's agent, issue 48): Pending again, routed to it. False when the row was not this process's Running row.
+   */
+  async handOver(id: string, processId: string, holder: string): Promise<boolean> {
+    const changed = await this.em()
+      .getKnex()('executions')
+      .where({ id, status: 'Running', claimed_by: processId })
+      .update({ status: 'Pending', claimed_by: null, heartbeat_at: null, last_progress_at: null, routed_to: holder });
+    return Number(changed) === 1;
   }
 
   /** libsql is one process: one execution per claim keeps it simple, and nothing else competes for the queue. */
