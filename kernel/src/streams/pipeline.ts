@@ -43,6 +43,10 @@ export function awaitFirstByte(stream: Readable, signal?: AbortSignal): Promise<
     };
     const onAbort = () => {
       cleanup();
+      // The caller gives the stream up; an abort may already have scheduled its destroy with an error (an adapter's
+      // own abort listener runs first), which without any listener left would be an uncaught exception that stops
+      // the process (seen on the agent when the server's connection dropped while pg_dump waited on a lock).
+      stream.on('error', () => undefined);
       reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
     };
     if (signal?.aborted) return onAbort();

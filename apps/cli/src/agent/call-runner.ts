@@ -155,6 +155,10 @@ export class AgentCallRunner {
         const engineOptions = (frame.options.engineOptions ?? {}) as Record<string, unknown>;
         const handle = await adapter.dump({ databases, engineOptions, signal });
         handle.done.catch(() => undefined);
+        // The stream's failure reaches the call through the sender and `done`. Without a listener of its own, an
+        // abort's 'error' emitted after the sender let go of the stream (the connection to the server dropped
+        // mid-dump) was an uncaught exception that stopped the agent (found by agent-server-killed.test.ts).
+        handle.stream.on('error', () => undefined);
         this.send({ type: 'opened', id: frame.id, extension: handle.extension });
         try {
           await call.output!.send(handle.stream);
