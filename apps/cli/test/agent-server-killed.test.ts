@@ -1,7 +1,8 @@
 // Issue 48, acceptance 2 (second half): the server process is SIGKILLed while a call streams on a real
 // `holdfast agent`. The agent ends the call's adapter work at once (pg_dump's session is gone while the lock it waits
 // for is still held: no orphan), reconnects with its backoff when the server is back on the same address, the run
-// left Running is closed by the engine's crash recovery at start (`interrupted: ...`), and the next run succeeds.
+// left Running is closed by the engine's crash recovery at start (`interrupted: ...`), and the next run succeeds
+// with the adapter's log lines from the agent in its log.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -146,5 +147,8 @@ describe('the server killed while a call streams on an agent', () => {
       60_000,
     );
     expect(settled.status, JSON.stringify(settled.logs?.slice(-6))).toBe('Success');
+    // The adapter's own log lines on the agent are in the run's log (forwarded as `log` frames).
+    const messages: string[] = settled.logs.map((entry: { message: string }) => entry.message);
+    expect(messages.some((message) => /^agent: starting pg_dump/.test(message)), messages.join('\n')).toBe(true);
   }, 120_000);
 });

@@ -19,6 +19,11 @@ export interface RemoteSourceOptions {
    * `HOLDFAST_AGENT_WAIT_SECONDS`. Connection tests pass 0: they report an offline agent at once.
    */
   offlineWaitMs?: number;
+  /**
+   * The run's log: the adapter's log lines on the agent (forwarded, limited in rate and size) are written here with
+   * the prefix `agent: `, so a run through an agent shows what a local run's process log would.
+   */
+  runLog?: (level: 'info' | 'warn', message: string) => void;
 }
 
 /**

@@ -98,6 +98,11 @@ export interface WelcomeFrame {
   agentId: string;
   /** The server pings this often; an agent that hears nothing for twice this long may reconnect. */
   pingIntervalMs: number;
+  /**
+   * What this server accepts beyond protocol 1's first frames: `log` (the agent may forward its adapters' log lines).
+   * An agent sends a newer frame only when the server listed it, so a newer agent works with an older server.
+   */
+  features?: string[];
 }
 
 /**

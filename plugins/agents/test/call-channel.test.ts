@@ -1,7 +1,7 @@
 // The server's side of agent calls without a socket: what is sent, what closes the connection, how calls end.
 import { describe, expect, it } from 'vitest';
 import { CallChannel } from '../src/calls/call-channel.js';
-import { dataFrame } from '../src/protocol.js';
+import { agentCallFrame, dataFrame, MAX_LOG_LINES_PER_CALL, MAX_LOG_MESSAGE_CHARS } from '../src/protocol.js';
 
 function channel() {
   const sent: any[] = [];
@@ -64,5 +64,27 @@ describe('agent call channel', () => {
     await expect(check.result).rejects.toThrow('interrupted: agent "a" disconnected during check');
     // Later calls on a closed channel fail the same way at once.
     await expect(calls.start({ ...request, method: 'listDatabases', output: false }).result).rejects.toThrow('during listDatabases');
+  });
+
+  it('passes a call\'s log lines to its listener, at most MAX_LOG_LINES_PER_CALL, and refuses them for calls never made', async () => {
+    const { calls, errors } = channel();
+    const lines: string[] = [];
+    const handle = calls.start({ ...request, output: false, method: 'check', onLog: (level, message) => lines.push(`${level} ${message}`) });
+    calls.onText({ type: 'log', id: 1, level: 'info', message: 'starting pg_dump' });
+    for (let index = 0; index < MAX_LOG_LINES_PER_CALL + 50; index += 1) calls.onText({ type: 'log', id: 1, level: 'warn', message: `line ${index}` });
+    expect(lines[0]).toBe('info starting pg_dump');
+    expect(lines).toHaveLength(MAX_LOG_LINES_PER_CALL);
+    calls.onText({ type: 'result', id: 1, value: { ok: true } });
+    await handle.result;
+    expect(errors).toEqual([]);
+    // A line for a call that ended is dropped; for a call never made it is a protocol error.
+    calls.onText({ type: 'log', id: 1, level: 'info', message: 'late' });
+    expect(lines).toHaveLength(MAX_LOG_LINES_PER_CALL);
+    calls.onText({ type: 'log', id: 9, level: 'info', message: 'never asked' });
+    expect(errors).toEqual(['protocol error: log frame for call 9, which the server never made']);
+    // The frame schema bounds the message and the level.
+    expect(agentCallFrame.safeParse({ type: 'log', id: 1, level: 'info', message: 'x'.repeat(MAX_LOG_MESSAGE_CHARS + 1) }).success).toBe(false);
+    expect(agentCallFrame.safeParse({ type: 'log', id: 1, level: 'fatal', message: 'x' }).success).toBe(false);
+    expect(agentCallFrame.safeParse({ type: 'log', id: 1, level: 'warn', message: 'x', extra: 1 }).success).toBe(false);
   });
 });

@@ -133,7 +133,7 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
     socket.on('message', (data, isBinary) => {
       if (runner?.onFrame(data as Buffer, isBinary)) return;
       if (isBinary) return socket.close(CLOSE.protocolError, 'protocol error: unexpected binary frame');
-      let frame: { type?: string; nonce?: string; agentId?: string; pingIntervalMs?: number };
+      let frame: { type?: string; nonce?: string; agentId?: string; pingIntervalMs?: number; features?: unknown };
       try {
         frame = JSON.parse(String(data)) as typeof frame;
       } catch {
@@ -145,19 +145,21 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
         return;
       }
       if (frame.type === 'welcome' && typeof frame.agentId === 'string') {
-        void welcomed(frame.agentId, Number(frame.pingIntervalMs) || 15_000);
+        const features = Array.isArray(frame.features) ? (frame.features as unknown[]) : [];
+        void welcomed(frame.agentId, Number(frame.pingIntervalMs) || 15_000, features.includes('log'));
         return;
       }
       log('warn', 'unexpected frame from the server', { type: frame.type });
     });
-    const welcomed = async (agentId: string, interval: number) => {
+    const welcomed = async (agentId: string, interval: number, forwardLogs: boolean) => {
       if (enrolling) {
         await saveEnrollment(options.stateDir, agentId, options.server);
         identity.agentId = agentId;
         log('info', 'enrolled', { agentId });
       }
       wasWelcomed = true;
-      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log);
+      // Log lines go to the server only when it said it accepts them (an older server would close the connection).
+      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log, forwardLogs);
       pingIntervalMs = interval;
       watch(interval);
       socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters }));

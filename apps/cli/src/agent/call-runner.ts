@@ -3,6 +3,7 @@ import {
   CreditedReadable,
   CreditedSender,
   dataFrame,
+  MAX_LOG_MESSAGE_CHARS,
   readDataFrame,
   serverCallFrame,
   type CallFrame,
@@ -24,11 +25,70 @@ interface RunningCall {
   isCancelled: boolean;
 }
 
-/** The agent's log as the logger adapters write to (their lines carry the call). */
-function adapterLogger(log: AgentLog, bindings: Record<string, unknown>): KernelLogger {
-  const write = (level: 'info' | 'warn' | 'error') => (obj: object | string, msg?: string) =>
-    typeof obj === 'string' ? log(level, obj, bindings) : log(level, msg ?? '', { ...bindings, ...(obj as Record<string, unknown>) });
-  return { debug: () => undefined, info: write('info'), warn: write('warn'), error: write('error'), child: (more) => adapterLogger(log, { ...bindings, ...more }) };
+/** Where an adapter's log line goes besides the agent's own log: the server, for the run's log. */
+type ForwardLog = (level: 'info' | 'warn' | 'error', message: string, fields: Record<string, unknown>) => void;
+
+/** The agent's log as the logger adapters write to (their lines carry the call); each line is also forwarded. */
+function adapterLogger(log: AgentLog, bindings: Record<string, unknown>, forward: ForwardLog): KernelLogger {
+  const write = (level: 'info' | 'warn' | 'error') => (obj: object | string, msg?: string) => {
+    const fields = typeof obj === 'string' ? {} : (obj as Record<string, unknown>);
+    const message = typeof obj === 'string' ? obj : (msg ?? '');
+    log(level, message, { ...bindings, ...fields });
+    forward(level, message, fields);
+  };
+  return { debug: () => undefined, info: write('info'), warn: write('warn'), error: write('error'), child: (more) => adapterLogger(log, { ...bindings, ...more }, forward) };
+}
+
+/** Forwarded log lines per call, and per second within a call; the rest are counted and reported once at the end. */
+const LOG_LINES_PER_CALL = 200;
+const LOG_LINES_PER_SECOND = 20;
+
+/**
+ * Sends a call's adapter log lines to the server as `log` frames (docs/agents.md "Protocol"), limited so a chatty
+ * adapter cannot flood the connection or the run's log: at most {@link LOG_LINES_PER_CALL} per call and
+ * {@link LOG_LINES_PER_SECOND} per second, each message (with its fields as compact JSON) cut to the frame's limit.
+ * Fields are the adapter's own (database names, versions); the call's config and credentials are never among them.
+ */
+class CallLogForwarder {
+  private sent = 0;
+  private dropped = 0;
+  private windowStart = 0;
+  private inWindow = 0;
+
+  constructor(
+    private readonly id: number,
+    private readonly send: (frame: object) => void,
+  ) {}
+
+  readonly forward: ForwardLog = (level, message, fields) => {
+    const now = Date.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.inWindow = 0;
+    }
+    if (this.sent >= LOG_LINES_PER_CALL || this.inWindow >= LOG_LINES_PER_SECOND) {
+      this.dropped += 1;
+      return;
+    }
+    this.sent += 1;
+    this.inWindow += 1;
+    const detail = Object.keys(fields).length > 0 ? ` ${safeJson(fields)}` : '';
+    this.send({ type: 'log', id: this.id, level, message: `${message}${detail}`.slice(0, MAX_LOG_MESSAGE_CHARS) });
+  };
+
+  /** Before the call's result: says how many lines the limits held back. */
+  finish(): void {
+    if (this.dropped > 0) this.send({ type: 'log', id: this.id, level: 'warn', message: `${this.dropped} more adapter log line(s) not forwarded (limit ${LOG_LINES_PER_CALL} per call, ${LOG_LINES_PER_SECOND} per second); see the agent's log` });
+    this.dropped = 0;
+  }
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return '';
+  }
 }
 
 /**
@@ -43,6 +103,7 @@ export class AgentCallRunner {
     private readonly socket: WebSocket,
     private readonly registry: AdapterRegistry,
     private readonly log: AgentLog,
+    private readonly forwardLogs = false,
   ) {}
 
   /** A frame after the welcome. Returns false when it is not a call frame (the connection handles it). */
@@ -109,18 +170,23 @@ export class AgentCallRunner {
     const started = Date.now();
     this.log('info', 'call started', { call: id, method: frame.method, adapter: frame.adapterId });
     let adapter: SourceAdapter | undefined;
+    const logs = new CallLogForwarder(id, (logFrame) => {
+      if (this.forwardLogs && !call.isCancelled) this.send(logFrame);
+    });
     try {
       const found = this.registry.get('source', frame.adapterId);
       if (!found) throw new Error(`this agent has no source adapter "${frame.adapterId}"`);
       adapter = instantiateAdapter(container, found.definition, frame.config, {
-        logger: adapterLogger(this.log, { call: id, adapter: `source-${frame.adapterId}` }),
+        logger: adapterLogger(this.log, { call: id, adapter: `source-${frame.adapterId}` }, logs.forward),
         credentials: frame.credentials,
       }) as SourceAdapter;
       const value = await this.invoke(frame, adapter, call);
+      logs.finish();
       if (!call.isCancelled) this.send({ type: 'result', id, value: value ?? null });
       this.log('info', 'call finished', { call: id, method: frame.method, ms: Date.now() - started });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      logs.finish();
       if (!call.isCancelled) this.send({ type: 'error', id, message: message.slice(0, 4000), ...(isAdapterError(error) ? { code: error.code } : {}) });
       this.log(call.isCancelled ? 'info' : 'warn', 'call failed', { call: id, method: frame.method, err: message });
     } finally {

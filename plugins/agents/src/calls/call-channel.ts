@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { AdapterError, type AdapterErrorCode } from '@holdfast/kernel';
-import { dataFrame, readDataFrame, type AgentCallFrame, type CallMethod } from './call-frames.js';
+import { dataFrame, MAX_LOG_LINES_PER_CALL, readDataFrame, type AgentCallFrame, type CallMethod } from './call-frames.js';
 import { CreditedReadable, CreditedSender } from './credit-stream.js';
 
 /** What the channel needs of the connection it runs on. */
@@ -25,6 +25,8 @@ export interface CallRequest {
   /** restore: the bytes to stream to the agent. */
   input?: Readable;
   signal?: AbortSignal;
+  /** Receives the adapter's log lines the agent forwards for this call (at most MAX_LOG_LINES_PER_CALL). */
+  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
 /** A started call: `opened` (dump only) settles when its output starts, `result` with the call's value. */
@@ -41,6 +43,8 @@ interface Pending {
   output?: CreditedReadable;
   opened?: { resolve(value: { extension: string; stream: Readable }): void; reject(error: Error): void; isDone: boolean };
   input?: CreditedSender;
+  onLog?: CallRequest['onLog'];
+  logLines: number;
   cleanup(): void;
 }
 
@@ -86,6 +90,8 @@ export class CallChannel {
         resolve,
         reject,
         opened: openedSettle,
+        onLog: request.onLog,
+        logLines: 0,
         cleanup: () => request.signal?.removeEventListener('abort', onAbort),
       };
       if (request.output) {
@@ -141,6 +147,12 @@ export class CallChannel {
         return;
       case 'error':
         return this.fail(frame.id, remoteError(entry.adapterId, frame.message, frame.code));
+      case 'log':
+        // Beyond the limit a (hostile or broken) agent's lines are dropped, not stored: the run's log stays bounded.
+        if (entry.logLines >= MAX_LOG_LINES_PER_CALL) return;
+        entry.logLines += 1;
+        entry.onLog?.(frame.level, frame.message);
+        return;
     }
   }
 

@@ -53,8 +53,21 @@ export const errorFrame = z.strictObject({
   code: z.enum(['NOT_FOUND', 'AUTH', 'CONFIG', 'TRANSIENT', 'ABORTED', 'UNSUPPORTED', 'LOCKED']).optional(),
 });
 
+/** Longest message of one forwarded log line (the agent truncates; the server refuses longer). */
+export const MAX_LOG_MESSAGE_CHARS = 2000;
+/** Log lines of one call the server writes to the run's log; later ones are dropped (the agent limits itself lower). */
+export const MAX_LOG_LINES_PER_CALL = 1000;
+
+/** Agent to server: a log line the source adapter wrote during the call (written to the run's log). */
+export const logFrame = z.strictObject({
+  type: z.literal('log'),
+  id: callId,
+  level: z.enum(['info', 'warn', 'error']),
+  message: z.string().max(MAX_LOG_MESSAGE_CHARS),
+});
+
 /** Every text frame the server accepts from an agent after its hello. */
-export const agentCallFrame = z.discriminatedUnion('type', [openedFrame, resultFrame, errorFrame, creditFrame, endFrame]);
+export const agentCallFrame = z.discriminatedUnion('type', [openedFrame, resultFrame, errorFrame, creditFrame, endFrame, logFrame]);
 /** Every text frame the agent accepts from the server after its welcome. */
 export const serverCallFrame = z.discriminatedUnion('type', [callFrame, cancelFrame, creditFrame, endFrame]);
 

@@ -13,6 +13,8 @@ import {
   type SourceAdapter,
   type SourceScratch,
   type SourceVersion,
+  type KernelLogger,
+  type RemoteSourceOptions,
 } from '@holdfast/kernel';
 import type { CallChannel, CallRequest } from './call-channel.js';
 
@@ -44,6 +46,7 @@ export class RemoteSource implements SourceAdapter {
     private readonly link: AgentLink,
     private readonly offlineWaitMs: number,
     offers: RemoteOffers,
+    private readonly logs: { logger?: KernelLogger; runLog?: RemoteSourceOptions['runLog'] } = {},
   ) {
     if (offers.databaseSizes) this.databaseSizes = () => this.value<DatabaseSize[]>('databaseSizes');
     if (offers.restoreWouldReplace) this.restoreWouldReplace = (target, signal) => this.value<string[]>('restoreWouldReplace', { target }, signal);
@@ -57,8 +60,18 @@ export class RemoteSource implements SourceAdapter {
       config: this.resolved.config,
       credentials: this.resolved.credentials,
       options,
+      onLog: (level, message) => this.adapterLog(method, level, message),
       ...extra,
     });
+  }
+
+  /**
+   * A log line of the adapter on the agent: into the run's log (an error-level line as a warning, so it does not
+   * become the run's error: the call's own error does) and the server's log, tagged with the agent.
+   */
+  private adapterLog(method: CallRequest['method'], level: 'info' | 'warn' | 'error', message: string): void {
+    this.logs.logger?.[level]({ agentId: this.resolved.agentId, method, fromAgent: true }, message);
+    this.logs.runLog?.(level === 'info' ? 'info' : 'warn', `agent: ${level === 'error' ? 'error: ' : ''}${message}`);
   }
 
   private async value<T>(method: CallRequest['method'], options: Record<string, unknown> = {}, signal?: AbortSignal): Promise<T> {

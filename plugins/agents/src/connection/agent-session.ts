@@ -151,7 +151,7 @@ export class AgentSession {
     } catch {
       return this.close(CLOSE.protocolError, 'protocol error: frame is not JSON');
     }
-    const frame = this.parse(agentCallFrame, message, 'an answer to a call (opened, result, error, credit or end)');
+    const frame = this.parse(agentCallFrame, message, 'an answer to a call (opened, result, error, credit, end or log)');
     if (frame) this.calls.onText(frame);
   }
 
@@ -224,7 +224,7 @@ export class AgentSession {
     if (!now.enabled) return this.close(CLOSE.disabled, 'agent disabled by an administrator');
     if (claim.enrollment) this.endpoint.logger.info({ agentId: claim.agent.id, agentName: claim.agent.name }, 'agent enrolled');
     this.stage = 'hello';
-    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs });
+    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs, features: ['log'] });
   }
 
   private async hello(message: unknown): Promise<void> {

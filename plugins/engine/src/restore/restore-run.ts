@@ -66,7 +66,7 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     if (!sourceId) throw new Error('no targetSourceId given and the sidecar records no source');
     const targetConfig = await services.catalog.resolveAdapterConfig(sourceId);
     if (targetConfig.excludeFromRestore) throw excludedTarget(targetConfig.name);
-    source = services.adapters.source(targetConfig);
+    source = services.adapters.source(targetConfig, ctx);
     const codec = parseCompressionCodec(sidecar.compression?.codec ?? 'NONE');
     const isAge = isAgeEncryption(sidecar.encryption);
     if (isAge && !identity) throw new Error('the private key of this public-key backup is not held by this server (it restarted, the key expired, or another instance took the run): start the restore again with privateKey');

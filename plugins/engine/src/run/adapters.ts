@@ -48,14 +48,16 @@ export class AdapterFactory {
    * The source's adapter: built here, or, for a source bound to a remote agent (issue 48), one whose every call runs
    * on that agent (the agents plugin's `REMOTE_SOURCE_RUNNER`). The rest of the engine cannot tell them apart.
    */
-  source(resolved: ResolvedAdapterConfig): SourceAdapter {
+  source(resolved: ResolvedAdapterConfig, run?: { log: { info(message: string): void; warn(message: string): void } }): SourceAdapter {
     const agentId = resolved.agentId;
     if (!agentId) return this.build<SourceAdapter>('source', resolved);
     if (!this.container.isRegistered(REMOTE_SOURCE_RUNNER, true)) {
       throw new AdapterError(`source-${resolved.adapterId}`, 'CONFIG', `source "${resolved.name}" runs on an agent, but remote agents are not available on this server`);
     }
     const logger = this.logger.child?.({ adapter: `source-${resolved.adapterId}`, instance: resolved.configId, agentId }) ?? this.logger;
-    return this.container.resolve(REMOTE_SOURCE_RUNNER).source({ ...resolved, agentId }, { logger });
+    // The agent's adapter log lines go to the run's log when a run asked for the source (issue 48).
+    const runLog = run ? (level: 'info' | 'warn', message: string) => run.log[level](message) : undefined;
+    return this.container.resolve(REMOTE_SOURCE_RUNNER).source({ ...resolved, agentId }, { logger, ...(runLog ? { runLog } : {}) });
   }
 
   /** The agents plugin's runner when it is registered (several processes: where an agent's runs must execute). */

@@ -67,7 +67,7 @@ async function initialize(ctx: RunContext, services: RunServices): Promise<Prepa
   compressionSidecarInfo(codec, compressionOptionsOf(plan));
   const timezone = await settingOr(services.settings, 'systemTimezone', 'UTC');
   const recordActor = await settingOr(services.settings, 'privacy.recordTriggerActor', true);
-  const source = services.adapters.source(plan.source);
+  const source = services.adapters.source(plan.source, ctx);
   const storages = plan.destinations.map((destination) => services.adapters.storage(destination));
   const createdAt = new Date();
   const seekable = await planSeekable(ctx, services, plan, storages, createdAt);
