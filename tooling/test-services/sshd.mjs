@@ -50,7 +50,11 @@ function ensureInstalled() {
 }
 
 function ensureUserAndKeys() {
-  if (spawnSync('id', [USER], { stdio: 'ignore' }).status !== 0) run('useradd', ['-m', '-s', '/bin/bash', USER]);
+  if (spawnSync('id', [USER], { stdio: 'ignore' }).status !== 0) {
+    // Exit 9: another `npm run test:services` started at the same time created the user first (seen on 2026-12-07).
+    const added = spawnSync('useradd', ['-m', '-s', '/bin/bash', USER], { encoding: 'utf8' });
+    if (added.status !== 0 && added.status !== 9) throw new Error(`useradd ${USER} failed (exit ${added.status}): ${added.stderr}`);
+  }
   run('chpasswd', [], `${USER}:${PASSWORD}\n`);
   mkdirSync(SSHD_STATE_DIR, { recursive: true });
   const hostKey = join(SSHD_STATE_DIR, 'ssh_host_ed25519_key');
