@@ -1,4 +1,4 @@
-import { optionalToken, REMOTE_SOURCE_RUNNER, TOKENS, type AuditEntry, type HoldfastPlugin, type KernelLogger } from '@holdfast/kernel';
+import { instantiateAdapter, optionalToken, REMOTE_SOURCE_RUNNER, TOKENS, type AuditEntry, type HoldfastPlugin, type KernelLogger, type ResolvedAdapterConfig, type SourceAdapter } from '@holdfast/kernel';
 import { AgentSourceRunner, agentWaitFromEnv } from './calls/remote-source-runner.js';
 import { ORM_DATABASE } from '@holdfast/orm-port';
 import type { DependencyContainer, InjectionToken } from 'tsyringe';
@@ -48,7 +48,14 @@ export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastP
     const logger: KernelLogger = base.child?.({ plugin: 'agents' }) ?? base;
     const store = new AgentStore(() => container.resolve(ORM_DATABASE), ttlMs);
     const endpoint = new AgentEndpoint(store, () => container.resolve(TOKENS.EventBus), logger, { ...DEFAULT_ENDPOINT_OPTIONS, ...options.endpoint });
-    const runner = new AgentSourceRunner(store, endpoint, () => container.resolve(TOKENS.AdapterRegistry), waitMs, logger);
+    const localSource = (resolved: ResolvedAdapterConfig): SourceAdapter =>
+      instantiateAdapter(container, container.resolve(TOKENS.AdapterRegistry).require('source', resolved.adapterId).definition, resolved.config, {
+        instanceId: resolved.configId,
+        instanceName: resolved.name,
+        logger,
+        credentials: resolved.credentials,
+      }) as SourceAdapter;
+    const runner = new AgentSourceRunner(store, endpoint, () => container.resolve(TOKENS.AdapterRegistry), waitMs, logger, localSource);
     service = { store, endpoint, runner };
     return service;
   };

@@ -82,6 +82,11 @@ export const helloFrame = z.strictObject({
   version: z.string().min(1).max(64),
   host: z.string().min(1).max(255),
   adapters: z.array(z.string().min(1).max(128)).max(200),
+  /**
+   * What this agent answers beyond protocol 1's first calls: `scratch` (test restore scratch calls). Sent only to a
+   * server whose welcome listed features (an older server refuses unknown hello fields).
+   */
+  features: z.array(z.string().min(1).max(32)).max(32).optional(),
 });
 
 export type EnrollFrame = z.infer<typeof enrollFrame>;

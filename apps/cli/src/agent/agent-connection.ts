@@ -162,7 +162,9 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
       runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log, forwardLogs);
       pingIntervalMs = interval;
       watch(interval);
-      socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters }));
+      // Features go only to a server that listed its own (an older one refuses unknown hello fields).
+      const features = forwardLogs ? { features: ['scratch'] } : {};
+      socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters, ...features }));
       log('info', 'connected', { agentId, server: options.server });
     };
     socket.on('error', (error) => log('warn', 'connection error', { err: error.message }));

@@ -196,6 +196,29 @@ export class AgentCallRunner {
     }
   }
 
+  /** A test restore's operation on this agent's database server: throwaway databases of the call's source. */
+  private async scratchCall(frame: CallFrame, adapter: SourceAdapter, signal: AbortSignal): Promise<unknown> {
+    const scratch = adapter.scratch?.();
+    if (!scratch || scratch.placement !== 'database') throw new Error('this source has no throwaway scratch databases on the agent');
+    const text = (key: string) => {
+      const value = frame.options[key];
+      if (typeof value !== 'string' || value.length === 0 || value.length > 255) throw new Error(`scratch call without a valid ${key}`);
+      return value;
+    };
+    switch (frame.method) {
+      case 'scratchFigures':
+        return scratch.figures(text('database'), signal);
+      case 'scratchIntegrityCheck':
+        return scratch.integrityCheck(text('database'), signal);
+      case 'scratchListDatabases':
+        return scratch.listDatabases(text('prefix'));
+      case 'scratchDatabaseExists':
+        return scratch.databaseExists(text('database'));
+      default:
+        return scratch.dropDatabase(text('database'));
+    }
+  }
+
   private async invoke(frame: CallFrame, adapter: SourceAdapter, call: RunningCall): Promise<unknown> {
     const signal = call.abort.signal;
     const target = frame.options.target as RestoreTarget | undefined;
@@ -216,6 +239,12 @@ export class AgentCallRunner {
         const overwrite = typeof frame.options.overwrite === 'boolean' ? frame.options.overwrite : undefined;
         return adapter.restore(call.input!, { target: target ?? {}, signal, ...(overwrite === undefined ? {} : { overwrite }) });
       }
+      case 'scratchFigures':
+      case 'scratchIntegrityCheck':
+      case 'scratchListDatabases':
+      case 'scratchDatabaseExists':
+      case 'scratchDropDatabase':
+        return this.scratchCall(frame, adapter, signal);
       case 'dump': {
         const databases = Array.isArray(frame.options.databases) ? frame.options.databases.filter((item): item is string => typeof item === 'string') : [];
         const engineOptions = (frame.options.engineOptions ?? {}) as Record<string, unknown>;

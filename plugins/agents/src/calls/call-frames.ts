@@ -6,7 +6,24 @@
 import { z } from 'zod';
 
 /** The source adapter methods an agent runs for the server. */
-export const CALL_METHODS = ['check', 'detectVersion', 'listDatabases', 'databaseSizes', 'dump', 'restore', 'restoreWouldReplace'] as const;
+export const CALL_METHODS = [
+  'check',
+  'detectVersion',
+  'listDatabases',
+  'databaseSizes',
+  'dump',
+  'restore',
+  'restoreWouldReplace',
+  // Test restores on the agent's server (its source's scratch with placement `database`), agents listing `scratch`.
+  'scratchFigures',
+  'scratchIntegrityCheck',
+  'scratchListDatabases',
+  'scratchDatabaseExists',
+  'scratchDropDatabase',
+] as const;
+
+/** Calls only an agent whose hello lists the `scratch` feature answers. */
+export const SCRATCH_METHODS: ReadonlySet<CallMethod> = new Set(['scratchFigures', 'scratchIntegrityCheck', 'scratchListDatabases', 'scratchDatabaseExists', 'scratchDropDatabase']);
 export type CallMethod = (typeof CALL_METHODS)[number];
 
 /** Bytes a receiver grants when a stream starts: at most this much is ever in flight or waiting to be read. */

@@ -1,4 +1,4 @@
-import type { AdapterRegistry, KernelLogger, RemoteAgentSummary, RemoteSourceOptions, RemoteSourceRunner, ResolvedAdapterConfig, SourceAdapter } from '@holdfast/kernel';
+import type { AdapterRegistry, KernelLogger, RemoteAgentSummary, RemoteSourceOptions, RemoteSourceRunner, ResolvedAdapterConfig, SourceAdapter, SourceScratch } from '@holdfast/kernel';
 import { AdapterError } from '@holdfast/kernel';
 import type { AgentStore } from '../agent-store.js';
 import type { AgentEndpoint } from '../connection/agent-endpoint.js';
@@ -30,6 +30,8 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
     private readonly registry: () => AdapterRegistry,
     private readonly waitMs: number,
     private readonly logger: KernelLogger,
+    /** The server's own instance of a source (never connected here: only for what `scratch()` describes). */
+    private readonly localSource: (resolved: ResolvedAdapterConfig) => SourceAdapter,
   ) {}
 
   attachProcess(processId: string): void {
@@ -40,6 +42,21 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
     return this.store.holderOf(agentId, this.endpoint.staleAfterMs);
   }
 
+  /**
+   * What the source's scratch is, from the server's own copy of the adapter package: `scratch()` is synchronous and
+   * its placement, counts and server name (and its refusals, such as a source reached over SSH) depend only on the
+   * config. The instance is built, asked and disposed here; it connects to nothing.
+   */
+  private localScratch(resolved: ResolvedAdapterConfig): SourceScratch {
+    const local = this.localSource(resolved);
+    try {
+      if (!local.scratch) throw new AdapterError(`source-${resolved.adapterId}`, 'UNSUPPORTED', 'this source has no scratch databases');
+      return local.scratch();
+    } finally {
+      void local.dispose?.()?.catch(() => undefined);
+    }
+  }
+
   async describeAgent(agentId: string): Promise<RemoteAgentSummary | null> {
     const agent = await this.store.find(agentId);
     return agent ? { id: agent.id, name: agent.name, revoked: agent.status === 'revoked' } : null;
@@ -48,10 +65,10 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
   source(resolved: ResolvedAdapterConfig & { agentId: string }, options: RemoteSourceOptions = {}): SourceAdapter {
     const prototype = (this.registry().get('source', resolved.adapterId)?.definition.implementation as { prototype?: Partial<SourceAdapter> } | undefined)?.prototype;
     const offers = { databaseSizes: typeof prototype?.databaseSizes === 'function', restoreWouldReplace: typeof prototype?.restoreWouldReplace === 'function' };
-    return new RemoteSource(resolved, this, options.offlineWaitMs ?? this.waitMs, offers, { logger: options.logger, runLog: options.runLog });
+    return new RemoteSource(resolved, this, options.offlineWaitMs ?? this.waitMs, offers, { logger: options.logger, runLog: options.runLog }, () => this.localScratch(resolved));
   }
 
-  async channelFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal): Promise<CallChannel> {
+  async channelFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal, feature?: string): Promise<CallChannel> {
     const origin = `source-${adapterId}`;
     const agent = await this.store.find(agentId);
     if (!agent) throw new AdapterError(origin, 'CONFIG', `agent ${agentId} not found`);
@@ -70,6 +87,9 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
     const packageName = this.registry().get('source', adapterId)?.origin.packageName;
     if (packageName && !session.adapters.includes(packageName)) {
       throw new AdapterError(origin, 'CONFIG', `agent "${agent.name}" cannot run this source: it does not have the adapter package ${packageName} (install it next to the agent and restart it)`);
+    }
+    if (feature && !session.features.includes(feature)) {
+      throw new AdapterError(origin, 'UNSUPPORTED', `agent "${agent.name}" (version ${agent.version ?? 'unknown'}) does not answer ${feature} calls: upgrade it to this server's version`);
     }
     this.logger.debug?.({ agentId, adapterId }, 'call routed to agent');
     return session.calls;

@@ -17,6 +17,7 @@ import {
   type RemoteSourceOptions,
 } from '@holdfast/kernel';
 import type { CallChannel, CallRequest } from './call-channel.js';
+import { SCRATCH_METHODS } from './call-frames.js';
 
 /** Optional methods the source's adapter implements (read from the server's copy of the same package). */
 export interface RemoteOffers {
@@ -26,15 +27,17 @@ export interface RemoteOffers {
 
 /** What a remote source needs of the runner: the channel of its agent, once connected and able to run the adapter. */
 export interface AgentLink {
-  channelFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal): Promise<CallChannel>;
+  /** `feature`: a call only agents listing it in their hello answer (fails naming the agent otherwise). */
+  channelFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal, feature?: string): Promise<CallChannel>;
 }
 
 /**
  * A source adapter whose every call runs on a remote agent (issue 48): the agent builds the same adapter package
  * from the config sent with the call (secrets included, for that call only) and disposes it afterwards. Byte streams
  * (a dump's output, a restore's input) flow through the connection with credit-based flow control.
- * Test restore scratch, point-in-time recovery and seekable archives are not offered through agents yet
- * (docs/agents.md "Not built yet"): `scratch()` and `pointInTime()` are absent or null, a seekable dump is refused.
+ * Test restores use throwaway databases on the agent's server (`scratch()`, placement `database` only); point-in-time
+ * recovery and seekable archives are not offered through agents yet (docs/agents.md "Not built yet"): `pointInTime()`
+ * is null, a seekable dump is refused.
  */
 export class RemoteSource implements SourceAdapter {
   /** Present only when the adapter has it, as callers branch on its presence (sizes shown or not). */
@@ -47,13 +50,15 @@ export class RemoteSource implements SourceAdapter {
     private readonly offlineWaitMs: number,
     offers: RemoteOffers,
     private readonly logs: { logger?: KernelLogger; runLog?: RemoteSourceOptions['runLog'] } = {},
+    private readonly localScratch?: () => SourceScratch,
   ) {
     if (offers.databaseSizes) this.databaseSizes = () => this.value<DatabaseSize[]>('databaseSizes');
     if (offers.restoreWouldReplace) this.restoreWouldReplace = (target, signal) => this.value<string[]>('restoreWouldReplace', { target }, signal);
   }
 
   private async start(method: CallRequest['method'], options: Record<string, unknown>, extra: Partial<CallRequest> = {}) {
-    const channel = await this.link.channelFor(this.resolved.agentId, this.resolved.adapterId, this.offlineWaitMs, extra.signal);
+    const feature = SCRATCH_METHODS.has(method) ? 'scratch' : undefined;
+    const channel = await this.link.channelFor(this.resolved.agentId, this.resolved.adapterId, this.offlineWaitMs, extra.signal, feature);
     return channel.start({
       method,
       adapterId: this.resolved.adapterId,
@@ -122,9 +127,30 @@ export class RemoteSource implements SourceAdapter {
     return null;
   }
 
-  /** Test restores need scratch databases the engine drives call by call: not offered through agents yet. */
+  /**
+   * Throwaway databases on the agent's database server (placement `database`: PostgreSQL, MySQL/MariaDB): each
+   * operation is a call the agent runs on its own instance's scratch. What the scratch is (placement, counts, its
+   * refusals) comes from the server's copy of the adapter; its server name is prefixed with the agent, as
+   * `127.0.0.1:5432` on the agent is not the server's. Scratch files and reserved indexes are not offered yet.
+   */
   scratch(): SourceScratch {
-    throw new AdapterError(`source-${this.resolved.adapterId}`, 'UNSUPPORTED', 'test restores of a source on an agent are not built yet (docs/agents.md)');
+    const origin = `source-${this.resolved.adapterId}`;
+    const local = this.localScratch?.();
+    if (!local) throw new AdapterError(origin, 'UNSUPPORTED', 'this source has no scratch databases');
+    if (local.placement !== 'database') {
+      throw new AdapterError(origin, 'UNSUPPORTED', `test restores into ${local.placement === 'file' ? 'a scratch file' : 'a reserved database index'} are not offered through an agent yet (docs/agents.md)`);
+    }
+    const call = <T>(method: CallRequest['method'], options: Record<string, unknown>, signal?: AbortSignal) => this.value<T>(method, options, signal);
+    return {
+      placement: 'database',
+      counts: local.counts,
+      server: `agent ${this.resolved.agentId}: ${local.server}`,
+      figures: (database, signal) => call<Record<string, number>>('scratchFigures', { database }, signal),
+      integrityCheck: (database, signal) => call<string | null>('scratchIntegrityCheck', { database }, signal),
+      listDatabases: (prefix) => call<string[]>('scratchListDatabases', { prefix }),
+      databaseExists: (database) => call<boolean>('scratchDatabaseExists', { database }),
+      dropDatabase: (database) => call<void>('scratchDropDatabase', { database }),
+    };
   }
 
   async dispose(): Promise<void> {

@@ -65,6 +65,8 @@ export class AgentSession {
   finished: Promise<void> = Promise.resolve();
   /** Source adapter packages the agent reported in its hello (what it can run). */
   adapters: readonly string[] = [];
+  /** Features the agent listed in its hello (`scratch`: it answers test restore scratch calls). */
+  features: readonly string[] = [];
   /** The calls the server makes on this agent once it said hello (docs/agents.md "Protocol"). */
   readonly calls: CallChannel;
 
@@ -232,6 +234,7 @@ export class AgentSession {
     if (!frame || !this.agentId) return;
     this.host = frame.host;
     this.adapters = frame.adapters;
+    this.features = frame.features ?? [];
     await this.endpoint.online(this, frame);
     if (this.stage === 'busy') this.stage = 'ready';
     this.endpoint.handshakeDone(this);
