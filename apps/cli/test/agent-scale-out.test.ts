@@ -1,8 +1,8 @@
 // Issue 48, scope 5: several server processes on one PostgreSQL, with a real `holdfast agent` connected to one of
 // them (B). Backups queued through the other (A) still run on the agent: whichever process claims a run hands it
-// over to the process holding the agent's connection (executions.claimed_by is B's engine for every run). A revoke
-// through A closes the agent's connection on B at once (the agent stops with 11), and a restart of A leaves the
-// agent held by B online (presence rows name their holding process; only stale ones are cleared).
+// over to the process holding the agent's connection (executions.claimed_by is B's engine for every run). A disable
+// and a revoke through A close the agent's connection on B within the 2 s control poll (4003; the revoked agent stops
+// with 11), and a restart of A leaves the agent held by B online (presence rows name their holding process; only stale ones are cleared).
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,7 +50,7 @@ describe('an agent connected to one of several server processes on PostgreSQL', 
     return { process: child, url: `http://127.0.0.1:${listening.port}`, engineId: engine.processId };
   }
 
-  it('runs queued through A on the agent held by B, revokes through A, and survives a restart of A', async () => {
+  it('runs queued through A on the agent held by B, survives a restart of A, and disables and revokes through A', async () => {
     work = await mkdtemp(join(tmpdir(), 'holdfast-agent-scale-out-'));
     postgres = await createThrowawayPostgres();
     db = new pg.Pool({ connectionString: postgres.url, max: 2 });
@@ -146,6 +146,15 @@ describe('an agent connected to one of several server processes on PostgreSQL', 
     a = await start(env, 'a2');
     expect((await call(a, 'GET', `/api/agents/${agentId}`)).body.status).toBe('online');
     expect((await call(b, 'GET', `/api/agents/${agentId}`)).body.status).toBe('online');
+
+    // Disabled through A: B closes the connection with 4003 (control poll) and refuses it until enabled through A.
+    const beforeDisable = agent.stdoutLines.length;
+    expect((await call(a, 'PATCH', `/api/agents/${agentId}`, { enabled: false })).status).toBe(200);
+    await lineAfter(agent, beforeDisable, 'disconnected; reconnecting', 10_000, (line) => line.code === 4003);
+    await waitStatus(b, 'offline');
+    expect((await call(a, 'PATCH', `/api/agents/${agentId}`, { enabled: true })).status).toBe(200);
+    await lineAfter(agent, beforeDisable, 'connected', 20_000);
+    await waitStatus(a, 'online');
 
     // Revoked through A: B closes the agent's connection (control poll, 2 s) and the agent stops for good.
     const revokedAt = Date.now();
