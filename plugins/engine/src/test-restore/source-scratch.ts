@@ -46,27 +46,33 @@ export interface ScratchSource {
  * scratch server (default: the job's source) with index scratch; a database target a scratch server with throwaway
  * databases. SPEC: a source excluded from restores is never a target, not even for a throwaway database.
  */
-export async function resolveScratchSource(services: RunServices, jobSource: ResolvedAdapterConfig, config: TestRestoreConfig): Promise<ScratchSource> {
+export async function resolveScratchSource(
+  services: RunServices,
+  jobSource: ResolvedAdapterConfig,
+  config: TestRestoreConfig,
+  /** The test restore's run: a source on an agent writes its adapter's log lines to the run's log. */
+  run?: Parameters<AdapterFactory['source']>[1],
+): Promise<ScratchSource> {
   const { adapters } = services;
   const { target } = config;
   if (target.type === 'directory') {
     if (!adapters.isFileArchive(jobSource.adapterId)) throw new Error(`a directory scratch target needs a directory source; the job's source is ${jobSource.adapterId}`);
-    return { config: jobSource, source: adapters.source(jobSource), scratch: null, helpers: [] };
+    return { config: jobSource, source: adapters.source(jobSource, run), scratch: null, helpers: [] };
   }
   if (target.type === 'sqlite') {
     // The restore runs through the job's own source (its CLI) into a scratch file; the source's file is untouched.
-    const source = adapters.source(jobSource);
+    const source = adapters.source(jobSource, run);
     return { config: jobSource, source, scratch: await settled(source, () => scratchOf(adapters, jobSource, source, 'file', "the job's source")), helpers: [] };
   }
   const server = target.sourceId ? await services.catalog.resolveAdapterConfig(target.sourceId) : jobSource;
-  const source = adapters.source(server);
+  const source = adapters.source(server, run);
   const helpers: SourceAdapter[] = [];
   try {
     const placement = target.type === 'redis' ? 'index' : 'database';
     let jobServer: string | undefined;
     if (placement === 'index') {
       // The job's source must be restorable into an index at all (a Redis rdb snapshot is not).
-      const jobInstance = server === jobSource ? source : adapters.source(jobSource);
+      const jobInstance = server === jobSource ? source : adapters.source(jobSource, run);
       if (jobInstance !== source) helpers.push(jobInstance);
       const jobScratch = scratchOf(adapters, jobSource, jobInstance, 'index', "the job's source");
       jobServer = jobScratch.placement === 'index' ? jobScratch.server : undefined;

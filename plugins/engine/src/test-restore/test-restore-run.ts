@@ -57,7 +57,7 @@ export async function runTestRestore(ctx: RunContext, services: RunServices, sto
     const logKind = await pointInTimeKindOf(services, plan);
     if (logKind) return await runPointTestRestore(ctx, services, { plan, config, logKind, tagEnded: (tag, jobId) => tagEnded(store, tag, jobId) });
     // A target that cannot work is reported before any destination is listed.
-    target = await resolveScratchSource(services, plan.source, config);
+    target = await resolveScratchSource(services, plan.source, config, ctx);
     const { config: targetConfig, source } = target;
     storages.push(...plan.destinations.map((destination) => services.adapters.storage(destination)));
     found = await findLatestBackup(storages, plan.job.id, ctx.signal, (message) => ctx.log.warn(message));
