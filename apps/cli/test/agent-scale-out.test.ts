@@ -1,6 +1,7 @@
 // Issue 48, scope 5: several server processes on one PostgreSQL, with a real `holdfast agent` connected to one of
 // them (B). Backups queued through the other (A) still run on the agent: whichever process claims a run hands it
-// over to the process holding the agent's connection (executions.claimed_by is B's engine for every run). A disable
+// over to the process holding the agent's connection (executions.claimed_by is B's engine for every run, and for a
+// restore into the source its backup's sidecar records). A disable
 // and a revoke through A close the agent's connection on B within the 2 s control poll (4003; the revoked agent stops
 // with 11), and a restart of A leaves the agent held by B online (presence rows name their holding process; only stale ones are cleared).
 import { randomBytes } from 'node:crypto';
@@ -139,6 +140,19 @@ describe('an agent connected to one of several server processes on PostgreSQL', 
     expect((await readdir(destination)).filter((name) => !name.endsWith('.meta.json'))).toHaveLength(RUNS);
     const handedOver = a.process.stdoutLines.filter((line) => line.includes('run handed over to the process holding its agent')).length;
     console.info(`runs claimed first by A and handed over to B: ${handedOver} of ${RUNS}`);
+
+    // A restore queued through A without targetSourceId goes to the source its sidecar records: run on B too.
+    const file = (await readdir(destination)).find((name) => !name.endsWith('.meta.json'))!;
+    const restoredPath = join(work, 'restored');
+    const restore = await call(a, 'POST', `/api/storage/${local.body.id}/restore`, { file, targetPath: restoredPath });
+    expect(restore.status, JSON.stringify(restore.body)).toBe(200);
+    let restored: { status: string; error: string | null; claimed_by: string } | undefined;
+    for (const until = Date.now() + 60_000; Date.now() < until; await sleep(300)) {
+      [restored] = (await db.query(`SELECT status, error, claimed_by FROM executions WHERE id = $1 AND status NOT IN ('Pending', 'Running')`, [restore.body.executionId])).rows;
+      if (restored) break;
+    }
+    expect(restored).toEqual({ status: 'Success', error: null, claimed_by: b.engineId });
+    expect((await readdir(restoredPath, { recursive: true })).some((name) => name.endsWith('data.bin'))).toBe(true);
 
     // A restarts: the agent held by B stays online (only stale presence is cleared at start).
     a.process.child.kill('SIGTERM');

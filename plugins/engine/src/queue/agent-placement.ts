@@ -1,6 +1,7 @@
 import type { RemoteSourceRunner } from '@holdfast/kernel';
 import type { Execution } from '../store/entities.js';
 import type { RunServices } from '../run/services.js';
+import { readSidecar } from '../run/sidecar.js';
 
 /**
  * Several server processes on one PostgreSQL (issue 48, docs/agents.md "Several server processes"): an agent keeps
@@ -8,20 +9,29 @@ import type { RunServices } from '../run/services.js';
  * the agent its source runs on, so the engine can hand the run over to the process holding that agent's connection
  * instead of relaying bytes between processes.
  *
- * Covered: backups and test restores (the job's source) and restores naming `targetSourceId`. A restore into the
- * source recorded in the backup's sidecar is not looked up here (that needs the sidecar): it runs where it was
- * claimed and waits for the agent there.
+ * Covered: backups and test restores (the job's source), restores naming `targetSourceId`, and restores into the
+ * source recorded in the backup's sidecar (read from the storage, as the restore itself does first).
  */
 export async function agentOfRun(execution: Execution, services: RunServices): Promise<string | null> {
   const request = parseRequest(execution.request);
   if (execution.type === 'Backup' && execution.jobId) return (await services.catalog.resolveRunPlan(execution.jobId)).source.agentId ?? null;
   if (execution.type !== 'Restore') return null;
   if (request?.testRestore === true && typeof request.jobId === 'string') return (await services.catalog.resolveRunPlan(request.jobId)).source.agentId ?? null;
-  if (typeof request?.targetSourceId === 'string') {
-    const config = await services.catalog.resolveAdapterConfig(request.targetSourceId);
-    return config.kind === 'source' ? (config.agentId ?? null) : null;
+  const sourceId = typeof request?.targetSourceId === 'string' ? request.targetSourceId : await sidecarSourceId(request, services);
+  if (!sourceId) return null;
+  const config = await services.catalog.resolveAdapterConfig(sourceId);
+  return config.kind === 'source' ? (config.agentId ?? null) : null;
+}
+
+/** The source a restore without `targetSourceId` goes to: the one its backup's sidecar records. */
+async function sidecarSourceId(request: Record<string, unknown> | null, services: RunServices): Promise<string | null> {
+  if (typeof request?.storageId !== 'string' || typeof request.file !== 'string') return null;
+  const storage = services.adapters.storage(await services.catalog.resolveAdapterConfig(request.storageId));
+  try {
+    return (await readSidecar(storage.adapter, request.file))?.source?.configId ?? null;
+  } finally {
+    await storage.adapter.dispose?.().catch(() => undefined);
   }
-  return null;
 }
 
 /** The live worker that must run this execution instead of `processId`, or null to run it here. */
