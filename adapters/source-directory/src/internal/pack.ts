@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { describeFileError } from './errors.js';
 import { addSmallFile } from './small-file-read.js';
 import { encodeHeader, paddingOf, type TarHeader } from './tar-header.js';
-import type { TarOutput } from './tar-output.js';
+import { BODY_CHUNK_BYTES, type TarOutput } from './tar-output.js';
 import type { ArchiveEntry } from './walk.js';
 import type { WarningList } from './warnings.js';
 
@@ -62,7 +62,8 @@ async function copyFile(out: TarOutput, entry: ArchiveEntry, handle: FileHandle,
   while (position < size) {
     await out.ready();
     // Read straight into the tar's chunk: not zero-filled up front, only the padding after a failed or empty read is.
-    const { buffer, offset, room } = out.reserve(Math.min(MIN_READ, size - position));
+    // The first piece fills the chunk that holds the header; the rest go into body-sized chunks (tar-output.ts).
+    const { buffer, offset, room } = out.reserve(Math.min(MIN_READ, size - position), BODY_CHUNK_BYTES);
     const length = Math.min(room, size - position);
     let bytesRead = 0;
     if (problem === undefined) {
