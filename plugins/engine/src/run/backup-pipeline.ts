@@ -5,6 +5,7 @@ import { createAgeEncryptStream, type AgeSidecarInfo } from '../codec/age/index.
 import { createExternalCompressStream, type ExternalCompressor } from '../codec/compression/external-compressor.js';
 import type { StorageInstance } from './adapters.js';
 import { FanOut, startBranch, type FanOutBranch } from './fan-out.js';
+import { createWorkerHashingPassThrough, hashWorkerEnabled } from './worker-hashing.js';
 
 /** What one destination did with the stream. */
 export interface BranchOutcome {
@@ -92,7 +93,10 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
       : options.recipient
         ? createAgeEncryptStream(options.recipient)
         : undefined;
-    const hasher = createHashingPassThrough();
+    // HOLDFAST_HASH_WORKER=on computes SPEC's checksums on a worker thread (same digests): faster where a core is free,
+    // but the worker adds 10-12 MiB to the peak RSS, so the default stays on the main thread (docs/benchmarks.md,
+    // "Checksums off the main thread").
+    const hasher = hashWorkerEnabled() ? createWorkerHashingPassThrough() : createHashingPassThrough();
     const stages: Array<Readable | Transform | Duplex> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];
     try {
       await abortablePipeline(options.signal, ...stages, new FanOut(branches));
