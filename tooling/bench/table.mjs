@@ -29,6 +29,9 @@
 //   HOLDFAST_BENCH_INPROCESS    1: every ZSTD/GZIP backup also runs with HOLDFAST_EXTERNAL_COMPRESSOR=off (the engine's
 //                               in-process codec), a row of its own against the same pipeline (before/after of issue 42's
 //                               external compressor; Holdfast uses zstd/pigz in a child process when they are installed)
+//   HOLDFAST_BENCH_VARIANT      `label:NAME=value[,NAME=value]`: every ZSTD backup also runs with these variables, a row of
+//                               its own against the same pipeline, alternating with the plain run (a before/after of a
+//                               server setting in one run, e.g. `main-thread hashes:HOLDFAST_HASH_WORKER=off`)
 // pigz missing: the pigz row is skipped and says so (install: node tooling/test-services/pigz.mjs).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -58,6 +61,16 @@ const withInProcess = env.HOLDFAST_BENCH_INPROCESS === '1';
 const IN_PROCESS_ENV = { HOLDFAST_EXTERNAL_COMPRESSOR: 'off' };
 // One long-lived Holdfast child for every run (holdfast-run.mjs --serve) instead of a fresh one per run.
 const oneChild = env.HOLDFAST_BENCH_ONE_CHILD === '1';
+// A variant of every ZSTD backup with some variables set (HOLDFAST_BENCH_VARIANT), or null.
+const variant = (() => {
+  const raw = env.HOLDFAST_BENCH_VARIANT;
+  if (!raw) return null;
+  const colon = raw.indexOf(':');
+  if (colon < 1) throw new Error(`HOLDFAST_BENCH_VARIANT must be label:NAME=value[,NAME=value], got "${raw}"`);
+  const pairs = raw.slice(colon + 1).split(',').map((pair) => pair.split('='));
+  if (pairs.some((pair) => pair.length !== 2 || !pair[0])) throw new Error(`HOLDFAST_BENCH_VARIANT: bad NAME=value list in "${raw}"`);
+  return { label: raw.slice(0, colon), env: Object.fromEntries(pairs) };
+})();
 if (!(sizeMiB > 0) || !(repeats >= 1)) throw new Error('HOLDFAST_BENCH_SIZE_MB and HOLDFAST_BENCH_REPEATS must be positive numbers');
 const unknown = parts.filter((part) => !ALL_PARTS.includes(part));
 if (unknown.length > 0) throw new Error(`HOLDFAST_BENCH_TABLE_PARTS: unknown part(s) ${unknown.join(', ')}; use ${ALL_PARTS.join(', ')}`);
@@ -131,6 +144,10 @@ function sourceUnits({ id, title, source, goal, work, gzip }) {
   backup(`${id} backup`, { compression: 'ZSTD' });
   pipeline(`${id} pipeline`, ZSTD, zstdFile);
   rows.push({ name: `${title}, ZSTD`, holdfast: `${id} backup`, against: `${id} pipeline`, againstText: source.pipelineText(ZSTD), goal });
+  if (variant) {
+    backup(`${id} backup ${variant.label}`, { compression: 'ZSTD', env: variant.env });
+    rows.push({ name: `${title}, ZSTD, ${variant.label}`, holdfast: `${id} backup ${variant.label}`, against: `${id} pipeline`, againstText: source.pipelineText(ZSTD), goal: null });
+  }
   if (withInProcess) {
     backup(`${id} backup in-process`, { compression: 'ZSTD', env: IN_PROCESS_ENV });
     rows.push({ name: `${title}, ZSTD, in-process codec`, holdfast: `${id} backup in-process`, against: `${id} pipeline`, againstText: source.pipelineText(ZSTD), goal: null });

@@ -9,7 +9,9 @@
 // per-file objects in a heap whose live part was under 50 MiB (docs/benchmarks.md, "Runs 5-7", old generation ceiling).
 // The heap growth the server sets itself at startup (apps/server/src/heap-settings.ts, HOLDFAST_HEAP_GROWING_PERCENT)
 // is not a flag here: the benchmark children call the same applyServerHeapSettings (holdfast-run.mjs).
-export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1536'];
+// HOLDFAST_BENCH_CHILD_NODE_ARGS adds flags to the benchmark children only (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`;
+// NODE_OPTIONS refuses --cpu-prof).
+export const SERVER_NODE_FLAGS = ['--max-semi-space-size=2', '--max-old-space-size=1536', ...(process.env.HOLDFAST_BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
 
 // glibc's allocator, read once at process start (docs/benchmarks.md, "glibc allocator settings"):
 // MALLOC_ARENA_MAX=2: one arena per core instead of up to eight per core; each thread pool thread that compresses or
