@@ -5,11 +5,14 @@ import { aborted } from './errors.js';
 // into one buffer instead of three pieces per file, each a trip through every stage of the engine's pipeline (counter,
 // compressor, hashes). A tree of 64,000 small files was about 200,000 pieces before (docs/benchmarks.md, 2026-12-07).
 export const CHUNK_BYTES = 256 * 1024;
-// A large file's body after its first piece goes into chunks of this size (TarOutput.reserve's `fresh`): each is read
-// with one call and then copied on (into zstd's pipe, the hashes) while still in the CPU's cache. A 1 GiB folder of
-// 8 MiB files backed up in 3.88 s median against 4.22 s with 256 KiB chunks and 5.16-6.63 s with 512 KiB-1 MiB ones,
-// same runs alternating (docs/benchmarks.md, "Large files, checksums, progress writes").
-export const BODY_CHUNK_BYTES = 128 * 1024;
+// A large file's body after its first piece goes into chunks of this size (TarOutput.reserve's `fresh`). Under the
+// server's MALLOC_MMAP_THRESHOLD_ of 128 KiB (tooling/bench/lib/server-node-flags.mjs, package.json "start"), so glibc
+// hands out reused heap memory instead of a fresh mapping whose every page faults in: 25-60 thousand minor faults
+// per GiB instead of 270 thousand, the dump alone 0.69 instead of 1.2 s. Small, the chunk is also still in the CPU's
+// cache when the engine copies it on (zstd's pipe, the checksums). 1 GiB of 8 MiB files, same runs alternating:
+// 256 KiB 4.76 s, 128 KiB 4.02 s; 128 KiB 3.74 s, 120 KiB 3.44 s; 512 KiB-1 MiB were slower still
+// (docs/benchmarks.md, "Large files, checksums, progress writes").
+export const BODY_CHUNK_BYTES = 120 * 1024;
 // Bytes the stream holds for its reader before the writer waits (besides the chunk being filled).
 const HIGH_WATER_MARK = 1024 * 1024;
 // What tar-stream's `finalize` writes at the end: two zero blocks.
