@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/codec/compression/external-compressor.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
@@ -42,6 +42,11 @@ describe.skipIf(!findOnPath('zstd'))('backups compressed by an external program 
     key = await server.apiKey('ci', ['jobs:execute', 'history:read', 'storage:restore']);
   }, 180_000);
 
+  // Off unless asked for: every test here switches it on (one then off again).
+  beforeEach(() => {
+    process.env.HOLDFAST_EXTERNAL_COMPRESSOR = 'on';
+  });
+
   afterEach(() => {
     process.env.PATH = savedPath;
     if (savedSwitch === undefined) delete process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
@@ -72,7 +77,7 @@ describe.skipIf(!findOnPath('zstd'))('backups compressed by an external program 
   }
 
   it('ZSTD: the external zstd and the in-process codec (switch off) both restore row for row', async () => {
-    delete process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
+    process.env.HOLDFAST_EXTERNAL_COMPRESSOR = 'on';
     const external = await backup('zstd-job');
     expect(external.status, logText(external)).toBe('Success');
     expect(logText(external)).toContain('compressing with zstd -3 -T0 (external program)');

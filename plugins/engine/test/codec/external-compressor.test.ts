@@ -67,9 +67,19 @@ async function waitUntilGone(pid: number): Promise<boolean> {
   return false;
 }
 
+// The external compressor is off unless HOLDFAST_EXTERNAL_COMPRESSOR=on: this file tests it switched on.
+const savedSwitch = process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
+beforeAll(() => {
+  process.env.HOLDFAST_EXTERNAL_COMPRESSOR = 'on';
+});
+afterAll(() => {
+  if (savedSwitch === undefined) delete process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
+  else process.env.HOLDFAST_EXTERNAL_COMPRESSOR = savedSwitch;
+});
+
 describe('choosing the external compressor', () => {
   it('uses zstd at the job level with every core, or the job thread count', () => {
-    const env = { PATH: process.env.PATH };
+    const env = { PATH: process.env.PATH, HOLDFAST_EXTERNAL_COMPRESSOR: 'on' };
     if (!zstdPath) return expect(externalCompressorFor({ codec: 'ZSTD' }, env)).toBeNull();
     expect(externalCompressorFor({ codec: 'ZSTD' }, env)).toEqual({ command: zstdPath, args: ['-3', '-T0', '-q', '-c'] });
     const chosen = externalCompressorFor({ codec: 'ZSTD', level: 7, threads: 2 }, env)!;
@@ -78,7 +88,7 @@ describe('choosing the external compressor', () => {
   });
 
   it('uses pigz for GZIP only when it is installed, and nothing for NONE or BROTLI', () => {
-    const env = { PATH: process.env.PATH };
+    const env = { PATH: process.env.PATH, HOLDFAST_EXTERNAL_COMPRESSOR: 'on' };
     expect(externalCompressorFor({ codec: 'GZIP', level: 5 }, env)).toEqual(pigzPath ? { command: pigzPath, args: ['-5', '-n', '-c'] } : null);
     expect(externalCompressorFor({ codec: 'NONE' }, env)).toBeNull();
     expect(externalCompressorFor({ codec: 'BROTLI' }, env)).toBeNull();
@@ -89,7 +99,10 @@ describe('choosing the external compressor', () => {
       expect(externalCompressorFor({ codec: 'ZSTD' }, { PATH: process.env.PATH, HOLDFAST_EXTERNAL_COMPRESSOR: off })).toBeNull();
       expect(externalCompressorFor({ codec: 'GZIP' }, { PATH: process.env.PATH, HOLDFAST_EXTERNAL_COMPRESSOR: off })).toBeNull();
     }
-    expect(externalCompressorFor({ codec: 'ZSTD' }, { PATH: '/nonexistent-holdfast-dir' })).toBeNull();
+    expect(externalCompressorFor({ codec: 'ZSTD' }, { PATH: '/nonexistent-holdfast-dir', HOLDFAST_EXTERNAL_COMPRESSOR: 'on' })).toBeNull();
+    // Off unless asked for (a damaged pigz-written MariaDB backup's restore hung with it: docs/formats/compression.md).
+    expect(externalCompressorFor({ codec: 'ZSTD' }, { PATH: process.env.PATH })).toBeNull();
+    expect(externalCompressorFor({ codec: 'GZIP' }, { PATH: process.env.PATH, HOLDFAST_EXTERNAL_COMPRESSOR: '' })).toBeNull();
     if (zstdPath) expect(externalCompressorFor({ codec: 'ZSTD' }, { PATH: process.env.PATH, HOLDFAST_EXTERNAL_COMPRESSOR: 'on' })).not.toBeNull();
   });
 });
