@@ -62,6 +62,8 @@ export interface RunPlanDestination extends ResolvedAdapterConfig {
   priority: number;
   /** Retention policy config (the retention adapter's config JSON); `null` keeps everything. */
   retention: { policyId: string | null; strategyId: string; config: unknown } | null;
+  /** For a source bound to an agent: `direct` uploads from the agent, `relay` (the default) through the server. */
+  transfer?: 'relay' | 'direct';
 }
 
 /** Everything the engine needs to run a job, resolved at the moment the run starts. */

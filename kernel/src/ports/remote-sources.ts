@@ -1,5 +1,7 @@
 import type { InjectionToken } from 'tsyringe';
-import type { SourceAdapter } from '../contracts/source.js';
+import type { Readable } from 'node:stream';
+import type { DumpStats, SourceAdapter } from '../contracts/source.js';
+import type { StreamDigests } from '../streams/hashing.js';
 import type { KernelLogger } from '../logger.js';
 import type { ResolvedAdapterConfig } from './catalog.js';
 
@@ -51,6 +53,67 @@ export interface RemoteSourceRunner {
    * when no process is known to hold it (offline, or its holder stopped refreshing its presence).
    */
   holderOf?(agentId: string): Promise<string | null>;
+  /**
+   * Direct uploads (issue 48 scope 3): runs dump, compression, encryption, hashing and the uploads to
+   * `request.destinations` on the agent, which receives those destinations' settings sealed to its connection key
+   * for this call only. Resolves once the dump started; null when the agent does not offer direct uploads (an older
+   * version), so the caller relays instead.
+   */
+  directDump?(resolved: ResolvedAdapterConfig & { agentId: string }, request: DirectDumpRequest, options?: RemoteSourceOptions): Promise<DirectDumpCall | null>;
+}
+
+/** A destination the agent uploads to itself (issue 48 scope 3), with its decrypted settings for that run only. */
+export interface DirectUploadDestination {
+  resolved: ResolvedAdapterConfig;
+  /** The object lock date to write the backup with (destinations that lock). */
+  retainUntil?: Date;
+}
+
+/** What {@link RemoteSourceRunner.directDump} runs on the agent: the whole stored-stream pipeline. */
+export interface DirectDumpRequest {
+  databases: string[];
+  engineOptions: Record<string, unknown>;
+  /** The job's compression codec and tuning, applied on the agent with the engine's own codec code. */
+  codec: string;
+  compression: { level: number | null; threads: number | null };
+  /** The job's symmetric key, or its public-key recipient; sealed to the agent with the destinations. */
+  encryptionKey: Buffer | null;
+  recipient: string | null;
+  /** The destinations the agent uploads to itself. */
+  destinations: DirectUploadDestination[];
+  /** True when some destinations are relayed: the agent also streams the processed bytes to the server. */
+  relay: boolean;
+  signal: AbortSignal;
+  /** Plaintext bytes read from the source so far (the run's progress). */
+  onBytes(bytes: number): void;
+}
+
+/** How one direct destination ended on the agent. */
+export interface DirectUploadOutcome {
+  configId: string;
+  ok: boolean;
+  size?: number;
+  error?: string;
+}
+
+/** The agent's account of a direct dump: the source's stats, the stored stream's digests and encryption header. */
+export interface DirectDumpResult {
+  stats: DumpStats;
+  digests: StreamDigests;
+  /** The sidecar's `encryption` block without the profile id (null: not encrypted). */
+  encryption: Record<string, unknown> | null;
+  outcomes: DirectUploadOutcome[];
+}
+
+/** A direct dump that started on the agent: it waits for its object key before it uploads anything. */
+export interface DirectDumpCall {
+  /** The source's dump extension (`.sql`, `.tar`), for the key. */
+  extension: string;
+  /** The processed bytes for the relayed destinations (ends at once when there are none). */
+  relay: Readable;
+  /** Lets the agent start its uploads under `key`. */
+  start(key: string): void;
+  result: Promise<DirectDumpResult>;
 }
 
 /** Optional token: registered by the agents plugin; absent, a source bound to an agent cannot run. */

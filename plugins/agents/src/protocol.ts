@@ -8,6 +8,8 @@ import { z } from 'zod';
 
 export * from './calls/call-frames.js';
 export { CreditedReadable, CreditedSender } from './calls/credit-stream.js';
+export * from './calls/sealed-bundle.js';
+export * from './calls/direct-bundle.js';
 
 /** Path of the WebSocket endpoint on the server's own HTTP listener. */
 export const AGENT_CONNECT_PATH = '/api/agents/connect';
@@ -87,6 +89,13 @@ export const helloFrame = z.strictObject({
    * server whose welcome listed features (an older server refuses unknown hello fields).
    */
   features: z.array(z.string().min(1).max(32)).max(32).optional(),
+  /**
+   * Feature `direct` (direct uploads): this connection's X25519 public key (raw 32 bytes, base64url) the server seals
+   * each direct call's secrets to, and the storage adapter packages the agent can upload with. Sent only to a server
+   * whose welcome listed `direct`.
+   */
+  sealKey: base64url(64).optional(),
+  storageAdapters: z.array(z.string().min(1).max(128)).max(200).optional(),
 });
 
 export type EnrollFrame = z.infer<typeof enrollFrame>;

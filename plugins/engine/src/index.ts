@@ -22,6 +22,8 @@ export {
 export { parseMetadata, type ExecutionMetadata, type DestinationOutcome } from './store/metadata.js';
 export { createEngineTables } from './store/migration.js';
 export { FanOut, startBranch, type FanOutBranch } from './run/fan-out.js';
+export { streamBackup, BackupStreamError, type StreamBackupOptions, type StreamedBackup, type BranchOutcome } from './run/backup-pipeline.js';
+export type { StorageInstance } from './run/adapters.js';
 export { planRetention, applyRetention, mapLimit, PARALLEL_METADATA_READS, type RetentionVerdict } from './run/retention.js';
 export { readSidecar, writeSidecar, isSidecarKey, SIDECAR_EXTENSION, SIDECAR_FORMAT_VERSION, type BackupSidecar } from './run/sidecar.js';
 export { STAGES, RESTORE_STAGES, VERIFY_STAGES, TEST_RESTORE_STAGES } from './run/run-context.js';

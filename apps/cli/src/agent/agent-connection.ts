@@ -5,6 +5,7 @@ import {
   CLOSE,
   MAX_FRAME_BYTES,
   PERMANENT_CLOSE_CODES,
+  createSealKeyPair,
   signedChallenge,
 } from '@holdfast/agents/protocol';
 import { AdapterRegistry } from '@holdfast/kernel';
@@ -130,6 +131,7 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
       socket.send(JSON.stringify(first));
     });
     let runner: AgentCallRunner | undefined;
+    let serverOffersDirect = false;
     socket.on('message', (data, isBinary) => {
       if (runner?.onFrame(data as Buffer, isBinary)) return;
       if (isBinary) return socket.close(CLOSE.protocolError, 'protocol error: unexpected binary frame');
@@ -146,6 +148,7 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
       }
       if (frame.type === 'welcome' && typeof frame.agentId === 'string') {
         const features = Array.isArray(frame.features) ? (frame.features as unknown[]) : [];
+        serverOffersDirect = features.includes('direct');
         void welcomed(frame.agentId, Number(frame.pingIntervalMs) || 15_000, features.includes('log'));
         return;
       }
@@ -159,12 +162,16 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
       }
       wasWelcomed = true;
       // Log lines go to the server only when it said it accepts them (an older server would close the connection).
-      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log, forwardLogs);
+      // Direct uploads: a fresh X25519 key pair per connection, in memory only (the server seals each call's secrets to it).
+      const direct = serverOffersDirect ? { keys: createSealKeyPair(), agentId } : undefined;
+      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log, forwardLogs, direct);
       pingIntervalMs = interval;
       watch(interval);
       // Features go only to a server that listed its own (an older one refuses unknown hello fields).
-      const features = forwardLogs ? { features: ['scratch'] } : {};
-      socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters, ...features }));
+      const features = forwardLogs ? { features: ['scratch', ...(direct ? ['direct'] : [])] } : {};
+      const storageAdapters = (options.registry?.list('storage') ?? []).map((entry) => entry.origin.packageName).sort();
+      const directHello = direct ? { sealKey: direct.keys.publicKey, storageAdapters } : {};
+      socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters, ...features, ...directHello }));
       log('info', 'connected', { agentId, server: options.server });
     };
     socket.on('error', (error) => log('warn', 'connection error', { err: error.message }));

@@ -7,11 +7,13 @@ import {
   readDataFrame,
   serverCallFrame,
   type CallFrame,
+  type SealKeyPair,
 } from '@holdfast/agents/protocol';
 import { instantiateAdapter, isAdapterError, type AdapterRegistry, type KernelLogger, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { container } from 'tsyringe';
 import type { WebSocket } from 'ws';
 import type { AgentLog } from './agent-connection.js';
+import { runDirectDump } from './direct-dump.js';
 
 /** Bytes queued on the socket above which a dump's output waits for it to drain. */
 const SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
@@ -22,6 +24,8 @@ interface RunningCall {
   output?: CreditedSender;
   /** restore: the input, fed by the server's data frames. */
   input?: CreditedReadable;
+  /** directDump: the object key the server sends once the dump opened. */
+  target?: { key: Promise<string>; resolve(key: string): void };
   isCancelled: boolean;
 }
 
@@ -104,6 +108,8 @@ export class AgentCallRunner {
     private readonly registry: AdapterRegistry,
     private readonly log: AgentLog,
     private readonly forwardLogs = false,
+    /** Direct uploads: this connection's X25519 key pair (memory only) and the agent's id, bound into sealed bundles. */
+    private readonly direct?: { keys: SealKeyPair; agentId: string },
   ) {}
 
   /** A frame after the welcome. Returns false when it is not a call frame (the connection handles it). */
@@ -137,6 +143,9 @@ export class AgentCallRunner {
       case 'cancel':
         if (call) this.cancel(call, 'cancelled by the server');
         return true;
+      case 'target':
+        call?.target?.resolve(frame.key);
+        return true;
     }
   }
 
@@ -159,7 +168,12 @@ export class AgentCallRunner {
   private async run(frame: CallFrame): Promise<void> {
     const call: RunningCall = { abort: new AbortController(), isCancelled: false };
     const { id } = frame;
-    if (frame.method === 'dump') {
+    if (frame.method === 'directDump') {
+      let resolve: (key: string) => void = () => undefined;
+      const key = new Promise<string>((settle) => (resolve = settle));
+      call.target = { key, resolve };
+    }
+    if (frame.method === 'dump' || frame.method === 'directDump') {
       call.output = new CreditedSender(
         (bytes) => this.socket.send(dataFrame(id, bytes), { binary: true }),
         () => this.socket.bufferedAmount > SEND_BUFFER_LIMIT,
@@ -245,6 +259,19 @@ export class AgentCallRunner {
       case 'scratchDatabaseExists':
       case 'scratchDropDatabase':
         return this.scratchCall(frame, adapter, signal);
+      case 'directDump': {
+        if (!this.direct) throw new Error('this connection does not take direct uploads (the server did not offer them)');
+        return runDirectDump(frame, adapter, {
+          registry: this.registry,
+          keys: this.direct.keys,
+          agentId: this.direct.agentId,
+          output: call.output!,
+          signal,
+          logger: adapterLogger(this.log, { call: frame.id, adapter: 'storage' }, () => undefined),
+          send: (reply) => this.send(reply),
+          target: call.target!.key,
+        });
+      }
       case 'dump': {
         const databases = Array.isArray(frame.options.databases) ? frame.options.databases.filter((item): item is string => typeof item === 'string') : [];
         const engineOptions = (frame.options.engineOptions ?? {}) as Record<string, unknown>;

@@ -139,7 +139,9 @@ export default function JobEditPage() {
 
   const save = useMutation({
     mutationFn: (valid: JobForm) => {
-      const body = { ...valid, destinations: valid.destinations.map((configId, priority) => ({ configId, priority, retentionPolicyId: retention[configId] ?? null })) };
+      // `transfer` (direct uploads from an agent, issue 48) is set through the API only: the form keeps each link's value.
+      const transfers = new Map((existing.data?.destinations ?? []).map((destination) => [destination.configId, destination.transfer]));
+      const body = { ...valid, destinations: valid.destinations.map((configId, priority) => ({ configId, priority, retentionPolicyId: retention[configId] ?? null, transfer: transfers.get(configId) ?? 'relay' })) };
       // A change of a destination's retention needs a fresh second factor (issue 45.4): asked for when the server says so.
       return id ? withStepUp(() => unwrap(api.PUT('/api/jobs/{id}', { params: { path: { id } }, body }))) : unwrap(api.POST('/api/jobs', { body }));
     },

@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { AdapterError, type AdapterErrorCode } from '@holdfast/kernel';
 import { dataFrame, MAX_LOG_LINES_PER_CALL, readDataFrame, type AgentCallFrame, type CallMethod } from './call-frames.js';
 import { CreditedReadable, CreditedSender } from './credit-stream.js';
+import type { SealedBundle } from './sealed-bundle.js';
 
 /** What the channel needs of the connection it runs on. */
 export interface ChannelPeer {
@@ -27,12 +28,18 @@ export interface CallRequest {
   signal?: AbortSignal;
   /** Receives the adapter's log lines the agent forwards for this call (at most MAX_LOG_LINES_PER_CALL). */
   onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  /** directDump: seals the call's secrets for its id (the id is bound into the sealed bundle). */
+  seal?: (callId: number) => SealedBundle;
+  /** directDump: plaintext bytes the agent read from the source so far. */
+  onProgress?: (bytes: number) => void;
 }
 
 /** A started call: `opened` (dump only) settles when its output starts, `result` with the call's value. */
 export interface CallHandle {
   opened: Promise<{ extension: string; stream: Readable }>;
   result: Promise<unknown>;
+  /** directDump: tells the agent the object key to upload under (its uploads start then). */
+  target(key: string): void;
 }
 
 interface Pending {
@@ -44,6 +51,7 @@ interface Pending {
   opened?: { resolve(value: { extension: string; stream: Readable }): void; reject(error: Error): void; isDone: boolean };
   input?: CreditedSender;
   onLog?: CallRequest['onLog'];
+  onProgress?: CallRequest['onProgress'];
   logLines: number;
   cleanup(): void;
 }
@@ -91,6 +99,7 @@ export class CallChannel {
         reject,
         opened: openedSettle,
         onLog: request.onLog,
+        onProgress: request.onProgress,
         logLines: 0,
         cleanup: () => request.signal?.removeEventListener('abort', onAbort),
       };
@@ -113,12 +122,16 @@ export class CallChannel {
       if (this.interruption) return this.fail(id, this.interruption(request.method));
       if (request.signal?.aborted) return this.fail(id, this.aborted(request.adapterId));
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      this.peer.sendText({ type: 'call', id, method: request.method, adapterId: request.adapterId, config: request.config, credentials: request.credentials, options: request.options });
+      const sealed = request.seal ? { sealed: request.seal(id) } : {};
+      this.peer.sendText({ type: 'call', id, method: request.method, adapterId: request.adapterId, config: request.config, credentials: request.credentials, options: request.options, ...sealed });
       entry.output?.open();
       if (request.input && entry.input) this.pump(id, request.input, entry.input);
     });
     result.catch(() => undefined);
-    return { opened, result };
+    const target = (key: string) => {
+      if (this.pending.has(id)) this.peer.sendText({ type: 'target', id, key });
+    };
+    return { opened, result, target };
   }
 
   /** A text frame of the agent, already validated against the call frame schema. */
@@ -147,6 +160,10 @@ export class CallChannel {
         return;
       case 'error':
         return this.fail(frame.id, remoteError(entry.adapterId, frame.message, frame.code));
+      case 'progress':
+        if (entry.method !== 'directDump') return this.peer.protocolError(`protocol error: unexpected progress for call ${frame.id}`);
+        entry.onProgress?.(frame.bytes);
+        return;
       case 'log':
         // Beyond the limit a (hostile or broken) agent's lines are dropped, not stored: the run's log stays bounded.
         if (entry.logLines >= MAX_LOG_LINES_PER_CALL) return;

@@ -4,6 +4,7 @@
  * byte streams travel as binary frames tagged with their call id, paced by credit the receiver grants.
  */
 import { z } from 'zod';
+import { sealedBundle } from './sealed-bundle.js';
 
 /** The source adapter methods an agent runs for the server. */
 export const CALL_METHODS = [
@@ -20,6 +21,8 @@ export const CALL_METHODS = [
   'scratchListDatabases',
   'scratchDatabaseExists',
   'scratchDropDatabase',
+  // Direct uploads (issue 48 scope 3), agents listing `direct`: dump, compress, encrypt, hash and upload on the agent.
+  'directDump',
 ] as const;
 
 /** Calls only an agent whose hello lists the `scratch` feature answers. */
@@ -50,7 +53,17 @@ export const callFrame = z.strictObject({
   credentials: z.record(z.string(), record),
   /** Method arguments: dump `{ databases, engineOptions }`, restore `{ target, overwrite }`, restoreWouldReplace `{ target }`. */
   options: record,
+  /** directDump: the destinations' configs and the job's key, sealed to this connection's key (sealed-bundle.ts). */
+  sealed: sealedBundle.optional(),
 });
+
+/**
+ * Server to agent, directDump: the object key the backup is stored under, chosen once the agent's `opened` named the
+ * dump's extension. The agent starts its uploads only then.
+ */
+export const targetFrame = z.strictObject({ type: z.literal('target'), id: callId, key: z.string().min(1).max(1024) });
+/** Agent to server, directDump: plaintext bytes read from the source so far (the run's progress). */
+export const progressFrame = z.strictObject({ type: z.literal('progress'), id: callId, bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER) });
 
 /** Either side: abort the call (server to agent), or the receiver grants `bytes` more of the call's stream. */
 export const cancelFrame = z.strictObject({ type: z.literal('cancel'), id: callId });
@@ -84,9 +97,9 @@ export const logFrame = z.strictObject({
 });
 
 /** Every text frame the server accepts from an agent after its hello. */
-export const agentCallFrame = z.discriminatedUnion('type', [openedFrame, resultFrame, errorFrame, creditFrame, endFrame, logFrame]);
+export const agentCallFrame = z.discriminatedUnion('type', [openedFrame, resultFrame, errorFrame, creditFrame, endFrame, logFrame, progressFrame]);
 /** Every text frame the agent accepts from the server after its welcome. */
-export const serverCallFrame = z.discriminatedUnion('type', [callFrame, cancelFrame, creditFrame, endFrame]);
+export const serverCallFrame = z.discriminatedUnion('type', [callFrame, cancelFrame, creditFrame, endFrame, targetFrame]);
 
 export type CallFrame = z.infer<typeof callFrame>;
 export type AgentCallFrame = z.infer<typeof agentCallFrame>;

@@ -1,7 +1,9 @@
-import type { AdapterRegistry, KernelLogger, RemoteAgentSummary, RemoteSourceOptions, RemoteSourceRunner, ResolvedAdapterConfig, SourceAdapter, SourceScratch } from '@holdfast/kernel';
+import type { AdapterRegistry, DirectDumpCall, DirectDumpRequest, KernelLogger, RemoteAgentSummary, RemoteSourceOptions, RemoteSourceRunner, ResolvedAdapterConfig, SourceAdapter, SourceScratch } from '@holdfast/kernel';
 import { AdapterError } from '@holdfast/kernel';
 import type { AgentStore } from '../agent-store.js';
 import type { AgentEndpoint } from '../connection/agent-endpoint.js';
+import type { AgentSession } from '../connection/agent-session.js';
+import { startDirectDump } from './remote-direct-dump.js';
 import type { CallChannel } from './call-channel.js';
 import { RemoteSource, type AgentLink } from './remote-source.js';
 
@@ -69,6 +71,28 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
   }
 
   async channelFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal, feature?: string): Promise<CallChannel> {
+    return (await this.sessionFor(agentId, adapterId, offlineWaitMs, signal, feature)).session.calls;
+  }
+
+  /**
+   * Direct uploads (issue 48 scope 3): null when the agent's hello does not offer them (an older agent: the engine
+   * relays and says so in the run's log); fails naming the package when the agent lacks a destination's storage adapter.
+   */
+  async directDump(resolved: ResolvedAdapterConfig & { agentId: string }, request: DirectDumpRequest, options: RemoteSourceOptions = {}): Promise<DirectDumpCall | null> {
+    const { session, agentName } = await this.sessionFor(resolved.agentId, resolved.adapterId, options.offlineWaitMs ?? this.waitMs, request.signal);
+    if (!session.features.includes('direct') || !session.sealKey) return null;
+    for (const destination of request.destinations) {
+      const packageName = this.registry().get('storage', destination.resolved.adapterId)?.origin.packageName ?? `@holdfast/storage-${destination.resolved.adapterId}`;
+      if (!session.storageAdapters.includes(packageName)) {
+        throw new AdapterError(`storage-${destination.resolved.adapterId}`, 'CONFIG', `agent "${agentName}" cannot upload to destination "${destination.resolved.name}" directly: it does not have the storage adapter package ${packageName} (install it next to the agent and restart it, or set the destination to relay)`);
+      }
+    }
+    const source = this.source(resolved, options);
+    const runLog = (level: 'info' | 'warn' | 'error', message: string) => (source as RemoteSource).adapterLogLine('directDump', level, message);
+    return startDirectDump({ agentId: resolved.agentId, sealKey: session.sealKey, channel: session.calls, resolved, request, onLog: runLog });
+  }
+
+  private async sessionFor(agentId: string, adapterId: string, offlineWaitMs: number, signal?: AbortSignal, feature?: string): Promise<{ session: AgentSession; agentName: string }> {
     const origin = `source-${adapterId}`;
     const agent = await this.store.find(agentId);
     if (!agent) throw new AdapterError(origin, 'CONFIG', `agent ${agentId} not found`);
@@ -92,6 +116,6 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
       throw new AdapterError(origin, 'UNSUPPORTED', `agent "${agent.name}" (version ${agent.version ?? 'unknown'}) does not answer ${feature} calls: upgrade it to this server's version`);
     }
     this.logger.debug?.({ agentId, adapterId }, 'call routed to agent');
-    return session.calls;
+    return { session, agentName: agent.name };
   }
 }

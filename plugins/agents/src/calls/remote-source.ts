@@ -65,7 +65,7 @@ export class RemoteSource implements SourceAdapter {
       config: this.resolved.config,
       credentials: this.resolved.credentials,
       options,
-      onLog: (level, message) => this.adapterLog(method, level, message),
+      onLog: (level, message) => this.adapterLogLine(method, level, message),
       ...extra,
     });
   }
@@ -74,7 +74,7 @@ export class RemoteSource implements SourceAdapter {
    * A log line of the adapter on the agent: into the run's log (an error-level line as a warning, so it does not
    * become the run's error: the call's own error does) and the server's log, tagged with the agent.
    */
-  private adapterLog(method: CallRequest['method'], level: 'info' | 'warn' | 'error', message: string): void {
+  adapterLogLine(method: CallRequest['method'], level: 'info' | 'warn' | 'error', message: string): void {
     this.logs.logger?.[level]({ agentId: this.resolved.agentId, method, fromAgent: true }, message);
     this.logs.runLog?.(level === 'info' ? 'info' : 'warn', `agent: ${level === 'error' ? 'error: ' : ''}${message}`);
   }

@@ -67,6 +67,9 @@ export class AgentSession {
   adapters: readonly string[] = [];
   /** Features the agent listed in its hello (`scratch`: it answers test restore scratch calls). */
   features: readonly string[] = [];
+  /** Feature `direct`: this connection's X25519 key the server seals direct calls' secrets to, and its storage packages. */
+  sealKey: string | undefined;
+  storageAdapters: readonly string[] = [];
   /** The calls the server makes on this agent once it said hello (docs/agents.md "Protocol"). */
   readonly calls: CallChannel;
 
@@ -226,7 +229,7 @@ export class AgentSession {
     if (!now.enabled) return this.close(CLOSE.disabled, 'agent disabled by an administrator');
     if (claim.enrollment) this.endpoint.logger.info({ agentId: claim.agent.id, agentName: claim.agent.name }, 'agent enrolled');
     this.stage = 'hello';
-    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs, features: ['log'] });
+    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs, features: ['log', 'direct'] });
   }
 
   private async hello(message: unknown): Promise<void> {
@@ -235,6 +238,8 @@ export class AgentSession {
     this.host = frame.host;
     this.adapters = frame.adapters;
     this.features = frame.features ?? [];
+    this.sealKey = frame.sealKey;
+    this.storageAdapters = frame.storageAdapters ?? [];
     await this.endpoint.online(this, frame);
     if (this.stage === 'busy') this.stage = 'ready';
     this.endpoint.handshakeDone(this);

@@ -47,6 +47,8 @@ export const JobDestinationEntity = defineEntity({
     priority: p.integer().default(0),
     retention: p.text(),
     retentionPolicyId: p.string().length(36).nullable(),
+    /** `relay` or `direct` (issue 48): see docs/agents.md "Direct uploads". */
+    transfer: p.string().length(16).default('relay'),
   },
 });
 

@@ -8,12 +8,19 @@ export const COMPRESSIONS = COMPRESSION_CODECS;
 /** Legacy per-job notification setting (SPEC), replaced by notification templates. */
 export const NOTIFICATION_EVENTS = ['ALWAYS', 'FAILURE_ONLY', 'SUCCESS_ONLY'] as const;
 
+/** How a destination receives the backup of a source bound to an agent (issue 48; docs/agents.md). */
+export const DESTINATION_TRANSFERS = ['relay', 'direct'] as const;
+
 /** One destination of a job in a request. */
 export const destinationInput = z.strictObject({
   configId: refId.describe('Adapter configuration of type storage'),
   priority: z.int().min(0).max(1000).default(0).describe('Upload order, ascending'),
   retention: z.record(z.string(), z.unknown()).default({}).describe('Legacy retention JSON (a gfs policy); retentionPolicyId wins'),
   retentionPolicyId: refId.nullable().optional(),
+  transfer: z
+    .enum(DESTINATION_TRANSFERS)
+    .default('relay')
+    .describe('For a source bound to an agent: relay (through the server) or direct (the agent uploads itself); ignored otherwise'),
 });
 
 /** A job's scratch target for test restores (issue 19); the engine restores the newest backup there and drops it. */
@@ -135,6 +142,7 @@ export const destinationSchema = z.object({
   priority: z.number().int(),
   retention: z.record(z.string(), z.unknown()),
   retentionPolicyId: z.string().nullable(),
+  transfer: z.enum(DESTINATION_TRANSFERS),
 });
 
 /** A notification channel linked to a job: through the job's notification template, else the default template. */

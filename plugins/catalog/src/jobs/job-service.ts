@@ -50,6 +50,7 @@ export class JobService {
         priority: d.priority,
         retention: parseJsonColumn<Record<string, unknown>>(d.retention, {}),
         retentionPolicyId: d.retentionPolicyId ?? null,
+        transfer: (d.transfer ?? 'relay') as 'relay' | 'direct',
       })),
       createdAt: iso(row.createdAt)!,
       updatedAt: iso(row.updatedAt)!,
@@ -212,11 +213,12 @@ export class JobService {
         ...source,
         name: cloneName,
         enabled: false,
-        destinations: source.destinations.map(({ configId, priority, retention, retentionPolicyId }) => ({
+        destinations: source.destinations.map(({ configId, priority, retention, retentionPolicyId, transfer }) => ({
           configId,
           priority,
           retention,
           retentionPolicyId,
+          transfer,
         })),
       },
       actor,
@@ -234,6 +236,7 @@ export class JobService {
         priority: destination.priority,
         retention: JSON.stringify(destination.retention ?? {}),
         retentionPolicyId: destination.retentionPolicyId ?? null,
+        transfer: destination.transfer ?? 'relay',
       });
     }
   }

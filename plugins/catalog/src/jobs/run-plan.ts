@@ -25,7 +25,7 @@ export class CatalogJobResolver implements JobCatalog {
     const destinations: RunPlanDestination[] = [];
     for (const row of rows) {
       const resolved = await this.adapters.resolve(row.configId);
-      destinations.push({ ...resolved, priority: row.priority, retention: await this.retentionOf(row) });
+      destinations.push({ ...resolved, priority: row.priority, retention: await this.retentionOf(row), transfer: row.transfer === 'direct' ? 'direct' : 'relay' });
     }
     return {
       job: {

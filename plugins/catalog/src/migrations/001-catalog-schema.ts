@@ -7,6 +7,7 @@ import { jobCompressionOptionsMigration } from './004-job-compression-options.js
 import { jobArchiveOptionsMigration } from './005-job-archive-options.js';
 import { publicKeyProfilesMigration } from './006-public-key-profiles.js';
 import { sourceAgentMigration } from './007-source-agent.js';
+import { destinationTransferMigration } from './008-destination-transfer.js';
 
 type Table = Knex.CreateTableBuilder;
 
@@ -141,4 +142,4 @@ export const catalogSchemaMigration = defineMigration('20260102-catalog-001-sche
 });
 
 /** The catalog's migrations in the order they apply. */
-export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration, jobCompressionOptionsMigration, jobArchiveOptionsMigration, publicKeyProfilesMigration, sourceAgentMigration];
+export const catalogMigrations: readonly PluginMigration[] = [catalogSchemaMigration, versionHistoryMigration, jobTestRestoreMigration, jobCompressionOptionsMigration, jobArchiveOptionsMigration, publicKeyProfilesMigration, sourceAgentMigration, destinationTransferMigration];

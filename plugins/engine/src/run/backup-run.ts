@@ -7,6 +7,7 @@ import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec, type C
 import { describeExternalCompressor, externalCompressorFor } from '../codec/compression/external-compressor.js';
 import { disposeAll, type StorageInstance } from './adapters.js';
 import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
+import { startDirectRun, type DirectRun } from './direct-upload.js';
 import { backupExtension, pickBackupKey, renderStem } from './file-name.js';
 import { cancellationOf, messageOf, streamingProgress, type RunOutcome } from './outcome.js';
 import { retainUntilOf } from './object-lock.js';
@@ -116,9 +117,17 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   };
   // The archive's name is written into its first bytes, so a seekable run picks its key before the dump starts.
   const archiveKey = prepared.seekable ? await reserveKey(SEEKABLE_EXTENSION) : undefined;
+  // Jobs with a test restore target count the archive's files on the way through (the figures the test checks).
+  const archive = plan.job.testRestore && !prepared.seekable && services.adapters.isFileArchive(plan.source.adapterId) ? new TarFigures() : undefined;
+  const retainUntil = plan.destinations.map((destination) => retainUntilOf(services.adapters, destination, prepared.createdAt));
+  const onBytes = (bytes: number) => ctx.progress(streamingProgress(bytes, 10, 85), { bytesProcessed: bytes });
   let dump: DumpHandle;
+  let direct: DirectRun | undefined;
   try {
-    dump = await prepared.source.dump({
+    // A source on an agent with `direct` destinations: the agent compresses, encrypts, hashes and uploads (issue 48).
+    const obstacle = prepared.seekable ? 'a seekable archive' : archive ? 'the test restore counts the archive\'s files on the server' : undefined;
+    direct = await startDirectRun(ctx, services, { plan, storages, retainUntil, codec, ...(obstacle ? { obstacle } : {}) }, onBytes);
+    dump = direct ? direct.dump : await prepared.source.dump({
       databases,
       signal: ctx.signal,
       engineOptions: { pgCompression: plan.job.pgCompression, engineCompression: plan.job.compression },
@@ -133,14 +142,12 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));
     await ctx.enter('03-upload', 10);
     ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);
-    // Jobs with a test restore target count the archive's files on the way through (the figures the test checks).
-    const archive = plan.job.testRestore && !prepared.seekable && services.adapters.isFileArchive(plan.source.adapterId) ? new TarFigures() : undefined;
     // zstd or pigz in a child process when installed (HOLDFAST_EXTERNAL_COMPRESSOR=off: always in-process).
-    const externalCompressor = externalCompressorFor({ codec, level: plan.job.compressionLevel, threads: plan.job.compressionThreads });
+    const externalCompressor = direct ? null : externalCompressorFor({ codec, level: plan.job.compressionLevel, threads: plan.job.compressionThreads });
     if (externalCompressor) ctx.log.info(`compressing with ${describeExternalCompressor(externalCompressor)} (external program)`);
     let streamed;
     try {
-      streamed = await streamBackup({
+      streamed = direct ? await direct.upload(key, onBytes) : await streamBackup({
         externalCompressor,
         dump: archive ? tapFigures(dump.stream, archive) : dump.stream,
         codec,
@@ -150,9 +157,9 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
         storages,
         key,
         // Object-locked destinations keep each backup at least until its retention policy may prune it.
-        retainUntil: plan.destinations.map((destination) => retainUntilOf(services.adapters, destination, prepared.createdAt)),
+        retainUntil,
         signal: ctx.signal,
-        onBytes: (bytes) => ctx.progress(streamingProgress(bytes, 10, 85), { bytesProcessed: bytes }),
+        onBytes,
       });
     } catch (error) {
       if (error instanceof BackupStreamError) logDestinations(ctx, error.outcomes);

@@ -10510,6 +10510,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             retentionPolicyId: string | null;
+                            /** @enum {string} */
+                            transfer: "relay" | "direct";
                         }[];
                         /** @description The preset schedule when a preset is linked, else schedule */
                         effectiveSchedule: string;
@@ -10672,6 +10674,12 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         retentionPolicyId?: string | null;
+                        /**
+                         * @description For a source bound to an agent: relay (through the server) or direct (the agent uploads itself); ignored otherwise
+                         * @default relay
+                         * @enum {string}
+                         */
+                        transfer?: "relay" | "direct";
                     }[];
                     /** @default true */
                     enabled?: boolean;
@@ -10762,6 +10770,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             retentionPolicyId: string | null;
+                            /** @enum {string} */
+                            transfer: "relay" | "direct";
                         }[];
                         /** @description The preset schedule when a preset is linked, else schedule */
                         effectiveSchedule: string;
@@ -10973,6 +10983,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             retentionPolicyId: string | null;
+                            /** @enum {string} */
+                            transfer: "relay" | "direct";
                         }[];
                         /** @description The preset schedule when a preset is linked, else schedule */
                         effectiveSchedule: string;
@@ -11149,6 +11161,12 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         retentionPolicyId?: string | null;
+                        /**
+                         * @description For a source bound to an agent: relay (through the server) or direct (the agent uploads itself); ignored otherwise
+                         * @default relay
+                         * @enum {string}
+                         */
+                        transfer?: "relay" | "direct";
                     }[];
                     enabled?: boolean;
                     encryptionProfileId?: string | null;
@@ -11227,6 +11245,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             retentionPolicyId: string | null;
+                            /** @enum {string} */
+                            transfer: "relay" | "direct";
                         }[];
                         /** @description The preset schedule when a preset is linked, else schedule */
                         effectiveSchedule: string;
@@ -11535,6 +11555,8 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             retentionPolicyId: string | null;
+                            /** @enum {string} */
+                            transfer: "relay" | "direct";
                         }[];
                         /** @description The preset schedule when a preset is linked, else schedule */
                         effectiveSchedule: string;
