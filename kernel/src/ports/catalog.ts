@@ -145,6 +145,8 @@ export interface AdapterConfigSummary {
   name: string;
   type: 'database' | 'storage' | 'notification';
   adapterId: string;
+  /** The agent a source is bound to (issue 48); null or absent when the server runs it. */
+  agentId?: string | null;
 }
 
 /** Resolves saved configuration for the engine (registered by the catalog plugin). */
@@ -155,10 +157,10 @@ export interface JobCatalog {
   listStorageDestinations(): Promise<StorageSummary[]>;
   /**
    * Adapter configurations of one type, or with the given ids (unknown ids are left out), ordered by name
-   * (observability's health checks, version pass and routes). Optional so catalogs of other hosts and test doubles
+   * (observability's health checks, version pass and routes). `agentIds`: only sources bound to one of these agents. Optional so catalogs of other hosts and test doubles
    * that serve no listings still satisfy the port.
    */
-  listAdapterConfigs?(filter: { type?: AdapterConfigSummary['type']; ids?: string[] }): Promise<AdapterConfigSummary[]>;
+  listAdapterConfigs?(filter: { type?: AdapterConfigSummary['type']; ids?: string[]; agentIds?: string[] }): Promise<AdapterConfigSummary[]>;
   /** Throws `NotFoundError('Job not found')` for an unknown id. */
   resolveRunPlan(jobId: string): Promise<RunPlan>;
   resolveAdapterConfig(configId: string): Promise<ResolvedAdapterConfig>;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '@holdfast/kernel';
 import type { OrmDatabase } from '@holdfast/orm-port';
+import type { AgentHealth } from './connection/agent-health.js';
 import { enrollmentTokenHash, newEnrollmentToken } from './enrollment-token.js';
 import { AGENTS_TABLE } from './store/migration.js';
 
@@ -18,6 +19,8 @@ export interface AgentView {
   version: string | null;
   host: string | null;
   adapters: string[];
+  /** The agent's latest health report and when the server received it; null before the first (or from an older agent). */
+  health: (AgentHealth & { reportedAt: string }) | null;
   /** When the outstanding enrollment token expires; null when none is outstanding. */
   enrollmentExpiresAt: string | null;
   lastSeenAt: string | null;
@@ -35,6 +38,7 @@ interface AgentRecord {
   version: string | null;
   host: string | null;
   adapters: string;
+  health: string | null;
   enrollment_token_hash: string | null;
   enrollment_expires_at: number | string | null;
   last_seen_at: Date | number | string | null;
@@ -60,6 +64,13 @@ function viewOf(row: AgentRecord): AgentView {
   } catch {
     // A damaged column shows as no adapters rather than failing the listing.
   }
+  let health: AgentView['health'] = null;
+  try {
+    const parsed: unknown = row.health ? JSON.parse(row.health) : null;
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) health = parsed as AgentView['health'];
+  } catch {
+    // As for adapters: a damaged column shows as no report.
+  }
   const expires = row.enrollment_token_hash && row.enrollment_expires_at !== null ? new Date(Number(row.enrollment_expires_at)).toISOString() : null;
   return {
     id: row.id,
@@ -70,6 +81,7 @@ function viewOf(row: AgentRecord): AgentView {
     version: row.version,
     host: row.host,
     adapters,
+    health,
     enrollmentExpiresAt: expires,
     lastSeenAt: isoOrNull(row.last_seen_at),
     revokedAt: isoOrNull(row.revoked_at),
@@ -89,6 +101,14 @@ function isUniqueViolation(error: unknown): boolean {
 
 /** Agents per presence update statement of the heartbeat. */
 const TOUCH_BATCH = 500;
+
+/** Agents per health update statement (three bound parameters each). */
+const HEALTH_BATCH = 200;
+
+/** The stored form of a health report: the report and when the server received it. */
+function healthColumn(health: AgentHealth, reportedAt: Date): string {
+  return JSON.stringify({ ...health, reportedAt: reportedAt.toISOString() });
+}
 
 /** What the control poll of a process needs to know about an agent it holds (docs/agents.md "Several server processes"). */
 export interface HeldAgentState {
@@ -246,12 +266,14 @@ export class AgentStore {
   }
 
   /** Records a hello: online, what it reported, seen now. Not for a revoked agent (revoke won the race). */
-  async markOnline(agentId: string, hello: { version: string; host: string; adapters: string[] }): Promise<boolean> {
+  async markOnline(agentId: string, hello: { version: string; host: string; adapters: string[]; health?: AgentHealth }): Promise<boolean> {
     const now = new Date();
+    // An agent without health (older version) clears the previous report rather than showing a stale one as current.
+    const health = hello.health ? healthColumn(hello.health, now) : null;
     const changed = await this.table()
       .where({ id: agentId })
       .whereNull('revoked_at')
-      .update({ status: 'online', holder_id: this.holderId, version: hello.version, host: hello.host, adapters: JSON.stringify(hello.adapters), last_seen_at: now, updated_at: now });
+      .update({ status: 'online', holder_id: this.holderId, version: hello.version, host: hello.host, adapters: JSON.stringify(hello.adapters), health, last_seen_at: now, updated_at: now });
     return Number(changed) === 1;
   }
 
@@ -268,6 +290,23 @@ export class AgentStore {
     const now = new Date();
     for (let start = 0; start < agentIds.length; start += TOUCH_BATCH) {
       await this.table().whereIn('id', agentIds.slice(start, start + TOUCH_BATCH)).where({ status: 'online', holder_id: this.holderId }).update({ last_seen_at: now });
+    }
+  }
+
+  /**
+   * The heartbeat's health write: the latest report of every agent that sent one since the previous round, in one
+   * statement per {@link HEALTH_BATCH} agents (a `case` on the id), like the presence write.
+   */
+  async recordHealth(reports: ReadonlyArray<{ agentId: string; health: AgentHealth; reportedAt: Date }>): Promise<void> {
+    const knex = this.database().em().getKnex();
+    for (let start = 0; start < reports.length; start += HEALTH_BATCH) {
+      const batch = reports.slice(start, start + HEALTH_BATCH);
+      const cases = batch.map(() => 'when ? then ?').join(' ');
+      const bindings = batch.flatMap((report) => [report.agentId, healthColumn(report.health, report.reportedAt)]);
+      await this.table()
+        .whereIn('id', batch.map((report) => report.agentId))
+        .whereNull('revoked_at')
+        .update({ health: knex.raw(`case id ${cases} end`, bindings) as unknown as string });
     }
   }
 

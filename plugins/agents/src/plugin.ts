@@ -7,7 +7,7 @@ import { AgentEndpoint, DEFAULT_ENDPOINT_OPTIONS, type AgentEndpointOptions } fr
 import { enrollmentTtlFromEnv } from './enrollment-token.js';
 import { agentRoutes } from './routes/agent-routes.js';
 import { AgentEntity } from './store/entities.js';
-import { addAgentHolder, createAgentsTable } from './store/migration.js';
+import { addAgentHealth, addAgentHolder, createAgentsTable } from './store/migration.js';
 
 /** The running agents services (tests reach them through {@link AGENTS}). */
 export interface AgentsService {
@@ -75,7 +75,7 @@ export function createAgentsPlugin(options: AgentsPluginOptions = {}): HoldfastP
     provides: [AGENTS, REMOTE_SOURCE_RUNNER],
     requires: [ORM_DATABASE, TOKENS.EventBus, TOKENS.Logger, TOKENS.AdapterRegistry, optionalToken(TOKENS.AuditWriter)],
     entities: [AgentEntity],
-    migrations: [createAgentsTable, addAgentHolder],
+    migrations: [createAgentsTable, addAgentHolder, addAgentHealth],
     register(container) {
       container.register(AGENTS, { useFactory: serviceOf });
       container.register(REMOTE_SOURCE_RUNNER, { useFactory: (resolver) => serviceOf(resolver).runner });

@@ -10,6 +10,8 @@ export * from './calls/call-frames.js';
 export { CreditedReadable, CreditedSender } from './calls/credit-stream.js';
 export * from './calls/sealed-bundle.js';
 export * from './calls/direct-bundle.js';
+export * from './connection/agent-health.js';
+import { agentHealth } from './connection/agent-health.js';
 
 /** Path of the WebSocket endpoint on the server's own HTTP listener. */
 export const AGENT_CONNECT_PATH = '/api/agents/connect';
@@ -89,6 +91,8 @@ export const helloFrame = z.strictObject({
    * server whose welcome listed features (an older server refuses unknown hello fields).
    */
   features: z.array(z.string().min(1).max(32)).max(32).optional(),
+  /** The agent's health (docs/agents.md "Agent health"); sent only to a server whose welcome listed `health`. */
+  health: agentHealth.optional(),
   /**
    * Feature `direct` (direct uploads): this connection's X25519 public key (raw 32 bytes, base64url) the server seals
    * each direct call's secrets to, and the storage adapter packages the agent can upload with. Sent only to a server

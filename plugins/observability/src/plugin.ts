@@ -5,6 +5,7 @@ import { ConfigBackup } from './config-backup/config-backup.js';
 import { updateDbVersions } from './health/db-versions.js';
 import { AdapterHealthStore } from './health/adapter-health.js';
 import { HealthChecker } from './health/health-check.js';
+import { AgentPresenceHealth } from './health/agent-presence.js';
 import { INTEGRITY_CHECK_TASK, runIntegrityTask } from './integrity/integrity-task.js';
 import { HoldfastMetrics, HttpLatencyObserver } from './metrics/metrics.js';
 import { metricsAccessFromEnv } from './metrics/metrics-access.js';
@@ -78,6 +79,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
   let observer: HttpLatencyObserver | undefined;
   const pending = new Set<Promise<unknown>>();
   const unsubscribe: Array<() => void> = [];
+  let agentPresence: AgentPresenceHealth | undefined;
 
   const serviceOf = (container: DependencyContainer): ObservabilityService => {
     if (service) return service;
@@ -234,6 +236,9 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
       const { alerts, metrics } = serviceOf(container);
       const events = container.resolve(TOKENS.EventBus);
       unsubscribe.push(...metrics.listen(events));
+      // Sources bound to an agent get a health entry when it drops or comes back (docs/agents.md "Agent health").
+      agentPresence = new AgentPresenceHealth(serviceOf(container).health, container.resolve(TOKENS.Logger));
+      unsubscribe.push(...agentPresence.listen(events));
       // Listeners return at once: evaluating alerts must not hold the storage statistics refresh.
       unsubscribe.push(events.on('storage_snapshot', (snapshot) => track(alerts.evaluate(snapshot).catch(() => undefined))));
     },
@@ -247,6 +252,7 @@ export function createObservabilityPlugin(options: ObservabilityPluginOptions = 
     },
     async stop() {
       for (const off of unsubscribe.splice(0)) off();
+      await agentPresence?.idle();
       observer?.stop();
       await service?.runner.stop();
       await service?.idle();

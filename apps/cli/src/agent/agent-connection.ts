@@ -3,6 +3,8 @@ import {
   AGENT_CONNECT_PATH,
   AGENT_PROTOCOL_VERSION,
   CLOSE,
+  HEALTH_FEATURE,
+  HEALTH_INTERVAL_MS,
   MAX_FRAME_BYTES,
   PERMANENT_CLOSE_CODES,
   createSealKeyPair,
@@ -12,6 +14,7 @@ import { AdapterRegistry } from '@holdfast/kernel';
 import { WebSocket } from 'ws';
 import { saveEnrollment, signWith, type AgentIdentity } from './agent-state.js';
 import { AgentCallRunner } from './call-runner.js';
+import { AgentHealthProbe, healthIntervalFromEnv } from './health.js';
 
 /** One line of the agent's log (JSON on stdout). */
 export type AgentLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -34,6 +37,10 @@ export interface AgentRunOptions {
   maxBackoffMs?: number;
   /** HTTP(S) proxy agent for the connection (from HTTPS_PROXY/HTTP_PROXY), when configured. */
   proxyAgent?: Agent;
+  /** Health reports (docs/agents.md "Agent health"); default: a probe of `stateDir`, tools detected once. */
+  health?: AgentHealthProbe;
+  /** How often the health is sent after the hello; default `HOLDFAST_AGENT_HEALTH_SECONDS` or 60 s. */
+  healthIntervalMs?: number;
   log: AgentLog;
   signal: AbortSignal;
 }
@@ -89,9 +96,12 @@ const sleep = (ms: number, signal: AbortSignal) =>
 export async function runAgent(options: AgentRunOptions): Promise<AgentExit> {
   const url = connectUrl(options.server);
   const maxBackoffMs = options.maxBackoffMs ?? 30_000;
+  // One probe for the agent's life: the dump tools' versions are asked once, at start.
+  const health = options.health ?? new AgentHealthProbe(options.stateDir);
+  const healthIntervalMs = options.healthIntervalMs ?? healthIntervalFromEnv(process.env, HEALTH_INTERVAL_MS);
   let attempt = 0;
   while (!options.signal.aborted) {
-    const outcome = await connectOnce(url, options);
+    const outcome = await connectOnce(url, options, health, healthIntervalMs);
     if (options.signal.aborted) break;
     if (PERMANENT_CLOSE_CODES.has(outcome.code)) {
       options.log('error', 'server refused this agent for good', { code: outcome.code, reason: outcome.reason });
@@ -105,12 +115,13 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentExit> {
   return { stopped: true };
 }
 
-function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutcome> {
+function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthProbe, healthIntervalMs: number): Promise<AttemptOutcome> {
   const { identity, log } = options;
   const enrolling = identity.agentId === undefined;
   return new Promise((resolve) => {
     let wasWelcomed = false;
     let watchdog: NodeJS.Timeout | undefined;
+    let healthTimer: NodeJS.Timeout | undefined;
     const socket = new WebSocket(url, { agent: options.proxyAgent, handshakeTimeout: 10_000, maxPayload: MAX_FRAME_BYTES });
     const onAbort = () => socket.close(1000, 'agent stopping');
     options.signal.addEventListener('abort', onAbort, { once: true });
@@ -149,12 +160,15 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
       if (frame.type === 'welcome' && typeof frame.agentId === 'string') {
         const features = Array.isArray(frame.features) ? (frame.features as unknown[]) : [];
         serverOffersDirect = features.includes('direct');
-        void welcomed(frame.agentId, Number(frame.pingIntervalMs) || 15_000, features.includes('log'));
+        void welcomed(frame.agentId, Number(frame.pingIntervalMs) || 15_000, features.includes('log'), features.includes(HEALTH_FEATURE)).catch((error: unknown) => {
+          log('error', 'could not complete the connection', { err: (error as Error).message });
+          socket.close(1011, 'agent error');
+        });
         return;
       }
       log('warn', 'unexpected frame from the server', { type: frame.type });
     });
-    const welcomed = async (agentId: string, interval: number, forwardLogs: boolean) => {
+    const welcomed = async (agentId: string, interval: number, forwardLogs: boolean, sendsHealth: boolean) => {
       if (enrolling) {
         await saveEnrollment(options.stateDir, agentId, options.server);
         identity.agentId = agentId;
@@ -171,12 +185,24 @@ function connectOnce(url: string, options: AgentRunOptions): Promise<AttemptOutc
       const features = forwardLogs ? { features: ['scratch', ...(direct ? ['direct'] : [])] } : {};
       const storageAdapters = (options.registry?.list('storage') ?? []).map((entry) => entry.origin.packageName).sort();
       const directHello = direct ? { sealKey: direct.keys.publicKey, storageAdapters } : {};
-      socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters, ...features, ...directHello }));
+      // Health goes only to a server that listed `health` (an older one refuses the unknown hello field and frame).
+      const report = sendsHealth ? { health: await health.report() } : {};
+      if (socket.readyState !== socket.OPEN) return;
+      socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters, ...features, ...report, ...directHello }));
+      if (sendsHealth) {
+        healthTimer = setInterval(() => {
+          void health.report().then((current) => {
+            if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'health', health: current }));
+          });
+        }, healthIntervalMs);
+        healthTimer.unref();
+      }
       log('info', 'connected', { agentId, server: options.server });
     };
     socket.on('error', (error) => log('warn', 'connection error', { err: error.message }));
     socket.on('close', (code, reason) => {
       clearTimeout(watchdog);
+      clearInterval(healthTimer);
       runner?.closeAll();
       options.signal.removeEventListener('abort', onAbort);
       resolve({ code, reason: reason.toString('utf8'), wasWelcomed });

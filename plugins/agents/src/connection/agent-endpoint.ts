@@ -4,6 +4,7 @@ import type { EventBus, KernelLogger, UpgradeEndpoint } from '@holdfast/kernel';
 import { WebSocketServer } from 'ws';
 import type { AgentStore } from '../agent-store.js';
 import { AGENT_CONNECT_PATH, CLOSE, MAX_FRAME_BYTES, type HelloFrame } from '../protocol.js';
+import type { AgentHealth } from './agent-health.js';
 import { AgentSession, type SessionHost } from './agent-session.js';
 
 /** Timings and limits of the endpoint (docs/agents.md "Connection"). */
@@ -40,6 +41,8 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
   private readonly pending = new Set<Promise<unknown>>();
   /** Agents whose going offline was announced (agent_offline) by this process: their return is announced too. */
   private readonly announcedOffline = new Set<string>();
+  /** Health reports received since the last heartbeat round, latest per agent (written in one batch per round). */
+  private readonly pendingHealth = new Map<string, { agentId: string; health: AgentHealth; reportedAt: Date }>();
   private heartbeat: NodeJS.Timeout | undefined;
   private controlPoll: NodeJS.Timeout | undefined;
   private isPolling = false;
@@ -115,6 +118,7 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
       // One write per round for all answering agents, not one per agent: 500 single-row updates at the same moment
       // queued every API query behind them on the embedded database (docs/agents.md "Scale").
       if (alive.length > 0) this.track(this.store.touchAll(alive).catch(() => undefined));
+      void this.flushHealth();
       // Agents of a process that died (its presence stopped being refreshed) go offline.
       this.track(this.store.clearStalePresence(this.staleAfterMs, false).catch(() => undefined));
     }, this.options.pingIntervalMs);
@@ -154,6 +158,23 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
     const older = this.live.get(agentId);
     this.live.set(agentId, session);
     if (older && older !== session) older.close(CLOSE.replaced, 'replaced by a newer connection of the same agent');
+  }
+
+  healthReported(session: AgentSession, health: AgentHealth): void {
+    const agentId = session.agentId;
+    if (!agentId || this.live.get(agentId) !== session) return;
+    // Only the latest report counts: an agent sending many between two rounds costs one row write, not one each.
+    this.pendingHealth.set(agentId, { agentId, health, reportedAt: new Date() });
+  }
+
+  /** Writes the health reports received since the previous round (each heartbeat round, the stop, and tests). */
+  flushHealth(): Promise<void> {
+    if (this.pendingHealth.size === 0) return Promise.resolve();
+    const reports = [...this.pendingHealth.values()];
+    this.pendingHealth.clear();
+    const written = this.store.recordHealth(reports).catch((error: unknown) => this.logger.warn({ err: (error as Error).message }, 'could not record agent health'));
+    this.track(written);
+    return written;
   }
 
   handshakeDone(session: AgentSession): void {
@@ -203,6 +224,7 @@ export class AgentEndpoint implements UpgradeEndpoint, SessionHost {
         }),
     );
     await Promise.all(closed);
+    void this.flushHealth();
     while (this.pending.size > 0) await Promise.allSettled([...this.pending]);
   }
 

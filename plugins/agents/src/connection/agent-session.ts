@@ -19,6 +19,7 @@ import {
   type WelcomeFrame,
 } from '../protocol.js';
 import { agentCallFrame, type CallMethod } from '../calls/call-frames.js';
+import { HEALTH_FEATURE, HEALTH_MAX_FRAME_BYTES, healthFrame, type AgentHealth } from './agent-health.js';
 import { CallChannel } from '../calls/call-channel.js';
 
 /** What a session needs from the endpoint that accepted it. */
@@ -32,6 +33,8 @@ export interface SessionHost {
   online(session: AgentSession, hello: HelloFrame): Promise<void>;
   /** Ends the handshake budget: the endpoint counts sessions still in their handshake. */
   handshakeDone(session: AgentSession): void;
+  /** The agent sent a health report after its hello: kept until the next heartbeat writes it. */
+  healthReported(session: AgentSession, health: AgentHealth): void;
 }
 
 type Stage = 'first' | 'signature' | 'hello' | 'ready' | 'busy' | 'closed';
@@ -156,8 +159,16 @@ export class AgentSession {
     } catch {
       return this.close(CLOSE.protocolError, 'protocol error: frame is not JSON');
     }
+    if ((message as { type?: unknown } | null)?.type === 'health') return this.onHealth(data, message);
     const frame = this.parse(agentCallFrame, message, 'an answer to a call (opened, result, error, credit, end or log)');
     if (frame) this.calls.onText(frame);
+  }
+
+  /** A health report: bounded in size and strictly shaped like every frame; a bad one is a protocol error. */
+  private onHealth(data: Buffer, message: unknown): void {
+    if (data.length > HEALTH_MAX_FRAME_BYTES) return this.close(CLOSE.protocolError, 'protocol error: health frame too large');
+    const frame = this.parse(healthFrame, message, 'a health frame');
+    if (frame) this.endpoint.healthReported(this, frame.health);
   }
 
   private parse<T extends z.ZodType>(schema: T, message: unknown, what: string): z.infer<T> | undefined {
@@ -229,7 +240,7 @@ export class AgentSession {
     if (!now.enabled) return this.close(CLOSE.disabled, 'agent disabled by an administrator');
     if (claim.enrollment) this.endpoint.logger.info({ agentId: claim.agent.id, agentName: claim.agent.name }, 'agent enrolled');
     this.stage = 'hello';
-    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs, features: ['log', 'direct'] });
+    this.send({ type: 'welcome', agentId: claim.agent.id, pingIntervalMs: this.endpoint.pingIntervalMs, features: ['log', HEALTH_FEATURE, 'direct'] });
   }
 
   private async hello(message: unknown): Promise<void> {

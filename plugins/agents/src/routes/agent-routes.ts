@@ -16,6 +16,23 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, { description: ERROR_DESCRIPTIONS[status] ?? 'Error', schema: errorSchema }]));
 
+const bytes = z.number().int();
+const agentHealthSchema = z
+  .object({
+    reportedAt: z.string().describe('When the server received this report'),
+    uptimeSeconds: z.number().describe('Seconds the agent process has run'),
+    hostUptimeSeconds: z.number(),
+    loadAverage: z.array(z.number()).describe('1, 5 and 15 minute load averages'),
+    cpus: z.number().int(),
+    memory: z.object({ totalBytes: bytes, freeBytes: bytes, processRssBytes: bytes }),
+    stateDisk: z.object({ totalBytes: bytes, freeBytes: bytes }).nullable().describe("The filesystem of the agent's state directory"),
+    node: z.string(),
+    platform: z.string(),
+    tools: z.array(z.object({ name: z.string(), version: z.string() })).describe('Dump tools found on the agent, with their version'),
+  })
+  .nullable()
+  .describe('The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature');
+
 export const agentSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -25,6 +42,7 @@ export const agentSchema = z.object({
   version: z.string().nullable(),
   host: z.string().nullable(),
   adapters: z.array(z.string()).describe('Source adapter packages the agent reported it can load'),
+  health: agentHealthSchema,
   enrollmentExpiresAt: z.string().nullable().describe('When the outstanding enrollment token expires; null when none is outstanding'),
   lastSeenAt: z.string().nullable(),
   revokedAt: z.string().nullable(),

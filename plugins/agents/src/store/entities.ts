@@ -20,6 +20,8 @@ export const AgentEntity = defineEntity({
     host: p.string().length(255).nullable(),
     /** JSON array of the source adapter packages the agent reported. */
     adapters: p.text(),
+    /** JSON of the agent's latest health report with `reportedAt`; null before the first. */
+    health: p.text().nullable(),
     /** SHA-256 (hex) of the current enrollment token; null when none is outstanding. */
     enrollmentTokenHash: p.string().length(64).nullable(),
     /** Epoch milliseconds: a number compares the same on libsql and PostgreSQL inside the consuming update. */

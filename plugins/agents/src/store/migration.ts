@@ -38,3 +38,13 @@ export const addAgentHolder = defineMigration('20261207-agents-002-holder', asyn
     t.string('holder_id', 64).nullable();
   });
 });
+
+/**
+ * `agents.health` (issue 48 scope 1, docs/agents.md "Agent health"): the agent's latest health report as JSON, with
+ * the time the server received it; null before the first report.
+ */
+export const addAgentHealth = defineMigration('20261207-agents-003-health', async (knex) => {
+  await knex.schema.alterTable(AGENTS_TABLE, (t) => {
+    t.text('health').nullable();
+  });
+});

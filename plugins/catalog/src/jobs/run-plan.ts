@@ -92,11 +92,15 @@ export class CatalogJobResolver implements JobCatalog {
     return rows.map((row) => ({ configId: row.id, name: row.name, adapterId: row.adapterId }));
   }
 
-  async listAdapterConfigs(filter: { type?: AdapterConfigSummary['type']; ids?: string[] }): Promise<AdapterConfigSummary[]> {
-    if (filter.ids?.length === 0) return [];
-    const where = { ...(filter.type ? { type: filter.type } : {}), ...(filter.ids ? { id: { $in: [...new Set(filter.ids)] } } : {}) };
-    const rows = await this.deps.em().find(AdapterConfigEntity, where, { orderBy: { name: 'asc', id: 'asc' }, fields: ['id', 'name', 'type', 'adapterId'] });
-    return rows.map((row) => ({ configId: row.id, name: row.name, type: row.type as AdapterConfigSummary['type'], adapterId: row.adapterId }));
+  async listAdapterConfigs(filter: { type?: AdapterConfigSummary['type']; ids?: string[]; agentIds?: string[] }): Promise<AdapterConfigSummary[]> {
+    if (filter.ids?.length === 0 || filter.agentIds?.length === 0) return [];
+    const where = {
+      ...(filter.type ? { type: filter.type } : {}),
+      ...(filter.ids ? { id: { $in: [...new Set(filter.ids)] } } : {}),
+      ...(filter.agentIds ? { agentId: { $in: [...new Set(filter.agentIds)] } } : {}),
+    };
+    const rows = await this.deps.em().find(AdapterConfigEntity, where, { orderBy: { name: 'asc', id: 'asc' }, fields: ['id', 'name', 'type', 'adapterId', 'agentId'] });
+    return rows.map((row) => ({ configId: row.id, name: row.name, type: row.type as AdapterConfigSummary['type'], adapterId: row.adapterId, agentId: row.agentId ?? null }));
   }
 
   async jobNames(jobIds: string[]): Promise<Map<string, string>> {
