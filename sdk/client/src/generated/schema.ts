@@ -4015,6 +4015,34 @@ export interface operations {
                             enabled: boolean;
                             /** @description When the outstanding enrollment token expires; null when none is outstanding */
                             enrollmentExpiresAt: string | null;
+                            /** @description The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature */
+                            health: {
+                                cpus: number;
+                                hostUptimeSeconds: number;
+                                /** @description 1, 5 and 15 minute load averages */
+                                loadAverage: number[];
+                                memory: {
+                                    freeBytes: number;
+                                    processRssBytes: number;
+                                    totalBytes: number;
+                                };
+                                node: string;
+                                platform: string;
+                                /** @description When the server received this report */
+                                reportedAt: string;
+                                /** @description The filesystem of the agent's state directory */
+                                stateDisk: {
+                                    freeBytes: number;
+                                    totalBytes: number;
+                                } | null;
+                                /** @description Dump tools found on the agent, with their version */
+                                tools: {
+                                    name: string;
+                                    version: string;
+                                }[];
+                                /** @description Seconds the agent process has run */
+                                uptimeSeconds: number;
+                            } | null;
                             host: string | null;
                             id: string;
                             lastSeenAt: string | null;
@@ -4106,6 +4134,34 @@ export interface operations {
                             enabled: boolean;
                             /** @description When the outstanding enrollment token expires; null when none is outstanding */
                             enrollmentExpiresAt: string | null;
+                            /** @description The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature */
+                            health: {
+                                cpus: number;
+                                hostUptimeSeconds: number;
+                                /** @description 1, 5 and 15 minute load averages */
+                                loadAverage: number[];
+                                memory: {
+                                    freeBytes: number;
+                                    processRssBytes: number;
+                                    totalBytes: number;
+                                };
+                                node: string;
+                                platform: string;
+                                /** @description When the server received this report */
+                                reportedAt: string;
+                                /** @description The filesystem of the agent's state directory */
+                                stateDisk: {
+                                    freeBytes: number;
+                                    totalBytes: number;
+                                } | null;
+                                /** @description Dump tools found on the agent, with their version */
+                                tools: {
+                                    name: string;
+                                    version: string;
+                                }[];
+                                /** @description Seconds the agent process has run */
+                                uptimeSeconds: number;
+                            } | null;
                             host: string | null;
                             id: string;
                             lastSeenAt: string | null;
@@ -4229,6 +4285,34 @@ export interface operations {
                         enabled: boolean;
                         /** @description When the outstanding enrollment token expires; null when none is outstanding */
                         enrollmentExpiresAt: string | null;
+                        /** @description The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature */
+                        health: {
+                            cpus: number;
+                            hostUptimeSeconds: number;
+                            /** @description 1, 5 and 15 minute load averages */
+                            loadAverage: number[];
+                            memory: {
+                                freeBytes: number;
+                                processRssBytes: number;
+                                totalBytes: number;
+                            };
+                            node: string;
+                            platform: string;
+                            /** @description When the server received this report */
+                            reportedAt: string;
+                            /** @description The filesystem of the agent's state directory */
+                            stateDisk: {
+                                freeBytes: number;
+                                totalBytes: number;
+                            } | null;
+                            /** @description Dump tools found on the agent, with their version */
+                            tools: {
+                                name: string;
+                                version: string;
+                            }[];
+                            /** @description Seconds the agent process has run */
+                            uptimeSeconds: number;
+                        } | null;
                         host: string | null;
                         id: string;
                         lastSeenAt: string | null;
@@ -4339,6 +4423,34 @@ export interface operations {
                         enabled: boolean;
                         /** @description When the outstanding enrollment token expires; null when none is outstanding */
                         enrollmentExpiresAt: string | null;
+                        /** @description The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature */
+                        health: {
+                            cpus: number;
+                            hostUptimeSeconds: number;
+                            /** @description 1, 5 and 15 minute load averages */
+                            loadAverage: number[];
+                            memory: {
+                                freeBytes: number;
+                                processRssBytes: number;
+                                totalBytes: number;
+                            };
+                            node: string;
+                            platform: string;
+                            /** @description When the server received this report */
+                            reportedAt: string;
+                            /** @description The filesystem of the agent's state directory */
+                            stateDisk: {
+                                freeBytes: number;
+                                totalBytes: number;
+                            } | null;
+                            /** @description Dump tools found on the agent, with their version */
+                            tools: {
+                                name: string;
+                                version: string;
+                            }[];
+                            /** @description Seconds the agent process has run */
+                            uptimeSeconds: number;
+                        } | null;
                         host: string | null;
                         id: string;
                         lastSeenAt: string | null;
@@ -4457,6 +4569,34 @@ export interface operations {
                         enabled: boolean;
                         /** @description When the outstanding enrollment token expires; null when none is outstanding */
                         enrollmentExpiresAt: string | null;
+                        /** @description The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature */
+                        health: {
+                            cpus: number;
+                            hostUptimeSeconds: number;
+                            /** @description 1, 5 and 15 minute load averages */
+                            loadAverage: number[];
+                            memory: {
+                                freeBytes: number;
+                                processRssBytes: number;
+                                totalBytes: number;
+                            };
+                            node: string;
+                            platform: string;
+                            /** @description When the server received this report */
+                            reportedAt: string;
+                            /** @description The filesystem of the agent's state directory */
+                            stateDisk: {
+                                freeBytes: number;
+                                totalBytes: number;
+                            } | null;
+                            /** @description Dump tools found on the agent, with their version */
+                            tools: {
+                                name: string;
+                                version: string;
+                            }[];
+                            /** @description Seconds the agent process has run */
+                            uptimeSeconds: number;
+                        } | null;
                         host: string | null;
                         id: string;
                         lastSeenAt: string | null;
@@ -4594,6 +4734,34 @@ export interface operations {
                             enabled: boolean;
                             /** @description When the outstanding enrollment token expires; null when none is outstanding */
                             enrollmentExpiresAt: string | null;
+                            /** @description The latest health report (sent at connection and every 60 s); null before the first or from an agent older than this feature */
+                            health: {
+                                cpus: number;
+                                hostUptimeSeconds: number;
+                                /** @description 1, 5 and 15 minute load averages */
+                                loadAverage: number[];
+                                memory: {
+                                    freeBytes: number;
+                                    processRssBytes: number;
+                                    totalBytes: number;
+                                };
+                                node: string;
+                                platform: string;
+                                /** @description When the server received this report */
+                                reportedAt: string;
+                                /** @description The filesystem of the agent's state directory */
+                                stateDisk: {
+                                    freeBytes: number;
+                                    totalBytes: number;
+                                } | null;
+                                /** @description Dump tools found on the agent, with their version */
+                                tools: {
+                                    name: string;
+                                    version: string;
+                                }[];
+                                /** @description Seconds the agent process has run */
+                                uptimeSeconds: number;
+                            } | null;
                             host: string | null;
                             id: string;
                             lastSeenAt: string | null;
