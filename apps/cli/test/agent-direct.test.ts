@@ -95,7 +95,7 @@ describe('direct uploads from a real holdfast agent', () => {
   const agentCalls = (method: string, from = 0) =>
     agent.process.stdoutLines.slice(from).filter((line) => line.includes('"call started"') && line.includes(`"method":"${method}"`)).length;
 
-  it('accepts transfer relay|direct on a job\'s destinations, answers it, and refuses bad values and direct to a server folder with 422', async () => {
+  it('accepts transfer relay|direct on a job\'s destinations, answers it, and refuses bad values and direct to a server folder with 400 naming the field', async () => {
     const orders = await pgSource('validated source');
     const bucketDestination = await s3Destination('ceph validated', 'validated');
     const local = await localDestination('local-validated');
@@ -109,15 +109,14 @@ describe('direct uploads from a real holdfast agent', () => {
     expect(updated.body.destinations.map((d: any) => d.transfer)).toEqual(['relay']);
 
     const badValue = await server.call('POST', '/api/jobs', { ...base, name: 'bad transfer', destinations: [{ configId: bucketDestination.id, transfer: 'teleport' }] });
-    // A body that does not match the schema is a 400 naming the field, as everywhere in this API; a valid body the
-    // server refuses (direct to a folder on its disk) is a 422.
+    // A 400 naming the field, as for the job's other destination checks (a configuration listed twice, not a storage).
     expect(badValue.status, JSON.stringify(badValue.body)).toBe(400);
     expect(JSON.stringify(badValue.body)).toContain('destinations[0].transfer');
     const badType = await server.call('PUT', `/api/jobs/${created.id}`, { destinations: [{ configId: bucketDestination.id, transfer: true }] });
     expect(badType.status, JSON.stringify(badType.body)).toBe(400);
     expect(JSON.stringify(badType.body)).toContain('transfer');
     const serverFolder = await server.call('POST', '/api/jobs', { ...base, name: 'direct to a server folder', destinations: [{ configId: local.id, transfer: 'direct' }] });
-    expect(serverFolder.status, JSON.stringify(serverFolder.body)).toBe(422);
+    expect(serverFolder.status, JSON.stringify(serverFolder.body)).toBe(400);
     expect(JSON.stringify(serverFolder.body)).toMatch(/destinations\[0\]\.transfer.*only relay reaches it/);
     // Nothing was created by the refused requests.
     const jobs = await server.call('GET', '/api/jobs');
