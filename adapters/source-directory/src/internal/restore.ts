@@ -1,12 +1,12 @@
 import { chmod, chown, lchown, lstat, lutimes, symlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Readable } from 'node:stream';
 import tar from 'tar-stream';
 import { AdapterError, containedPath, RestoreContainment, RestoreStaging, type ContainedKind, type RestoreResult } from '@holdfast/sdk';
-import { ConcurrentWrites } from './concurrent-writes.js';
 import { DIRECTORY_ORIGIN, abandonInput, aborted, errnoOf, refusedReplacing, toAdapterError } from './errors.js';
 import { locateMember, type MemberLocation, type RestoreDestination } from './restore-destination.js';
-import { clearForFile, isSmallFile, ParentCheck, writeFileEntry, writeFolderEntry, writeHardLink, type Header, type Ownership } from './tar-entry.js';
+import { clearForFile, ParentCheck, writeFileEntry, writeFolderEntry, writeHardLink, type Header, type Ownership } from './tar-entry.js';
 import { WarningList } from './warnings.js';
 
 /** What a symlink carries until it is created at the end. */
@@ -32,8 +32,9 @@ interface StagedRoot {
   containment: RestoreContainment<PendingLink>;
 }
 
-// Small files written at once (libuv's thread pool has four threads unless UV_THREADPOOL_SIZE says otherwise).
-const WRITE_LANES = 4;
+// The restore yields to the event loop after this long: small files are written with synchronous calls, and with the
+// input already decoded nothing else (timers, HTTP requests, the run's progress) would run between two entries.
+const YIELD_AFTER_MS = 2;
 
 const KINDS: Readonly<Record<string, ContainedKind>> = {
   file: 'file',
@@ -65,7 +66,6 @@ class TarRestore {
   private readonly folders: PendingFolder[] = [];
   private readonly restoredFolders = new Set<string>();
   private readonly parents = new ParentCheck();
-  readonly writes = new ConcurrentWrites(WRITE_LANES);
   private readonly ownership: Ownership;
 
   constructor(
@@ -88,9 +88,6 @@ class TarRestore {
     if ('refused' in location) return this.warnings.add(`${name}: refused, ${location.refused}`);
     const root = await this.rootFor(location.root);
     const path = location.relative === '' ? root.staging : join(root.staging, location.relative);
-    // Small files are written several at once; anything else waits until they are on disk, so links, folders and
-    // replacements see the tree as it would be one entry at a time.
-    if (!isSmallFile(header)) await this.writes.drain();
     if (location.relative === '') {
       if (header.type !== 'directory') return this.warnings.add(`${name}: refused, the root of a configured folder must be a folder`);
       const { mode, note } = root.containment.modeFor(header.mode ?? 0o755, 'directory');
@@ -104,15 +101,13 @@ class TarRestore {
     if ('refused' in verdict) return this.warnings.add(`${name}: ${kind === 'symlink' ? 'symlink refused' : 'refused'}, ${verdict.refused}`);
     if (verdict.note) this.warnings.add(`${name}: ${verdict.note}`);
     if (kind === 'symlink') return;
-    await this.writes.waitForParents(path);
     if (!(await this.parents.ensure(path))) return this.warnings.add(`${name}: refused, a parent folder is a symlink`);
     if (kind === 'directory') return this.folder(path, { ...header, mode: verdict.mode });
-    await writeFileEntry({ path, mode: verdict.mode, header, body, parents: this.parents, writes: this.writes, ownership: this.ownership, signal: this.signal });
+    await writeFileEntry({ path, mode: verdict.mode, header, body, parents: this.parents, ownership: this.ownership, signal: this.signal });
   }
 
   /** Creates the symlinks that stay inside, applies folder metadata, and moves everything into place. */
   async finish(): Promise<void> {
-    await this.writes.drain();
     for (const root of this.roots.values()) await this.createSymlinks(root);
     for (const folder of this.folders.reverse()) {
       if (this.ownership.isRestored) await chown(folder.path, folder.uid, folder.gid);
@@ -125,9 +120,8 @@ class TarRestore {
     for (const problem of problems) this.warnings.add(problem);
   }
 
-  /** After a failure: waits for writes still running, then removes the staging (the targets stay as they were). */
+  /** After a failure: removes the staging (the targets stay as they were; every write was awaited). */
   async abandon(): Promise<void> {
-    await this.writes.drain().catch(() => undefined);
     await this.staging.discard();
   }
 
@@ -239,11 +233,16 @@ export async function restoreArchive(input: Readable, destination: RestoreDestin
     await run.start();
     feeding = feed(input, extract, signal);
     let entries = 0;
+    let sliceStarted = performance.now();
     for await (const entry of extract) {
       if (signal.aborted) throw aborted('restore');
       entries++;
       await run.entry(entry.header, entry as unknown as Readable);
       entry.resume();
+      if (performance.now() - sliceStarted > YIELD_AFTER_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        sliceStarted = performance.now();
+      }
     }
     const inputFailure = await feeding;
     if (inputFailure) throw inputFailure;
