@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { agentActions, agentIdOfChoice, agentState, pairingCommand, runOnChoices, selectableAgents, shellWord, THIS_SERVER } from '../src/agents/agent-display.js';
+import { agentActions, agentIdOfChoice, agentState, healthSummary, pairingCommand, runOnChoices, selectableAgents, shellWord, THIS_SERVER, toolVersion } from '../src/agents/agent-display.js';
 import { permissionForPath } from '../src/auth/permissions.js';
 
 describe('agents page helpers (issue 48, acceptance 5)', () => {
@@ -105,5 +105,41 @@ describe('the source form "Run on" choice', () => {
     expect(agentIdOfChoice(THIS_SERVER)).toBeNull();
     expect(agentIdOfChoice(null)).toBeNull();
     expect(agentIdOfChoice('a')).toBe('a');
+  });
+
+  it('sums up an agent health report in short lines and warns of a low disk or a high load', () => {
+    const report = {
+      reportedAt: '2026-12-07T12:00:00.000Z',
+      uptimeSeconds: 30,
+      hostUptimeSeconds: 3 * 86_400 + 5,
+      loadAverage: [0.5, 0.25, 0.1],
+      cpus: 4,
+      memory: { totalBytes: 8 * 2 ** 30, freeBytes: 2 * 2 ** 30, processRssBytes: 2 ** 26 },
+      stateDisk: { totalBytes: 100 * 2 ** 30, freeBytes: 40 * 2 ** 30 },
+      node: 'v20.19.0',
+      platform: 'linux x64',
+      tools: [
+        { name: 'pg_dump', version: 'pg_dump (PostgreSQL) 16.4 (Debian 16.4-1.pgdg120+1)' },
+        { name: 'mariadb-dump', version: 'mariadb-dump from 11.4.3-MariaDB, client 10.19 for debian-linux-gnu (x86_64)' },
+      ],
+    };
+    expect(healthSummary(report)).toEqual({
+      lines: [
+        'Disk 40.0 GiB free of 100.0 GiB (40%)',
+        'Load 0.50 / 0.25 / 0.10 (4 CPUs)',
+        'Memory 2.0 GiB free of 8.0 GiB',
+        'Node v20.19.0 on linux x64, up 3 d',
+        'Tools: pg_dump 16.4, mariadb-dump 11.4.3-MariaDB',
+      ],
+      warnings: [],
+    });
+    const strained = healthSummary({ ...report, loadAverage: [9, 6.5, 3], cpus: 1, stateDisk: { totalBytes: 100 * 2 ** 30, freeBytes: 5 * 2 ** 30 }, tools: [] });
+    expect(strained.warnings).toEqual(['low disk: 5% free', 'high load: 6.50 on 1 CPU']);
+    expect(strained.lines).not.toContainEqual(expect.stringMatching(/^Tools/));
+    // No report (never connected, or an agent older than the feature), and a report without its disk.
+    expect(healthSummary(null)).toEqual({ lines: [], warnings: [] });
+    expect(healthSummary({ ...report, stateDisk: null }).lines[0]).toMatch(/^Load/);
+    expect(toolVersion('redis-cli 7.2.4')).toBe('7.2.4');
+    expect(toolVersion('weird')).toBe('weird');
   });
 });

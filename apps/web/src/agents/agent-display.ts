@@ -1,4 +1,19 @@
 /** What the agents page shows of an agent, kept apart from the page so it is tested without a browser. */
+import { formatBytes } from '../components/format';
+
+/** The agent's latest health report (docs/agents.md "Agent health"). */
+export interface AgentHealthReport {
+  reportedAt: string;
+  uptimeSeconds: number;
+  hostUptimeSeconds: number;
+  loadAverage: number[];
+  cpus: number;
+  memory: { totalBytes: number; freeBytes: number; processRssBytes: number };
+  stateDisk: { totalBytes: number; freeBytes: number } | null;
+  node: string;
+  platform: string;
+  tools: Array<{ name: string; version: string }>;
+}
 
 export interface AgentSummary {
   id: string;
@@ -8,6 +23,7 @@ export interface AgentSummary {
   version: string | null;
   host: string | null;
   adapters: string[];
+  health?: AgentHealthReport | null;
   enrollmentExpiresAt: string | null;
   lastSeenAt: string | null;
 }
@@ -101,4 +117,41 @@ export function runOnChoices(agents: readonly AgentSummary[], currentAgentId: st
 /** The `agentId` a "Run on" choice sends: null for this server. */
 export function agentIdOfChoice(choice: string | null): string | null {
   return !choice || choice === THIS_SERVER ? null : choice;
+}
+
+/** Below this share of free space on the agent's state directory's disk, the page marks the disk as low. */
+export const LOW_DISK_SHARE = 0.1;
+
+/**
+ * The health cell of an agent's row: one short line per fact, and whether something needs a look (the disk of its
+ * state directory below {@link LOW_DISK_SHARE} free, or a load average above its CPU count). Empty for no report.
+ */
+export function healthSummary(health: AgentHealthReport | null | undefined): { lines: string[]; warnings: string[] } {
+  if (!health) return { lines: [], warnings: [] };
+  const warnings: string[] = [];
+  const lines: string[] = [];
+  if (health.stateDisk) {
+    const { freeBytes, totalBytes } = health.stateDisk;
+    const share = totalBytes > 0 ? freeBytes / totalBytes : 0;
+    lines.push(`Disk ${formatBytes(freeBytes)} free of ${formatBytes(totalBytes)} (${Math.round(share * 100)}%)`);
+    if (share < LOW_DISK_SHARE) warnings.push(`low disk: ${Math.round(share * 100)}% free`);
+  }
+  const [one = 0, five = 0, fifteen = 0] = health.loadAverage;
+  lines.push(`Load ${one.toFixed(2)} / ${five.toFixed(2)} / ${fifteen.toFixed(2)} (${health.cpus} CPU${health.cpus === 1 ? '' : 's'})`);
+  if (health.cpus > 0 && five > health.cpus) warnings.push(`high load: ${five.toFixed(2)} on ${health.cpus} CPU${health.cpus === 1 ? '' : 's'}`);
+  lines.push(`Memory ${formatBytes(health.memory.freeBytes)} free of ${formatBytes(health.memory.totalBytes)}`);
+  lines.push(`Node ${health.node} on ${health.platform}, up ${formatUptime(health.hostUptimeSeconds)}`);
+  if (health.tools.length > 0) lines.push(`Tools: ${health.tools.map((tool) => `${tool.name} ${toolVersion(tool.version)}`).join(', ')}`);
+  return { lines, warnings };
+}
+
+/** The version number of a `--version` line (`pg_dump (PostgreSQL) 16.4` -> `16.4`), else the line itself. */
+export function toolVersion(line: string): string {
+  return /\d+(?:\.\d+)+(?:[-.\w]*)?/.exec(line)?.[0] ?? line;
+}
+
+function formatUptime(seconds: number): string {
+  if (seconds >= 86_400) return `${Math.floor(seconds / 86_400)} d`;
+  if (seconds >= 3600) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 60)} min`;
 }

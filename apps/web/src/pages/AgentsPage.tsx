@@ -2,7 +2,7 @@ import { Alert, Button, Code, CopyButton, Group, Modal, Paper, Stack, Table, Tex
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, unwrap } from '../api/client';
-import { agentActions, agentState, pairingCommand, STATE_COLORS, type AgentSummary } from '../agents/agent-display';
+import { agentActions, agentState, healthSummary, pairingCommand, STATE_COLORS, type AgentHealthReport, type AgentSummary } from '../agents/agent-display';
 import { useAuth } from '../auth/AuthProvider';
 import { ErrorAlert, QueryState } from '../components/PageState';
 import { ToneBadge } from '../components/StatusBadge';
@@ -35,6 +35,26 @@ function CopyField({ label, value, testId }: { label: string; value: string; tes
           )}
         </CopyButton>
       </Group>
+    </Stack>
+  );
+}
+
+/** The agent's latest health report: a few short lines, warnings first; when it was received shows as the cell's title. */
+function HealthCell({ health }: { health: AgentHealthReport | null | undefined }) {
+  const { lines, warnings } = healthSummary(health);
+  if (!health) return <Text size="sm">—</Text>;
+  return (
+    <Stack gap={0} title={`Reported ${formatDate(health.reportedAt)}`}>
+      {warnings.map((warning) => (
+        <Text key={warning} size="xs" c="red" fw={600} data-testid="agent-health-warning">
+          {warning}
+        </Text>
+      ))}
+      {lines.map((line) => (
+        <Text key={line} size="xs">
+          {line}
+        </Text>
+      ))}
     </Stack>
   );
 }
@@ -213,7 +233,7 @@ export default function AgentsPage() {
         </Paper>
       )}
       <QueryState isPending={agents.isPending} error={agents.error} isEmpty={list.length === 0} empty="No agents yet.">
-        <Table.ScrollContainer minWidth={900}>
+        <Table.ScrollContainer minWidth={1100}>
           <Table striped>
             <Table.Thead>
               <Table.Tr>
@@ -222,6 +242,7 @@ export default function AgentsPage() {
                 <Table.Th>Version</Table.Th>
                 <Table.Th>Host</Table.Th>
                 <Table.Th>Adapters</Table.Th>
+                <Table.Th>Health</Table.Th>
                 <Table.Th>Last seen</Table.Th>
                 {mayWrite && <Table.Th>Actions</Table.Th>}
               </Table.Tr>
@@ -247,6 +268,9 @@ export default function AgentsPage() {
                     <Table.Td data-testid="agent-host">{agent.host ?? '—'}</Table.Td>
                     <Table.Td data-testid="agent-adapters">
                       {agent.adapters.length > 0 ? agent.adapters.map((adapter) => adapter.replace(/^@holdfast\/source-/, '')).join(', ') : '—'}
+                    </Table.Td>
+                    <Table.Td data-testid="agent-health">
+                      <HealthCell health={agent.health} />
                     </Table.Td>
                     <Table.Td>{formatDate(agent.lastSeenAt)}</Table.Td>
                     {mayWrite && (
