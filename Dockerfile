@@ -70,7 +70,9 @@ EXPOSE 3000
 # A run in progress gets HOLDFAST_ENGINE_SHUTDOWN_GRACE_MS (5 minutes) after SIGTERM: give `docker stop` a longer
 # timeout (--stop-timeout 330, compose stop_grace_period: 330s), or the runtime kills it after 10 s.
 STOPSIGNAL SIGTERM
+# An agent container (`agent --server ...`) serves no HTTP: it is healthy while its process runs (tini's arguments
+# name the mode).
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "if(require('fs').readFileSync('/proc/1/cmdline','utf8').split('\\0').includes('agent'))process.exit(0);fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/api/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "/opt/holdfast/entrypoint.sh"]
 CMD ["serve"]

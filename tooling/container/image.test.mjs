@@ -5,6 +5,8 @@
 // a local destination in /data and to S3 (Ceph) and restores both under new names, equal to the originals.
 // Then SIGTERM during a run: the container ends within the grace period, the run closed with a clear message, and a
 // new container on the same volume has the data, the key and the history.
+// The same image runs a remote agent (`agent --server ...`): paired through the API, online with its health, a backup
+// of the test PostgreSQL through it, OFFLINE in its source's health when it stops, the same agent again from its volume.
 // Run alone: npm run test:container -- --test-name-pattern image   (docs/operations/container.md)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -85,6 +87,7 @@ describe('container image', { concurrency: false }, () => {
   after(async () => {
     for (const name of containers) podman(['rm', '-f', '-t', '0', name], { allowFailure: true });
     podman(['volume', 'rm', '-f', volume], { allowFailure: true });
+    podman(['volume', 'rm', '-f', `${volume}-agent`], { allowFailure: true });
     dropPostgres(names.pg, names.pgRestored);
     dropMariadb(names.maria, names.mariaRestored);
     rmSync(secrets, { recursive: true, force: true });
@@ -220,6 +223,65 @@ describe('container image', { concurrency: false }, () => {
   // (adapters/source-postgres/src/internal/restore-quirks.ts) and the restore succeeds.
   test('restores the PostgreSQL backup from /data under a new name, equal to the original', async () => {
     await restoreAndCompare(state.storage.local, state.pgBackup, names.pg, names.pgRestored, postgresDump);
+  });
+
+  // Issue 48 scope 6: the same image runs a remote agent (`agent --server ...`), its key in its own volume. It pairs
+  // through the API, shows online with its version and health, backs up the test PostgreSQL through the agent to the
+  // local destination, its bound source goes OFFLINE when the agent container stops, and a new agent container on
+  // the same volume connects again without a token.
+  test('the image runs a remote agent: paired, online with its health, a backup through it, its key kept in its volume', async () => {
+    const agentVolume = `${volume}-agent`;
+    const created = await api.call('POST', '/api/agents', { name: `container-agent-${id}` });
+    const startAgent = (label, env = []) => {
+      const name = `holdfast-test-${id}-${label}`;
+      containers.push(name);
+      podman([
+        'run', '-d', '--name', name, '--network=host', '--read-only', '--read-only-tmpfs=false', '--tmpfs', '/tmp:rw,size=64m,mode=1777',
+        '-v', `${agentVolume}:/data`, ...env, image, 'agent', '--server', baseUrl, '--max-backoff', '2',
+      ]);
+      return name;
+    };
+    const waitAgent = async (what, accept, name) => {
+      for (let attempt = 0; attempt < 120; attempt++) {
+        const shown = await api.call('GET', `/api/agents/${created.agent.id}`);
+        if (accept(shown)) return shown;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      throw new Error(`agent not ${what} within 60 s\n${containerLogs(name)}`);
+    };
+    {
+      const first = startAgent('agent-1', ['-e', `HOLDFAST_AGENT_TOKEN=${created.enrollmentToken}`]);
+      const online = await waitAgent('online', (shown) => shown.status === 'online' && shown.health, first);
+      assert.match(online.version, /^\d+\.\d+\.\d+/);
+      assert.ok(online.adapters.includes('@holdfast/source-postgres'), online.adapters.join(', '));
+      assert.ok(online.health.stateDisk && online.health.stateDisk.totalBytes > 0, JSON.stringify(online.health));
+      assert.match(online.health.tools.find((tool) => tool.name === 'pg_dump')?.version ?? '', /^pg_dump \(PostgreSQL\) 1[7-9]/);
+      // The key is in the agent's volume, private to the service user.
+      assert.equal(podman(['exec', first, 'stat', '-c', '%a %u', '/data/agent/agent-key.pem']).stdout.trim(), `600 ${UID}`);
+
+      const source = await api.call('POST', '/api/adapters', { name: `pg via agent ${id}`, type: 'database', adapterId: 'postgres', config: { host: '127.0.0.1', port: 5432, user: 'root', sslMode: 'disable' }, agentId: created.agent.id });
+      const job = await api.call('POST', '/api/jobs', { name: `agent ${names.pg}`, schedule: '0 0 1 1 *', enabled: false, sourceId: source.id, databases: [names.pg], compression: 'ZSTD', destinations: [{ configId: state.storage.local.id, priority: 0 }] });
+      const queued = await api.call('POST', `/api/jobs/${job.id}/run`);
+      const run = await api.waitForRun(queued.executionId);
+      assert.equal(run.status, 'Success', JSON.stringify(run.logs?.slice(-5)));
+      assert.match(JSON.stringify(run.logs), /agent: /, 'the run log holds no line from the agent');
+      const file = run.path.split('/').pop();
+      assert.ok(podman(['exec', state.first, 'find', '/data/backups/jobs', '-name', file]).stdout.trim().endsWith(file));
+
+      // The agent container stops: its bound source is OFFLINE, naming it.
+      podman(['stop', '-t', '10', first]);
+      let latest;
+      for (let attempt = 0; attempt < 40 && latest?.status !== 'OFFLINE'; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        [latest] = (await api.call('GET', `/api/adapters/${source.id}/health`)).entries;
+      }
+      assert.deepEqual({ status: latest?.status, error: latest?.error }, { status: 'OFFLINE', error: `agent "container-agent-${id}" is offline` });
+
+      // A new container on the same volume, without a token, is the same agent.
+      const second = startAgent('agent-2');
+      await waitAgent('online again', (shown) => shown.status === 'online', second);
+      assert.equal(podman(['inspect', '--format', '{{.State.Running}}', second]).stdout.trim(), 'true');
+    }
   });
 
   test('SIGTERM during a run: the container ends within the grace period and the run is closed with a clear message', async () => {
