@@ -42,7 +42,7 @@ describe.skipIf(!findOnPath('zstd'))('backups compressed by an external program 
     key = await server.apiKey('ci', ['jobs:execute', 'history:read', 'storage:restore']);
   }, 180_000);
 
-  // Off unless asked for: every test here switches it on (one then off again).
+  // On by default; set explicitly so an environment that switched it off does not change these tests.
   beforeEach(() => {
     process.env.HOLDFAST_EXTERNAL_COMPRESSOR = 'on';
   });

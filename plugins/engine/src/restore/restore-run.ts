@@ -3,6 +3,8 @@ import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { abortablePipeline, ConflictError, createByteCounter, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { createAgeDecryptStream, isAgeEncryption } from '../codec/age/index.js';
+import { explainRestoreFailure } from './explain-failure.js';
+import { feedRestore } from './feed-restore.js';
 import { takeIdentity } from './held-identities.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { cancellationOf, messageOf, type RunOutcome } from '../run/outcome.js';
@@ -59,7 +61,8 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
   let source: Awaited<ReturnType<RunServices['adapters']['source']>> | undefined;
   try {
     await ctx.enter('01-initialize', 0);
-    storage = services.adapters.storage(await services.catalog.resolveAdapterConfig(request.storageId));
+    const opened = services.adapters.storage(await services.catalog.resolveAdapterConfig(request.storageId));
+    storage = opened;
     const sidecar = await readSidecar(storage.adapter, request.file, ctx.signal);
     if (!sidecar) throw new Error(`"${request.file}" has no .meta.json sidecar; its checksum and format cannot be verified`);
     const sourceId = request.targetSourceId ?? sidecar.source?.configId;
@@ -88,13 +91,14 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     piping.catch(() => undefined);
     // The request's overwrite goes with the restore: a target that appeared after the 409 check is not replaced.
     const restoring = source.restore(input, { target, signal: ctx.signal, overwrite: request.overwrite === true });
-    // Both settle before the run reports: a source cleans up after a failed restore (it drops its staging database,
-    // docs/security.md "Atomic database restores"), and a run that ended first would report while that still ran.
-    // A damaged input is the cause when both failed, so its error is the one reported.
-    const [restored, piped] = await Promise.allSettled([restoring, piping]);
-    if (piped.status === 'rejected') throw piped.reason;
-    if (restored.status === 'rejected') throw restored.reason;
-    const result = restored.value;
+    // Both settle before the run reports (a source drops its staging database after a failed restore, docs/security.md
+    // "Atomic database restores"); a damaged input is the cause when both failed, so its error is the one reported; a
+    // restore that failed on its own is checked against the stored file's SHA-256, to name a damaged backup as such.
+    const fed = await feedRestore(input, restoring, piping).catch((error: unknown) =>
+      explainRestoreFailure({ storage: opened, key: request.file, sha256: sidecar.sha256, encryptionKey: key }, error, ctx.signal),
+    );
+    const result = fed.result;
+    if (fed.unreadBytes > 0) ctx.log.warn(`the source finished restoring with ${fed.unreadBytes} bytes of the backup unread; they were read and checked against the SHA-256 anyway`);
     await ctx.enter('04-completion', 95);
     for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
     ctx.log.info(`restore of ${request.file} finished; SHA-256 verified`);

@@ -4,6 +4,7 @@ import { archiveInfoOf } from '../archive/archive-sidecar.js';
 import { loadSnapshot } from '../archive/snapshot-loader.js';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { pointInTimeKindOf, runPointTestRestore } from '../pitr/test-restore/point-test-restore-run.js';
+import { explainRestoreFailure } from '../restore/explain-failure.js';
 import { ChecksumGate, RESTORE_INPUT_BUFFER_BYTES } from '../restore/restore-run.js';
 import { disposeAll, type StorageInstance } from '../run/adapters.js';
 import { messageOf, type RunOutcome } from '../run/outcome.js';
@@ -12,7 +13,6 @@ import type { RunServices } from '../run/services.js';
 import { ExecutionEntity, FINAL_STATUSES, type ExecutionStatus } from '../store/entities.js';
 import type { ExecutionStore } from '../store/execution-store.js';
 import type { TestRestoreMetadata } from '../store/metadata.js';
-import { checkStoredObject } from '../verify/stored-object.js';
 import { findLatestBackup, type FoundBackup } from './latest-backup.js';
 import { createScratch, sweepLeftovers, type Scratch } from './scratch-targets.js';
 import { resolveScratchSource, type ScratchSource } from './source-scratch.js';
@@ -125,23 +125,9 @@ async function restoreStream(
     // the scratch after the cleanup removed it. Bounded, so an adapter that ignores the broken stream cannot hang us.
     stream.destroy(error instanceof Error ? error : new Error(String(error)));
     await Promise.race([Promise.allSettled([restoring, piping]), new Promise((resolve) => setTimeout(resolve, RESTORE_SETTLE_MS).unref())]);
-    return explainFailure(ctx, found, key, error);
+    return explainRestoreFailure({ storage: found.storage, key: found.key, sha256: found.sidecar.sha256, encryptionKey: key }, error, ctx.signal);
   });
   return result;
-}
-
-/**
- * A restore fed a corrupted backup may stop on whatever the bad bytes break first (a decompressor, the database's
- * own format check) before the SHA-256 gate at the end of the stream can speak. So when the restore fails for any
- * reason other than the gate or chunk authentication, the stored file is re-read and hashed: a corrupted backup is
- * then named as such, with the restore's own error kept for context. Always throws.
- */
-async function explainFailure(ctx: RunContext, found: FoundBackup, key: Buffer | null, error: unknown): Promise<never> {
-  const message = messageOf(error);
-  if (ctx.signal.aborted || /checksum mismatch|failed authentication/.test(message)) throw error;
-  const check = await checkStoredObject(found.storage, found.key, { expectedSha256: found.sidecar.sha256, encryptionKey: key, signal: ctx.signal });
-  if (check.ok) throw error;
-  throw new Error(`the backup file is corrupted: ${check.problem} (the restore stopped with: ${message})`);
 }
 
 /**

@@ -1,6 +1,7 @@
 // TEST-ONLY ADAPTERS, registered by the tests, never shipped:
 // - `source-generated`: produces N numbered text lines, optionally slowly (for crash, cancel and concurrency
-//   drills), optionally with warnings or failing at connect; its restore writes what it receives to a file.
+//   drills), optionally with warnings or failing at connect; its restore writes what it receives to a file, or
+//   stops reading early and fails or succeeds (a restore tool that quits without reading its whole input).
 // - `storage-flaky`: a destination that accepts bytes and then refuses writes after `failAfterBytes` (the
 //   "destination starts refusing writes mid-run" drill), standing in for a full disk or a dropped connection.
 // - `storage-undeletable`: an in-memory destination whose deletes fail (a retention stage that cannot delete).
@@ -31,6 +32,9 @@ const generatedConfig = z.object({
   warnings: z.array(z.string()).default([]),
   failAtConnect: z.string().optional(),
   restoreTo: z.string().optional(),
+  /** The restore reads this many bytes, then stops reading and fails (`fail`) or reports success (`succeed`). */
+  restoreStopsAfterBytes: z.int().min(0).optional(),
+  restoreStopsWith: z.enum(['fail', 'succeed']).default('fail'),
 });
 type GeneratedConfig = z.output<typeof generatedConfig>;
 
@@ -68,6 +72,19 @@ class GeneratedSource implements SourceAdapter {
     return { stream, done, extension: '.txt' };
   }
   async restore(stream: Readable, options: RestoreOptions) {
+    const stopAfter = this.config.restoreStopsAfterBytes;
+    if (stopAfter !== undefined) {
+      // A restore tool that quits early (a client dying on a bad statement) and leaves its input unread.
+      let seen = 0;
+      const iterator = stream[Symbol.asyncIterator]();
+      while (seen <= stopAfter) {
+        const next = await iterator.next();
+        if (next.done) break;
+        seen += (next.value as Buffer).length;
+      }
+      if (this.config.restoreStopsWith === 'fail') throw new AdapterError('source-generated', 'TRANSIENT', `restore tool quit after ${seen} bytes`);
+      return { warnings: [] };
+    }
     if (!this.config.restoreTo) throw new Error('restoreTo not configured');
     await pipeline(stream, createWriteStream(this.config.restoreTo), { signal: options.signal });
     return { warnings: [] };

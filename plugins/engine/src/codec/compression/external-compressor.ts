@@ -26,16 +26,16 @@ export interface ExternalCompressorRequest {
   threads?: number | null;
 }
 
-const ON_VALUES = new Set(['on', '1', 'true', 'yes']);
+const OFF_VALUES = new Set(['off', '0', 'false', 'no']);
 
 /**
- * True only when HOLDFAST_EXTERNAL_COMPRESSOR turns the external compressor on. Off by default since 2026-12-07: with
- * it, a restore of a damaged (truncated) pigz-written MariaDB backup hung at 03-restore instead of failing
- * (plugins/engine/test/atomic-database-restore.test.ts, "maria-plain"); not yet explained (docs/formats/compression.md).
+ * True unless HOLDFAST_EXTERNAL_COMPRESSOR turns the external compressor off. (It was opt-in for a few hours on
+ * 2026-12-07 while a damaged pigz-written MariaDB backup's restore hung; the cause was the restore run waiting on a
+ * pipeline its source had stopped reading, fixed in plugins/engine/src/restore/feed-restore.ts, whatever the codec.)
  */
 export function externalCompressorEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
   const value = env[EXTERNAL_COMPRESSOR_ENV]?.trim().toLowerCase();
-  return value !== undefined && ON_VALUES.has(value);
+  return value === undefined || value === '' || !OFF_VALUES.has(value);
 }
 
 /** The full path of an executable on PATH, or null. Looked up per run (a program installed later is found). */
