@@ -64,6 +64,27 @@ describe.each(['sqlite', 'postgresql'] as const)('catalog records on %s', (diale
     expect(storages.find((d) => d.configId === ids.store.id)?.adapterId).toBe('fake-store');
   });
 
+  it('stores each destination\'s transfer (issue 48: relay by default, direct), answers it, clones it and hands it to the run plan', async () => {
+    const ids = await populate(server);
+    const job = (await server.call('GET', `/api/jobs/${ids.job.id}`)).json;
+    expect(job.destinations.map((d: { transfer: string }) => d.transfer)).toEqual(['relay', 'relay']);
+    const destinations = [
+      { configId: ids.store.id, priority: 1, transfer: 'direct' },
+      { configId: ids.drive.id, priority: 2 },
+    ];
+    const updated = await server.call('PUT', `/api/jobs/${ids.job.id}`, { destinations });
+    expect(updated.status, JSON.stringify(updated.json)).toBe(200);
+    expect(updated.json.destinations.map((d: { transfer: string }) => d.transfer)).toEqual(['direct', 'relay']);
+    const plan = await server.catalog.jobCatalog.resolveRunPlan(ids.job.id);
+    expect(plan.destinations.map((d) => d.transfer)).toEqual(['direct', 'relay']);
+    const clone = await server.call('POST', `/api/jobs/${ids.job.id}/clone`, {});
+    expect(clone.json.destinations.map((d: { transfer: string }) => d.transfer)).toEqual(['direct', 'relay']);
+    const refused = await server.call('PUT', `/api/jobs/${ids.job.id}`, { destinations: [{ configId: ids.store.id, transfer: 'both' }] });
+    expect(refused.status).toBe(400);
+    expect(refused.json.issues[0].path).toBe('body.destinations[0].transfer');
+    expect((await server.call('GET', `/api/jobs/${ids.job.id}`)).json.destinations.map((d: { transfer: string }) => d.transfer)).toEqual(['direct', 'relay']);
+  });
+
   it('falls back to the default naming template when a job names none', async () => {
     const ids = await populate(server);
     await server.call('PUT', `/api/jobs/${ids.job.id}`, { namingTemplateId: null });
