@@ -122,6 +122,10 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
       .toBe('online');
     expect(await row('warehouse-db').getByTestId('agent-host').textContent()).toBe(hostname());
     expect(await row('warehouse-db').getByTestId('agent-version').textContent()).toMatch(/^\d+\.\d+\.\d+/);
+    // Its health report (sent in the hello): the state directory's disk, the load and the Node version.
+    const health = (await row('warehouse-db').getByTestId('agent-health').textContent()) ?? '';
+    expect(health).toMatch(/Disk \d+(\.\d)? [KMGT]i?B free of/);
+    expect(health).toContain(`Node ${process.version}`);
     expect(await row('warehouse-db').getByTestId('agent-new-token').count()).toBe(0);
     // Screenshots (desktop and phone, light and dark) and an axe scan, with the token panel and an online row shown.
     await captureHere(page, SHOTS, 'agents', findings);

@@ -22,6 +22,14 @@ import { agentCallFrame, type CallMethod } from '../calls/call-frames.js';
 import { HEALTH_FEATURE, HEALTH_MAX_FRAME_BYTES, healthFrame, type AgentHealth } from './agent-health.js';
 import { CallChannel } from '../calls/call-channel.js';
 
+function safeJson(data: Buffer): unknown {
+  try {
+    return JSON.parse(data.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
 /** What a session needs from the endpoint that accepted it. */
 export interface SessionHost {
   store: AgentStore;
@@ -55,6 +63,8 @@ interface Claim {
 export class AgentSession {
   private stage: Stage = 'first';
   private claim: Claim | undefined;
+  /** The hello arrived (the server may still be recording it). */
+  private helloReceived = false;
   /** Set once authenticated (enrolled or signed). */
   agentId: string | undefined;
   agentName: string | undefined;
@@ -135,7 +145,11 @@ export class AgentSession {
     if ((isBinary || data.length > HANDSHAKE_MAX_FRAME_BYTES)) {
       return this.close(CLOSE.protocolError, isBinary ? 'protocol error: binary frames are not accepted' : 'protocol error: handshake frame too large');
     }
-    if (this.stage === 'busy') return this.close(CLOSE.protocolError, 'protocol error: a frame arrived before the server answered the previous one');
+    if (this.stage === 'busy') {
+      // A health report sent while the server still records the hello (a slow database): the hello carried one.
+      if (this.helloReceived && data.includes('"health"') && (safeJson(data) as { type?: unknown } | undefined)?.type === 'health') return;
+      return this.close(CLOSE.protocolError, 'protocol error: a frame arrived before the server answered the previous one');
+    }
     let message: unknown;
     try {
       message = JSON.parse(data.toString('utf8'));
@@ -246,6 +260,7 @@ export class AgentSession {
   private async hello(message: unknown): Promise<void> {
     const frame = this.parse(helloFrame, message, 'a hello frame');
     if (!frame || !this.agentId) return;
+    this.helloReceived = true;
     this.host = frame.host;
     this.adapters = frame.adapters;
     this.features = frame.features ?? [];
