@@ -56,7 +56,12 @@ export async function runDirectDump(frame: CallFrame, source: SourceAdapter, dep
     handle.done.catch(() => undefined);
     handle.stream.on('error', () => undefined);
     deps.send({ type: 'opened', id: frame.id, extension: handle.extension });
-    const key = await Promise.race([deps.target, new Promise<never>((_, reject) => deps.signal.addEventListener('abort', () => reject(deps.signal.reason as Error), { once: true }))]);
+    const aborted = new Promise<never>((_, reject) => {
+      if (deps.signal.aborted) reject(deps.signal.reason as Error);
+      deps.signal.addEventListener('abort', () => reject(deps.signal.reason as Error), { once: true });
+    });
+    aborted.catch(() => undefined);
+    const key = await Promise.race([deps.target, aborted]);
     const all = options.relay ? [...storages, relayDestination(deps.output)] : storages;
     const retainUntil = bundle.destinations.map((d) => (d.retainUntil ? new Date(d.retainUntil) : undefined));
     let lastProgress = 0;
