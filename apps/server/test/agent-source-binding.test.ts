@@ -91,6 +91,12 @@ describe('sources bound to an agent', () => {
 
     const connection = await connect(enrollmentToken);
     await waitOnline(agent.id);
+    // Its first connection checks its bound sources through it (docs/agents.md "Agent health"): answered first.
+    for (const method of ['check', 'detectVersion']) {
+      const presence = (await connection.next()) as Record<string, any>;
+      expect(presence).toMatchObject({ type: 'call', method });
+      connection.send({ type: 'result', id: presence.id, value: method === 'check' ? { ok: true, message: 'ok' } : { version: '16.4' } });
+    }
     const answer = server.call('POST', '/api/adapters/test-connection', admin, { id: created.body.id });
     const call = (await connection.next()) as Record<string, any>;
     expect(call).toMatchObject({ type: 'call', method: 'check', adapterId: 'postgres' });
