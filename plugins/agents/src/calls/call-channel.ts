@@ -85,6 +85,8 @@ export class CallChannel {
 
   start(request: CallRequest): CallHandle {
     const id = ++this.lastId;
+    // Sealed before anything is pending: a key that cannot be sealed to fails the call here, with nothing sent.
+    const sealed = request.seal ? { sealed: request.seal(id) } : {};
     let openedSettle: Pending['opened'];
     const opened = new Promise<{ extension: string; stream: Readable }>((resolve, reject) => {
       openedSettle = { resolve, reject, isDone: !request.output };
@@ -122,7 +124,6 @@ export class CallChannel {
       if (this.interruption) return this.fail(id, this.interruption(request.method));
       if (request.signal?.aborted) return this.fail(id, this.aborted(request.adapterId));
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      const sealed = request.seal ? { sealed: request.seal(id) } : {};
       this.peer.sendText({ type: 'call', id, method: request.method, adapterId: request.adapterId, config: request.config, credentials: request.credentials, options: request.options, ...sealed });
       entry.output?.open();
       if (request.input && entry.input) this.pump(id, request.input, entry.input);

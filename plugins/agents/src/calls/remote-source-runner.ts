@@ -81,6 +81,9 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
   async directDump(resolved: ResolvedAdapterConfig & { agentId: string }, request: DirectDumpRequest, options: RemoteSourceOptions = {}): Promise<DirectDumpCall | null> {
     const { session, agentName } = await this.sessionFor(resolved.agentId, resolved.adapterId, options.offlineWaitMs ?? this.waitMs, request.signal);
     if (!session.features.includes('direct') || !session.sealKey) return null;
+    if (Buffer.from(session.sealKey, 'base64url').length !== 32) {
+      throw new AdapterError(`source-${resolved.adapterId}`, 'CONFIG', `agent "${agentName}" sent a seal key that is not a 32-byte X25519 key: no secret is sent to it (reconnect or upgrade the agent)`);
+    }
     for (const destination of request.destinations) {
       const packageName = this.registry().get('storage', destination.resolved.adapterId)?.origin.packageName ?? `@holdfast/storage-${destination.resolved.adapterId}`;
       if (!session.storageAdapters.includes(packageName)) {
