@@ -16,6 +16,7 @@ import { checkLocalPaths } from './local-path-check.js';
 import { checkRemoteConfig } from './remote-config-check.js';
 import { assertPointInTimeSwitchReady } from './point-in-time-switch.js';
 import { checkAgentBinding } from './agent-binding.js';
+import { refusePointInTimeOnAgent } from './agent-point-in-time.js';
 
 /**
  * CRUD of adapter configs with secret sealing, secret keeping on update and reference rules. The health fields of
@@ -116,6 +117,7 @@ export class AdapterConfigService {
     const config = validateConfig(definition, mergeSecrets(input.config, null, secretFields(definition)));
     // The paths of a source on an agent are the agent host's: the server's local path rule does not apply to them.
     if (!input.agentId) await checkLocalPaths(this.deps.container, definition, config);
+    await refusePointInTimeOnAgent(this.deps, em, { name: input.name, definition, config, refs: input });
     await checkRemoteConfig(this.deps, definition, config, input);
     await this.assertNameFree(em, input.type, input.name);
     const now = new Date();
@@ -170,6 +172,7 @@ export class AdapterConfigService {
     const submitted = input.config ?? Object.fromEntries(Object.entries(storedPlain));
     const config = validateConfig(definition, mergeStoredSecrets(definition, submitted, storedPlain, secretFields(definition)));
     if (!merged.agentId) await checkLocalPaths(this.deps.container, definition, config);
+    await refusePointInTimeOnAgent(this.deps, em, { name: input.name ?? row.name, definition, config, refs: merged });
     await checkRemoteConfig(this.deps, definition, config, merged);
     if (input.name !== undefined && input.name !== row.name) await this.assertNameFree(em, type, input.name, id);
     // Last, as it may wait for the server: a source its jobs use, switched into a point-in-time mode, must serve them.
