@@ -182,7 +182,7 @@ function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthP
       pingIntervalMs = interval;
       watch(interval);
       // Features go only to a server that listed its own (an older one refuses unknown hello fields).
-      const features = forwardLogs ? { features: ['scratch', ...(direct ? ['direct'] : [])] } : {};
+      const features = forwardLogs ? { features: ['scratch', 'scratch-files', ...(direct ? ['direct'] : [])] } : {};
       const storageAdapters = (options.registry?.list('storage') ?? []).map((entry) => entry.origin.packageName).sort();
       const directHello = direct ? { sealKey: direct.keys.publicKey, storageAdapters } : {};
       // Health goes only to a server that listed `health` (an older one refuses the unknown hello field and frame).
@@ -190,11 +190,17 @@ function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthP
       if (socket.readyState !== socket.OPEN) return;
       socket.send(JSON.stringify({ type: 'hello', version: options.version, host: options.host, adapters: options.adapters, ...features, ...report, ...directHello }));
       if (sendsHealth) {
-        healthTimer = setInterval(() => {
+        const send = () =>
           void health.report().then((current) => {
             if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'health', health: current }));
           });
-        }, healthIntervalMs);
+        // The first report after the hello's comes at a random point of the period: agents that reconnect together
+        // (a server restart) do not all report in the same heartbeat round, which writes them (docs/agents.md).
+        healthTimer = setTimeout(() => {
+          send();
+          healthTimer = setInterval(send, healthIntervalMs);
+          healthTimer.unref();
+        }, Math.round(Math.random() * healthIntervalMs));
         healthTimer.unref();
       }
       log('info', 'connected', { agentId, server: options.server });
@@ -202,6 +208,7 @@ function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthP
     socket.on('error', (error) => log('warn', 'connection error', { err: error.message }));
     socket.on('close', (code, reason) => {
       clearTimeout(watchdog);
+      clearTimeout(healthTimer);
       clearInterval(healthTimer);
       runner?.closeAll();
       options.signal.removeEventListener('abort', onAbort);
