@@ -263,6 +263,19 @@ export interface ScratchDatabaseServer extends ScratchCommon {
 /** Scratch as a database file in a folder the engine creates and removes ({@link ScratchPlacement} `file`). */
 export interface ScratchDatabaseFile extends ScratchCommon {
   readonly placement: 'file';
+  /**
+   * Where the throwaway folder is made and removed when that is not this process's disk (a source on a remote agent:
+   * the folder is on the agent's). Absent: the engine makes it itself, below the target's path, on its own disk.
+   */
+  readonly folders?: ScratchFolders;
+}
+
+/** Throwaway folders of a {@link ScratchDatabaseFile} made elsewhere (on a remote agent's disk). */
+export interface ScratchFolders {
+  /** Makes `parent` (when missing) and a new folder below it whose name starts with `prefix`; resolves its path. */
+  create(parent: string, prefix: string): Promise<string>;
+  /** Removes the folder and everything in it; resolves true once it is verifiably gone. */
+  remove(directory: string): Promise<boolean>;
 }
 
 /**

@@ -14,6 +14,7 @@ import { container } from 'tsyringe';
 import type { WebSocket } from 'ws';
 import type { AgentLog } from './agent-connection.js';
 import { runDirectDump } from './direct-dump.js';
+import { runScratchCall } from './scratch-calls.js';
 
 /** Bytes queued on the socket above which a dump's output waits for it to drain. */
 const SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
@@ -210,29 +211,6 @@ export class AgentCallRunner {
     }
   }
 
-  /** A test restore's operation on this agent's database server: throwaway databases of the call's source. */
-  private async scratchCall(frame: CallFrame, adapter: SourceAdapter, signal: AbortSignal): Promise<unknown> {
-    const scratch = adapter.scratch?.();
-    if (!scratch || scratch.placement !== 'database') throw new Error('this source has no throwaway scratch databases on the agent');
-    const text = (key: string) => {
-      const value = frame.options[key];
-      if (typeof value !== 'string' || value.length === 0 || value.length > 255) throw new Error(`scratch call without a valid ${key}`);
-      return value;
-    };
-    switch (frame.method) {
-      case 'scratchFigures':
-        return scratch.figures(text('database'), signal);
-      case 'scratchIntegrityCheck':
-        return scratch.integrityCheck(text('database'), signal);
-      case 'scratchListDatabases':
-        return scratch.listDatabases(text('prefix'));
-      case 'scratchDatabaseExists':
-        return scratch.databaseExists(text('database'));
-      default:
-        return scratch.dropDatabase(text('database'));
-    }
-  }
-
   private async invoke(frame: CallFrame, adapter: SourceAdapter, call: RunningCall): Promise<unknown> {
     const signal = call.abort.signal;
     const target = frame.options.target as RestoreTarget | undefined;
@@ -258,7 +236,11 @@ export class AgentCallRunner {
       case 'scratchListDatabases':
       case 'scratchDatabaseExists':
       case 'scratchDropDatabase':
-        return this.scratchCall(frame, adapter, signal);
+      case 'scratchReadOwner':
+      case 'scratchWriteOwner':
+      case 'scratchMakeFolder':
+      case 'scratchRemoveFolder':
+        return runScratchCall(frame, adapter, signal);
       case 'directDump': {
         if (!this.direct) throw new Error('this connection does not take direct uploads (the server did not offer them)');
         return runDirectDump(frame, adapter, {

@@ -21,12 +21,19 @@ export const CALL_METHODS = [
   'scratchListDatabases',
   'scratchDatabaseExists',
   'scratchDropDatabase',
+  // Test restores into a scratch file (its folder on the agent's disk) or a reserved index, agents listing `scratch-files`.
+  'scratchReadOwner',
+  'scratchWriteOwner',
+  'scratchMakeFolder',
+  'scratchRemoveFolder',
   // Direct uploads (issue 48 scope 3), agents listing `direct`: dump, compress, encrypt, hash and upload on the agent.
   'directDump',
 ] as const;
 
 /** Calls only an agent whose hello lists the `scratch` feature answers. */
 export const SCRATCH_METHODS: ReadonlySet<CallMethod> = new Set(['scratchFigures', 'scratchIntegrityCheck', 'scratchListDatabases', 'scratchDatabaseExists', 'scratchDropDatabase']);
+/** Calls only an agent whose hello lists the `scratch-files` feature answers (scratch files and indexes). */
+export const SCRATCH_FILE_METHODS: ReadonlySet<CallMethod> = new Set(['scratchReadOwner', 'scratchWriteOwner', 'scratchMakeFolder', 'scratchRemoveFolder']);
 export type CallMethod = (typeof CALL_METHODS)[number];
 
 /** Bytes a receiver grants when a stream starts: at most this much is ever in flight or waiting to be read. */

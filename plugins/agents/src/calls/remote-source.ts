@@ -18,6 +18,7 @@ import {
 } from '@holdfast/kernel';
 import type { CallChannel, CallRequest } from './call-channel.js';
 import { SCRATCH_METHODS } from './call-frames.js';
+import { remoteScratch } from './remote-scratch.js';
 
 /** Optional methods the source's adapter implements (read from the server's copy of the same package). */
 export interface RemoteOffers {
@@ -35,7 +36,7 @@ export interface AgentLink {
  * A source adapter whose every call runs on a remote agent (issue 48): the agent builds the same adapter package
  * from the config sent with the call (secrets included, for that call only) and disposes it afterwards. Byte streams
  * (a dump's output, a restore's input) flow through the connection with credit-based flow control.
- * Test restores use throwaway databases on the agent's server (`scratch()`, placement `database` only); point-in-time
+ * Test restores use scratch on the agent (`scratch()`: throwaway databases, scratch files, reserved indexes); point-in-time
  * recovery and seekable archives are not offered through agents yet (docs/agents.md "Not built yet"): `pointInTime()`
  * is null, a seekable dump is refused.
  */
@@ -56,8 +57,8 @@ export class RemoteSource implements SourceAdapter {
     if (offers.restoreWouldReplace) this.restoreWouldReplace = (target, signal) => this.value<string[]>('restoreWouldReplace', { target }, signal);
   }
 
-  private async start(method: CallRequest['method'], options: Record<string, unknown>, extra: Partial<CallRequest> = {}) {
-    const feature = SCRATCH_METHODS.has(method) ? 'scratch' : undefined;
+  private async start(method: CallRequest['method'], options: Record<string, unknown>, extra: Partial<CallRequest> = {}, needs?: string) {
+    const feature = needs ?? (SCRATCH_METHODS.has(method) ? 'scratch' : undefined);
     const channel = await this.link.channelFor(this.resolved.agentId, this.resolved.adapterId, this.offlineWaitMs, extra.signal, feature);
     return channel.start({
       method,
@@ -79,8 +80,8 @@ export class RemoteSource implements SourceAdapter {
     this.logs.runLog?.(level === 'info' ? 'info' : 'warn', `agent: ${level === 'error' ? 'error: ' : ''}${message}`);
   }
 
-  private async value<T>(method: CallRequest['method'], options: Record<string, unknown> = {}, signal?: AbortSignal): Promise<T> {
-    return (await (await this.start(method, options, { signal })).result) as T;
+  private async value<T>(method: CallRequest['method'], options: Record<string, unknown> = {}, signal?: AbortSignal, feature?: string): Promise<T> {
+    return (await (await this.start(method, options, { signal }, feature)).result) as T;
   }
 
   async check(): Promise<HealthResult> {
@@ -128,29 +129,15 @@ export class RemoteSource implements SourceAdapter {
   }
 
   /**
-   * Throwaway databases on the agent's database server (placement `database`: PostgreSQL, MySQL/MariaDB): each
-   * operation is a call the agent runs on its own instance's scratch. What the scratch is (placement, counts, its
-   * refusals) comes from the server's copy of the adapter; its server name is prefixed with the agent, as
-   * `127.0.0.1:5432` on the agent is not the server's. Scratch files and reserved indexes are not offered yet.
+   * Test restores on the agent (remote-scratch.ts): throwaway databases on its database server, a scratch file in a
+   * folder on its disk, or a reserved index on its Redis. What the scratch is comes from the server's copy of the
+   * adapter (`localScratch`), without connecting.
    */
   scratch(): SourceScratch {
     const origin = `source-${this.resolved.adapterId}`;
     const local = this.localScratch?.();
     if (!local) throw new AdapterError(origin, 'UNSUPPORTED', 'this source has no scratch databases');
-    if (local.placement !== 'database') {
-      throw new AdapterError(origin, 'UNSUPPORTED', `test restores into ${local.placement === 'file' ? 'a scratch file' : 'a reserved database index'} are not offered through an agent yet (docs/agents.md)`);
-    }
-    const call = <T>(method: CallRequest['method'], options: Record<string, unknown>, signal?: AbortSignal) => this.value<T>(method, options, signal);
-    return {
-      placement: 'database',
-      counts: local.counts,
-      server: `agent ${this.resolved.agentId}: ${local.server}`,
-      figures: (database, signal) => call<Record<string, number>>('scratchFigures', { database }, signal),
-      integrityCheck: (database, signal) => call<string | null>('scratchIntegrityCheck', { database }, signal),
-      listDatabases: (prefix) => call<string[]>('scratchListDatabases', { prefix }),
-      databaseExists: (database) => call<boolean>('scratchDatabaseExists', { database }),
-      dropDatabase: (database) => call<void>('scratchDropDatabase', { database }),
-    };
+    return remoteScratch(local, this.resolved.agentId, origin, (method, options, feature, signal) => this.value(method, options, signal, feature));
   }
 
   async dispose(): Promise<void> {

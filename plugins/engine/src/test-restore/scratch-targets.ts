@@ -6,6 +6,7 @@ import type {
   ScratchDatabaseFile,
   ScratchDatabaseIndex,
   ScratchDatabaseServer,
+  ScratchFolders,
   SourceScratch,
   TestRestoreConfig,
 } from '@holdfast/kernel';
@@ -66,7 +67,12 @@ async function integrityChecks(scratch: SourceScratch, database: string): Promis
 }
 
 /** A throwaway folder below `parent`, named after the execution, removed with everything in it. */
-async function scratchFolder(parent: string, executionId: string): Promise<{ directory: string; drop(): Promise<boolean> }> {
+async function scratchFolder(parent: string, executionId: string, elsewhere?: ScratchFolders): Promise<{ directory: string; drop(): Promise<boolean> }> {
+  if (elsewhere) {
+    // The scratch file lives where its source runs (a remote agent's disk), not on this server's.
+    const directory = await elsewhere.create(parent, `holdfast-test-restore-${scratchTag(executionId)}-`);
+    return { directory, drop: () => elsewhere.remove(directory) };
+  }
   await mkdir(parent, { recursive: true });
   const directory = await mkdtemp(join(parent, `holdfast-test-restore-${scratchTag(executionId)}-`));
   return {
@@ -95,7 +101,7 @@ async function directoryScratch(parent: string, context: ScratchContext): Promis
 async function fileScratch(parent: string, scratch: ScratchDatabaseFile, context: ScratchContext): Promise<Scratch> {
   const original = context.found.sidecar.databases?.[0];
   if (!original) throw new Error('the sidecar does not name the backed-up database file');
-  const folder = await scratchFolder(parent, context.executionId);
+  const folder = await scratchFolder(parent, context.executionId, scratch.folders);
   const file = join(folder.directory, basename(original));
   return {
     label: `file ${file}`,
