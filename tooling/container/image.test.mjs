@@ -256,6 +256,9 @@ describe('container image', { concurrency: false }, () => {
       assert.ok(online.adapters.includes('@holdfast/source-postgres'), online.adapters.join(', '));
       assert.ok(online.health.stateDisk && online.health.stateDisk.totalBytes > 0, JSON.stringify(online.health));
       assert.match(online.health.tools.find((tool) => tool.name === 'pg_dump')?.version ?? '', /^pg_dump \(PostgreSQL\) 1[7-9]/);
+      // The image's health check passes for an agent container (it serves no HTTP).
+      const check = podman(['healthcheck', 'run', first], { allowFailure: true });
+      assert.equal(check.status, 0, `health check of the agent container failed: ${check.stdout}${check.stderr}`);
       // The key is in the agent's volume, private to the service user.
       assert.equal(podman(['exec', first, 'stat', '-c', '%a %u', '/data/agent/agent-key.pem']).stdout.trim(), `600 ${UID}`);
 
