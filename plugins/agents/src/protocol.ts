@@ -10,6 +10,7 @@ export * from './calls/call-frames.js';
 export { CreditedReadable, CreditedSender } from './calls/credit-stream.js';
 export * from './calls/sealed-bundle.js';
 export * from './calls/direct-bundle.js';
+export * from './calls/archive-parts.js';
 export * from './connection/agent-health.js';
 import { agentHealth } from './connection/agent-health.js';
 

@@ -182,7 +182,7 @@ function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthP
       pingIntervalMs = interval;
       watch(interval);
       // Features go only to a server that listed its own (an older one refuses unknown hello fields).
-      const features = forwardLogs ? { features: ['scratch', 'scratch-files', ...(direct ? ['direct'] : [])] } : {};
+      const features = forwardLogs ? { features: ['scratch', 'scratch-files', 'archive', ...(direct ? ['direct'] : [])] } : {};
       const storageAdapters = (options.registry?.list('storage') ?? []).map((entry) => entry.origin.packageName).sort();
       const directHello = direct ? { sealKey: direct.keys.publicKey, storageAdapters } : {};
       // Health goes only to a server that listed `health` (an older one refuses the unknown hello field and frame).

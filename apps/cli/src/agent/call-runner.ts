@@ -13,6 +13,7 @@ import { instantiateAdapter, isAdapterError, type AdapterRegistry, type KernelLo
 import { container } from 'tsyringe';
 import type { WebSocket } from 'ws';
 import type { AgentLog } from './agent-connection.js';
+import { runArchiveDump, runArchiveRestore } from './archive-runner.js';
 import { runDirectDump } from './direct-dump.js';
 import { runScratchCall } from './scratch-calls.js';
 
@@ -174,13 +175,13 @@ export class AgentCallRunner {
       const key = new Promise<string>((settle) => (resolve = settle));
       call.target = { key, resolve };
     }
-    if (frame.method === 'dump' || frame.method === 'directDump') {
+    if (frame.method === 'dump' || frame.method === 'directDump' || frame.method === 'archiveDump') {
       call.output = new CreditedSender(
         (bytes) => this.socket.send(dataFrame(id, bytes), { binary: true }),
         () => this.socket.bufferedAmount > SEND_BUFFER_LIMIT,
       );
     }
-    if (frame.method === 'restore') call.input = new CreditedReadable((bytes) => this.send({ type: 'credit', id, bytes }));
+    if (frame.method === 'restore' || frame.method === 'archiveDump' || frame.method === 'archiveRestore') call.input = new CreditedReadable((bytes) => this.send({ type: 'credit', id, bytes }));
     this.calls.set(id, call);
     const started = Date.now();
     this.log('info', 'call started', { call: id, method: frame.method, adapter: frame.adapterId });
@@ -241,6 +242,10 @@ export class AgentCallRunner {
       case 'scratchMakeFolder':
       case 'scratchRemoveFolder':
         return runScratchCall(frame, adapter, signal);
+      case 'archiveDump':
+        return runArchiveDump(frame, adapter, { input: call.input!, output: call.output!, signal, send: (reply) => this.send(reply) });
+      case 'archiveRestore':
+        return runArchiveRestore(frame, adapter, { input: call.input!, signal, send: (reply) => this.send(reply) });
       case 'directDump': {
         if (!this.direct) throw new Error('this connection does not take direct uploads (the server did not offer them)');
         return runDirectDump(frame, adapter, {

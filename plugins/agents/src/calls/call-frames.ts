@@ -26,6 +26,9 @@ export const CALL_METHODS = [
   'scratchWriteOwner',
   'scratchMakeFolder',
   'scratchRemoveFolder',
+  // Seekable archives (remote-archive.ts), agents listing `archive`: write one, restore (part of) a snapshot.
+  'archiveDump',
+  'archiveRestore',
   // Direct uploads (issue 48 scope 3), agents listing `direct`: dump, compress, encrypt, hash and upload on the agent.
   'directDump',
 ] as const;

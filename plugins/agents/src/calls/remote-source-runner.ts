@@ -66,7 +66,7 @@ export class AgentSourceRunner implements RemoteSourceRunner, AgentLink {
 
   source(resolved: ResolvedAdapterConfig & { agentId: string }, options: RemoteSourceOptions = {}): SourceAdapter {
     const prototype = (this.registry().get('source', resolved.adapterId)?.definition.implementation as { prototype?: Partial<SourceAdapter> } | undefined)?.prototype;
-    const offers = { databaseSizes: typeof prototype?.databaseSizes === 'function', restoreWouldReplace: typeof prototype?.restoreWouldReplace === 'function' };
+    const offers = { databaseSizes: typeof prototype?.databaseSizes === 'function', restoreWouldReplace: typeof prototype?.restoreWouldReplace === 'function', restoreArchive: typeof prototype?.restoreArchive === 'function' };
     return new RemoteSource(resolved, this, options.offlineWaitMs ?? this.waitMs, offers, { logger: options.logger, runLog: options.runLog }, () => this.localScratch(resolved));
   }
 

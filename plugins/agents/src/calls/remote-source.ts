@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import {
   AdapterError,
+  type ArchiveRestoreInput,
   type DatabaseSize,
   type DumpHandle,
   type DumpOptions,
@@ -18,12 +19,15 @@ import {
 } from '@holdfast/kernel';
 import type { CallChannel, CallRequest } from './call-channel.js';
 import { SCRATCH_METHODS } from './call-frames.js';
+import { ARCHIVE_FEATURE, remoteArchiveDump, remoteArchiveRestore, type StartArchiveCall } from './remote-archive.js';
 import { remoteScratch } from './remote-scratch.js';
 
 /** Optional methods the source's adapter implements (read from the server's copy of the same package). */
 export interface RemoteOffers {
   databaseSizes: boolean;
   restoreWouldReplace: boolean;
+  /** `restoreArchive` (seekable archives, written and restored on the agent: remote-archive.ts). */
+  restoreArchive?: boolean;
 }
 
 /** What a remote source needs of the runner: the channel of its agent, once connected and able to run the adapter. */
@@ -37,13 +41,14 @@ export interface AgentLink {
  * from the config sent with the call (secrets included, for that call only) and disposes it afterwards. Byte streams
  * (a dump's output, a restore's input) flow through the connection with credit-based flow control.
  * Test restores use scratch on the agent (`scratch()`: throwaway databases, scratch files, reserved indexes); point-in-time
- * recovery and seekable archives are not offered through agents yet (docs/agents.md "Not built yet"): `pointInTime()`
- * is null, a seekable dump is refused.
+ * recovery is not offered through agents yet (docs/agents.md "Not built yet"): `pointInTime()` is null. Seekable
+ * archives are written and restored on the agent (remote-archive.ts).
  */
 export class RemoteSource implements SourceAdapter {
   /** Present only when the adapter has it, as callers branch on its presence (sizes shown or not). */
   databaseSizes?: () => Promise<DatabaseSize[]>;
   restoreWouldReplace?: (target: RestoreTarget, signal?: AbortSignal) => Promise<string[]>;
+  restoreArchive?: (input: ArchiveRestoreInput, options: RestoreOptions) => Promise<RestoreResult>;
 
   constructor(
     private readonly resolved: ResolvedAdapterConfig & { agentId: string },
@@ -55,6 +60,7 @@ export class RemoteSource implements SourceAdapter {
   ) {
     if (offers.databaseSizes) this.databaseSizes = () => this.value<DatabaseSize[]>('databaseSizes');
     if (offers.restoreWouldReplace) this.restoreWouldReplace = (target, signal) => this.value<string[]>('restoreWouldReplace', { target }, signal);
+    if (offers.restoreArchive) this.restoreArchive = (input, options) => remoteArchiveRestore(this.archiveCall, input, options);
   }
 
   private async start(method: CallRequest['method'], options: Record<string, unknown>, extra: Partial<CallRequest> = {}, needs?: string) {
@@ -80,6 +86,9 @@ export class RemoteSource implements SourceAdapter {
     this.logs.runLog?.(level === 'info' ? 'info' : 'warn', `agent: ${level === 'error' ? 'error: ' : ''}${message}`);
   }
 
+  /** Seekable archive calls, only on agents whose hello lists the `archive` feature. */
+  private readonly archiveCall: StartArchiveCall = (method, options, extra) => this.start(method, options, extra, ARCHIVE_FEATURE);
+
   private async value<T>(method: CallRequest['method'], options: Record<string, unknown> = {}, signal?: AbortSignal, feature?: string): Promise<T> {
     return (await (await this.start(method, options, { signal }, feature)).result) as T;
   }
@@ -104,9 +113,7 @@ export class RemoteSource implements SourceAdapter {
 
 
   async dump(options: DumpOptions): Promise<DumpHandle> {
-    if (options.archive) {
-      throw new AdapterError(`source-${this.resolved.adapterId}`, 'UNSUPPORTED', 'seekable archives cannot be written through an agent yet: choose the PLAIN archive format');
-    }
+    if (options.archive) return remoteArchiveDump(this.archiveCall, options);
     const call = await this.start('dump', { databases: options.databases, engineOptions: options.engineOptions ?? {} }, { output: true, signal: options.signal });
     const { extension, stream } = await call.opened;
     const done = call.result as Promise<DumpStats>;
