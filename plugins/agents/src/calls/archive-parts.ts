@@ -40,21 +40,33 @@ function header(kind: number, length: number): Buffer {
   return bytes;
 }
 
-/** Reads the parts of a framed stream one after the other; fails on an unknown kind or an oversized part. */
+/**
+ * Reads the parts of a framed stream one after the other; fails on an unknown kind or an oversized part. Chunks are
+ * joined only once a whole part is there, so a large snapshot is copied once, not once per chunk.
+ */
 export async function* readParts(stream: AsyncIterable<Buffer>, kinds: readonly number[]): AsyncGenerator<{ kind: number; payload: Buffer }> {
-  let pending: Buffer = Buffer.alloc(0);
+  let chunks: Buffer[] = [];
+  let total = 0;
+  const joined = () => {
+    if (chunks.length > 1) chunks = [Buffer.concat(chunks, total)];
+    return chunks[0] ?? Buffer.alloc(0);
+  };
   for await (const chunk of stream) {
-    pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    while (pending.length >= HEADER_BYTES) {
-      const kind = pending.readUInt8(0);
-      const length = pending.readUInt32BE(1);
+    chunks.push(chunk);
+    total += chunk.length;
+    while (total >= HEADER_BYTES) {
+      const head = (chunks[0] as Buffer).length >= HEADER_BYTES ? (chunks[0] as Buffer) : joined();
+      const kind = head.readUInt8(0);
+      const length = head.readUInt32BE(1);
       if (!kinds.includes(kind)) throw new Error(`archive stream: unexpected part kind ${kind}`);
       const limit = kind === PART.snapshot || kind === PART.range ? MAX_JSON_PART_BYTES : MAX_PART_BYTES;
       if (length > limit) throw new Error(`archive stream: a part of ${length} bytes is larger than allowed`);
-      if (pending.length < HEADER_BYTES + length) break;
-      yield { kind, payload: pending.subarray(HEADER_BYTES, HEADER_BYTES + length) };
-      pending = pending.subarray(HEADER_BYTES + length);
+      if (total < HEADER_BYTES + length) break;
+      const all = joined();
+      yield { kind, payload: all.subarray(HEADER_BYTES, HEADER_BYTES + length) };
+      chunks = [all.subarray(HEADER_BYTES + length)];
+      total = (chunks[0] as Buffer).length;
     }
   }
-  if (pending.length > 0) throw new Error('archive stream: it ended inside a part');
+  if (total > 0) throw new Error('archive stream: it ended inside a part');
 }
