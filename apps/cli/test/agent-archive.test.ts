@@ -4,7 +4,7 @@
 // snapshot into a new folder (identical tree), one selected path only, and a damaged member failing the restore with
 // nothing written.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,7 +41,13 @@ describe('seekable archives of a folder on an agent', () => {
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     return server.settled(answer.body.executionId);
   }
-  const archives = async () => (await readdir(storage)).filter((name) => name.endsWith('.hfa')).sort();
+  const archives = async () => (await readdir(storage)).filter((name) => name.endsWith('.hfa') || name.endsWith('.hfa.enc')).sort();
+  const sidecarOf = async (key: string) => JSON.parse(await readFile(join(storage, `${key}.meta.json`), 'utf8'));
+  /** The archive of chain position `sequence` (0: the full) of the first job. */
+  const keyAt = async (sequence: number) => {
+    for (const key of keys) if (((await sidecarOf(key)).archive?.chain?.sequence ?? 0) === sequence) return key;
+    throw new Error(`no archive at position ${sequence}`);
+  };
 
   beforeAll(async () => {
     server = await startAgentTestServer();
@@ -51,6 +57,8 @@ describe('seekable archives of a folder on an agent', () => {
     await writeFile(join(folder, 'readme.txt'), 'a folder on the agent\n');
     await writeFile(join(folder, 'nested', 'big.bin'), randomBytes(400_000));
     await writeFile(join(folder, 'nested', 'deeper', 'note.md'), '# deeper\n');
+    // Walked after nested/: archived as a hard link to nested/deeper/note.md.
+    await link(join(folder, 'nested', 'deeper', 'note.md'), join(folder, 'zlink.md'));
     storage = join(server.work, 'archive-storage');
     await mkdir(storage);
     sourceId = (await create('/api/adapters', { name: 'tree on agent', type: 'database', adapterId: 'directory', config: { paths: [folder] }, agentId: agent.id })).id;
@@ -61,7 +69,7 @@ describe('seekable archives of a folder on an agent', () => {
     await server?.close();
   });
 
-  it('writes a full and an incremental archive on the agent, stored with their indexes', async () => {
+  it('writes a full and two incremental archives on the agent, stored with their indexes', async () => {
     const job = await create('/api/jobs', {
       name: 'agent tree',
       schedule: '0 3 * * *',
@@ -71,7 +79,15 @@ describe('seekable archives of a folder on an agent', () => {
       fullEveryRuns: 10,
       destinations: [{ configId: storageId, priority: 0 }],
     });
-    for (const change of [async () => undefined, async () => writeFile(join(folder, 'added.txt'), 'added before run 2\n')]) {
+    const changes = [
+      async () => undefined,
+      async () => writeFile(join(folder, 'added.txt'), 'added before run 2\n'),
+      async () => {
+        await unlink(join(folder, 'readme.txt'));
+        await rename(join(folder, 'added.txt'), join(folder, 'nested', 'moved.txt'));
+      },
+    ];
+    for (const change of changes) {
       await change();
       const from = agent.process.stdoutLines.length;
       const answer = await server.call('POST', `/api/jobs/${job.id}/run`, {});
@@ -81,29 +97,30 @@ describe('seekable archives of a folder on an agent', () => {
       expect(agentCalls('archiveDump', from)).toBe(1);
     }
     keys.push(...(await archives()));
-    expect(keys).toHaveLength(2);
+    expect(keys).toHaveLength(3);
     for (const key of keys) expect((await stat(join(storage, `${key}.index.json`))).size).toBeGreaterThan(0);
     const sidecars = await Promise.all(keys.map(async (key) => JSON.parse(await readFile(join(storage, `${key}.meta.json`), 'utf8'))));
-    const incremental = sidecars.find((sidecar) => sidecar.archive?.chain?.sequence === 1);
-    expect(incremental, JSON.stringify(sidecars.map((sidecar) => sidecar.archive))).toBeDefined();
-    // The incremental archive holds the one new file, not the 400 kB that did not change.
-    const sizes = await Promise.all(keys.map(async (key) => (await stat(join(storage, key))).size));
-    expect(Math.min(...sizes)).toBeLessThan(Math.max(...sizes) / 4);
+    expect(sidecars.map((sidecar) => sidecar.archive?.chain?.sequence ?? 0).sort()).toEqual([0, 1, 2]);
+    // The incremental archives hold what changed, not the 400 kB that did not.
+    const full = (await stat(join(storage, await keyAt(0)))).size;
+    for (const sequence of [1, 2]) expect((await stat(join(storage, await keyAt(sequence)))).size).toBeLessThan(full / 4);
   }, 240_000);
 
   it('restores the newest snapshot whole into a new folder on the agent, identical', async () => {
-    const newest = (await Promise.all(keys.map(async (key) => ({ key, sidecar: JSON.parse(await readFile(join(storage, `${key}.meta.json`), 'utf8')) })))).find((item) => item.sidecar.archive?.chain?.sequence === 1)!.key;
+    const newest = await keyAt(2);
     const target = join(server.work, 'restored-whole');
     const from = agent.process.stdoutLines.length;
     const restored = await restore(newest, target);
     expect(restored.status, JSON.stringify(restored.logs?.slice(-6))).toBe('Success');
     expect(agentCalls('archiveRestore', from)).toBe(1);
     const [root] = await readdir(target);
+    // The tree as it is now: readme.txt deleted, added.txt moved, the hard link kept (content read from the full).
     expect(await treeOf(join(target, root!))).toEqual(await treeOf(folder));
+    expect((await stat(join(target, root!, 'zlink.md'))).ino).toBe((await stat(join(target, root!, 'nested', 'deeper', 'note.md'))).ino);
   }, 120_000);
 
   it('restores one selected path only', async () => {
-    const newest = keys.find((key) => !key.includes('full')) ?? keys[1]!;
+    const newest = await keyAt(2);
     const target = join(server.work, 'restored-one');
     const [root] = await readdir(join(server.work, 'restored-whole'));
     const restored = await restore(newest, target, { paths: [`${root}/nested/big.bin`] });
@@ -111,10 +128,42 @@ describe('seekable archives of a folder on an agent', () => {
     expect(await readdir(join(target, root!))).toEqual(['nested']);
     expect(await readdir(join(target, root!, 'nested'))).toEqual(['big.bin']);
     expect((await readFile(join(target, root!, 'nested', 'big.bin'))).equals(await readFile(join(folder, 'nested', 'big.bin')))).toBe(true);
+    // A hard link alone: its target was not selected, so the server sends the target's bytes and it becomes a copy.
+    const linkOnly = join(server.work, 'restored-link');
+    const linked = await restore(newest, linkOnly, { paths: [`${root}/zlink.md`] });
+    expect(linked.status, JSON.stringify(linked.logs?.slice(-6))).toBe('Success');
+    expect(await readdir(join(linkOnly, root!))).toEqual(['zlink.md']);
+    expect(await readFile(join(linkOnly, root!, 'zlink.md'), 'utf8')).toBe('# deeper\n');
+  }, 120_000);
+
+  it('writes and restores an encrypted seekable archive through the agent', async () => {
+    const vault = await create('/api/vault', { name: 'agent archive key' });
+    const job = await create('/api/jobs', {
+      name: 'agent tree sealed',
+      schedule: '0 3 * * *',
+      sourceId,
+      compression: 'GZIP',
+      archiveFormat: 'SEEKABLE',
+      encryptionProfileId: vault.id,
+      destinations: [{ configId: storageId, priority: 0 }],
+    });
+    const answer = await server.call('POST', `/api/jobs/${job.id}/run`, {});
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const run = await server.settled(answer.body.executionId);
+    expect(run.status, JSON.stringify(run.logs?.slice(-6))).toBe('Success');
+    const sealed = (await archives()).find((name) => name.endsWith('.hfa.enc') && !keys.includes(name));
+    expect(sealed).toBeDefined();
+    // Sealed on the server: no path is readable in the stored index.
+    expect((await readFile(join(storage, `${sealed}.index.json`))).includes(Buffer.from('big.bin'))).toBe(false);
+    const target = join(server.work, 'restored-sealed');
+    const restored = await restore(sealed!, target);
+    expect(restored.status, JSON.stringify(restored.logs?.slice(-6))).toBe('Success');
+    const [root] = await readdir(target);
+    expect(await treeOf(join(target, root!))).toEqual(await treeOf(folder));
   }, 120_000);
 
   it('fails a restore whose archive member is damaged, leaving nothing written', async () => {
-    const full = (await Promise.all(keys.map(async (key) => ({ key, sidecar: JSON.parse(await readFile(join(storage, `${key}.meta.json`), 'utf8')) })))).find((item) => !item.sidecar.archive?.chain?.sequence)!.key;
+    const full = await keyAt(0);
     const index = await readFile(join(storage, `${full}.index.json`), 'utf8');
     const entries = JSON.parse(index.slice(index.indexOf('\n') + 1)).entries as Array<{ path: string; offset: number; length: number }>;
     const big = entries.find((entry) => entry.path.endsWith('nested/big.bin'))!;
