@@ -113,12 +113,15 @@ function selects(include: readonly string[] | undefined, path: string): boolean 
 function rangesToSend(input: ArchiveRestoreInput): MemberRange[] {
   type Entry = { path: string; kind: string; archive?: string; offset?: number; length?: number; target?: string };
   const entries = input.snapshot.entries as readonly Entry[];
-  const wanted = entries.filter((entry) => selects(input.include, entry.path));
+  // Database archives (PostgreSQL) select by database name and restore their globals member as they decide: every
+  // member is sent (the dumps are what a restore reads anyway). Folder archives select by path, as here.
+  const include = entries.some((entry) => entry.kind === 'database-dump') ? undefined : input.include;
+  const wanted = entries.filter((entry) => selects(include, entry.path));
   const linkTargets = new Set(wanted.filter((entry) => entry.kind === 'hardlink' && entry.target).map((entry) => entry.target as string));
   const ranges = new Map<string, MemberRange>();
   for (const entry of entries) {
     if (entry.kind !== 'file' && entry.kind !== 'database-dump') continue;
-    if (!selects(input.include, entry.path) && !linkTargets.has(entry.path)) continue;
+    if (!selects(include, entry.path) && !linkTargets.has(entry.path)) continue;
     const archive = entry.archive ?? input.snapshot.archiveName;
     if (typeof entry.offset !== 'number' || typeof entry.length !== 'number') continue;
     ranges.set(`${archive}\u0000${entry.offset}`, { archive, offset: entry.offset, length: entry.length });
