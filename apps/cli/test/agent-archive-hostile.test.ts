@@ -47,12 +47,14 @@ describe('seekable archives through an older or hostile agent', () => {
   }
 
   /** Answers the server's calls: `archiveDump` with `onDump`, detectVersion with a version, anything else with an error. */
-  function serve(connection: TestConnection, onDump: (id: number) => void): { methods: string[] } {
+  function serve(connection: TestConnection, onDump: (id: number) => void): { methods: string[]; cancelled: number[] } {
     const methods: string[] = [];
+    const cancelled: number[] = [];
     void (async () => {
       for (;;) {
         const frame = await connection.next(120_000).catch(() => undefined);
         if (!frame || isClosed(frame)) return;
+        if (frame.type === 'cancel') cancelled.push(Number(frame.id));
         if (frame.type !== 'call') continue;
         const id = Number(frame.id);
         methods.push(String(frame.method));
@@ -61,7 +63,7 @@ describe('seekable archives through an older or hostile agent', () => {
         else connection.send({ type: 'error', id, message: `scripted agent: no ${String(frame.method)}` });
       }
     })();
-    return { methods };
+    return { methods, cancelled };
   }
 
   async function runJob(jobId: string): Promise<any> {
@@ -110,6 +112,44 @@ describe('seekable archives through an older or hostile agent', () => {
     const run = await runJob(jobId);
     expect(run.status).toBe('Failed');
     expect(run.error).toMatch(/index file that does not match its checksum/);
+    expect(await readdir(storage)).toEqual([]);
+  }, 120_000);
+
+  it('cancels an archive run whose agent stalls mid-archive: the agent gets cancel, the run is Cancelled, nothing stored', async () => {
+    const { id, connection } = await scriptedAgent('stalling-agent', ['scratch', 'scratch-files', 'archive']);
+    let dumpCall = 0;
+    const served = serve(connection, (call) => {
+      dumpCall = call;
+      connection.send({ type: 'opened', id: call, extension: '.hfa' });
+      for (const part of partFrames(PART.bytes, Buffer.alloc(64 * 1024, 5))) connection.socket.send(dataFrame(call, part), { binary: true });
+      // ...and nothing more: no end, no result.
+    });
+    const { jobId, storage } = await seekableJob('stalled tree', id);
+    const answer = await server.call('POST', `/api/jobs/${jobId}/run`, {});
+    expect(answer.status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    while (dumpCall === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(dumpCall).toBeGreaterThan(0);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const cancel = await server.call('POST', `/api/executions/${answer.body.executionId}/cancel`, {});
+    expect(cancel.status, JSON.stringify(cancel.body)).toBe(200);
+    const run = await server.settled(answer.body.executionId, 30_000);
+    expect(run.status).toBe('Cancelled');
+    expect(served.cancelled).toContain(dumpCall);
+    expect(await readdir(storage)).toEqual([]);
+  }, 120_000);
+
+  it('fails an archive run as interrupted when the agent drops mid-archive, nothing stored', async () => {
+    const { id, connection } = await scriptedAgent('dropping-agent', ['scratch', 'scratch-files', 'archive']);
+    serve(connection, (call) => {
+      connection.send({ type: 'opened', id: call, extension: '.hfa' });
+      for (const part of partFrames(PART.bytes, Buffer.alloc(64 * 1024, 6))) connection.socket.send(dataFrame(call, part), { binary: true });
+      setTimeout(() => connection.socket.terminate(), 300);
+    });
+    const { jobId, storage } = await seekableJob('dropped tree', id);
+    const run = await runJob(jobId);
+    expect(run.status).toBe('Failed');
+    expect(run.error).toMatch(/interrupted: agent "dropping-agent" disconnected during archiveDump/);
     expect(await readdir(storage)).toEqual([]);
   }, 120_000);
 });

@@ -59,6 +59,11 @@ export async function remoteArchiveDump(start: StartArchiveCall, options: DumpOp
   );
   const { extension, stream: framed } = await call.opened;
   const archive = new PassThrough();
+  // A reader that gives up on the archive (the engine's upload failed, the run was cancelled) ends the call on the
+  // agent, as destroying a plain dump's stream does: otherwise the agent would wait for credit for ever.
+  archive.once('close', () => {
+    if (!archive.writableFinished) framed.destroy();
+  });
   const indexPieces: Buffer[] = [];
   let archiveBytes = 0;
   const demuxed = (async () => {
@@ -68,8 +73,14 @@ export async function remoteArchiveDump(start: StartArchiveCall, options: DumpOp
         continue;
       }
       if (indexPieces.length > 0) throw new AdapterError('source-agent', 'TRANSIENT', 'the agent sent archive bytes after the index');
+      if (archive.destroyed) throw new AdapterError('source-agent', 'ABORTED', 'the archive stream was closed by its reader');
       archiveBytes += part.payload.length;
-      if (!archive.write(part.payload)) await new Promise((resolve) => archive.once('drain', resolve));
+      if (!archive.write(part.payload)) {
+        await new Promise((resolve) => {
+          archive.once('drain', resolve);
+          archive.once('close', resolve);
+        });
+      }
     }
     archive.end();
   })();
