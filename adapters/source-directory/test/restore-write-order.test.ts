@@ -65,7 +65,7 @@ describe('source-directory restore: how files are written', () => {
   it('writes a large file in batches over several input pieces, with its bytes, and closes it', async () => {
     const tar = (await import('tar-stream')).default;
     const pack = tar.pack();
-    // 3 MiB + 5 bytes: three full batches and a short one, fed in 64 KiB pieces as the engine hands them over.
+    // 3 MiB + 5 bytes: twelve full batches of 256 KiB and a short one, fed in 64 KiB pieces as the engine hands them over.
     const content = Buffer.alloc(3 * 1024 * 1024 + 5);
     for (let index = 0; index < content.length; index += 4096) content.writeUInt32BE(index, index);
     pack.entry({ name: 'big.bin', size: content.length, mode: 0o640, mtime: new Date(1_600_000_000_000) }, content);

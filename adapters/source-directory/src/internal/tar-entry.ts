@@ -18,9 +18,10 @@ export interface Ownership {
 // one write, mode, times, close); larger ones are streamed in batched writes on libuv's pool.
 const SMALL_FILE_BYTES = 64 * 1024;
 // A large file's body pieces (the size of the restore's input pieces, 64 KiB) are gathered up to this many bytes and
-// written with one `writev` on the pool while the next batch is read: one round trip to the pool per MiB instead of
-// one per piece (docs/benchmarks.md, "Directory restores without round trips").
-const WRITE_BATCH_BYTES = 1024 * 1024;
+// written with one `writev` on the pool while the next batch is read: one round trip to the pool per 256 KiB instead
+// of one per piece. 256 KiB rather than 1 MiB: as fast, and the restore of 1 GiB of 8 MiB files peaked at 143-148 MiB
+// against 149-151 (docs/benchmarks.md, "Directory restores without round trips").
+const WRITE_BATCH_BYTES = 256 * 1024;
 // O_CREAT | O_EXCL: never through an existing link (a file in the way is cleared and the create tried again).
 const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
 // Parent folders remembered as checked, at most; the set starts over beyond it (tar order is depth-first, so the
@@ -138,7 +139,7 @@ async function writeBatch(handle: FileHandle, pieces: Buffer[], position: number
 }
 
 /**
- * A large file: its body pieces gathered into batches of about a MiB, each written with one `writev` while the next
+ * A large file: its body pieces gathered into batches of 256 KiB, each written with one `writev` while the next
  * batch is read (one write in flight), then owner, mode and times on the handle. A body longer than its header says
  * fails (tar-stream never hands one on; checked all the same, as the bytes are counted anyway).
  */
