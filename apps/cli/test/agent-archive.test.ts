@@ -4,7 +4,7 @@
 // snapshot into a new folder (identical tree), one selected path only, and a damaged member failing the restore with
 // nothing written.
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +134,16 @@ describe('seekable archives of a folder on an agent', () => {
     expect(linked.status, JSON.stringify(linked.logs?.slice(-6))).toBe('Success');
     expect(await readdir(join(linkOnly, root!))).toEqual(['zlink.md']);
     expect(await readFile(join(linkOnly, root!, 'zlink.md'), 'utf8')).toBe('# deeper\n');
+  }, 120_000);
+
+  it('restores the newest snapshot back to its original path on the agent after the files were lost', async () => {
+    const before = await treeOf(folder);
+    await rm(folder, { recursive: true });
+    const answer = await server.call('POST', `/api/storage/${storageId}/restore`, { file: await keyAt(2), targetSourceId: sourceId, restoreToOriginalPaths: true, overwrite: true });
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    const restored = await server.settled(answer.body.executionId);
+    expect(restored.status, JSON.stringify(restored.logs?.slice(-6))).toBe('Success');
+    expect(await treeOf(folder)).toEqual(before);
   }, 120_000);
 
   it('writes and restores an encrypted seekable archive through the agent', async () => {
