@@ -25,6 +25,16 @@ export async function assertJobSourceReady(deps: CatalogDeps, em: EntityManager,
  * server is contacted.
  */
 export async function assertTestRestoreSupported(deps: CatalogDeps, em: EntityManager, sourceId: string, testRestore: TestRestoreConfig): Promise<void> {
+  if (testRestore.target.type === 'directory') {
+    // The engine makes and counts a folder scratch on the server's disk; a source on an agent restores onto its own.
+    const row = await em.findOne(AdapterConfigEntity, { id: sourceId });
+    if (row?.agentId) {
+      throw new HttpError(422, `source "${row.name}" runs on a remote agent: test restores into a folder are not offered for it (docs/agents.md); use a database, sqlite or redis target`, {
+        source: row.name,
+        field: 'testRestore.target.type',
+      });
+    }
+  }
   const source = await sourceToCheck(deps, em, sourceId);
   if (!source || (await pointInTimeLogKind(deps, source)) !== 'mysql-binlog') return;
   const { target } = testRestore;

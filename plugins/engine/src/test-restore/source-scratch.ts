@@ -57,6 +57,9 @@ export async function resolveScratchSource(
   const { target } = config;
   if (target.type === 'directory') {
     if (!adapters.isFileArchive(jobSource.adapterId)) throw new Error(`a directory scratch target needs a directory source; the job's source is ${jobSource.adapterId}`);
+    // The engine makes, counts and removes a folder scratch on this server's disk; a source on an agent would restore
+    // onto the agent's disk instead (docs/agents.md). Refused before anything is downloaded or written.
+    if (jobSource.agentId) throw new Error(`test restores into a folder are not offered for a source on a remote agent (${jobSource.name} runs on one): use a database, sqlite or redis target, or run the job's source on the server`);
     return { config: jobSource, source: adapters.source(jobSource, run), scratch: null, helpers: [] };
   }
   if (target.type === 'sqlite') {

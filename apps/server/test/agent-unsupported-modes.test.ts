@@ -1,10 +1,16 @@
-// Point-in-time recovery is not offered through remote agents (docs/agents.md): a source in a point-in-time mode
-// (PostgreSQL `mode: physical`) bound to an agent would be saved as a point-in-time source whose change-log stream
-// never runs. Each order of the two settings is refused with a 422 naming agentId, and nothing is saved.
+// What is not offered for a source on a remote agent (docs/agents.md), refused when saved rather than failing later:
+// - point-in-time recovery: a source in a point-in-time mode (PostgreSQL `mode: physical`) bound to an agent would be
+//   saved as a point-in-time source whose change-log stream never runs. Each order of the two settings is refused with
+//   a 422 naming agentId, and nothing is saved.
+// - test restores into a folder: the engine makes and counts that folder on the server's disk, the restore would write
+//   on the agent's. A job with such a test restore on an agent-bound folder source is refused (422), and nothing saved.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, liftRateLimits, startFullServer, type Caller, type FullServer } from './support/full-server.js';
 
-describe('point-in-time sources and remote agents', () => {
+describe('point-in-time sources and folder test restores are refused for sources on remote agents', () => {
   let server: FullServer;
   let admin: Caller;
   let agentId: string;
@@ -50,5 +56,23 @@ describe('point-in-time sources and remote agents', () => {
     const after = await server.call('GET', `/api/adapters/${bound.body.id}`, admin);
     expect(after.body.agentId).toBe(agentId);
     expect(after.body.config.mode ?? 'logical').toBe('logical');
+  });
+
+  it('refuses a job whose test restore goes into a folder when its folder source runs on an agent; a database-free job saves', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'hf-agent-folder-'));
+    const source = await server.call('POST', '/api/adapters', admin, { name: 'folder on agent', type: 'database', adapterId: 'directory', config: { paths: ['/srv/data'] }, agentId });
+    expect(source.status, JSON.stringify(source.body)).toBe(201);
+    const destination = await server.call('POST', '/api/adapters', admin, { name: 'disk for agent jobs', type: 'storage', adapterId: 'local', config: { path: folder } });
+    expect(destination.status, JSON.stringify(destination.body)).toBe(201);
+    const job = { name: 'agent folder job', schedule: '0 3 * * *', enabled: false, sourceId: source.body.id, databases: [], destinations: [{ configId: destination.body.id }] };
+    const refused = await server.call('POST', '/api/jobs', admin, { ...job, testRestore: { target: { type: 'directory', path: join(folder, 'scratch') } } });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(422);
+    expect(refused.body.error).toContain('source "folder on agent" runs on a remote agent: test restores into a folder are not offered for it');
+    expect(JSON.stringify((await server.call('GET', '/api/jobs', admin)).body)).not.toContain('agent folder job');
+    const saved = await server.call('POST', '/api/jobs', admin, job);
+    expect(saved.status, JSON.stringify(saved.body)).toBe(201);
+    const added = await server.call('PUT', `/api/jobs/${saved.body.id as string}`, admin, { testRestore: { target: { type: 'directory', path: join(folder, 'scratch') } } });
+    expect(added.status).toBe(422);
+    expect((await server.call('GET', `/api/jobs/${saved.body.id as string}`, admin)).body.testRestore ?? null).toBeNull();
   });
 });
