@@ -2,7 +2,7 @@
 // paired through the page (the one-time token and the exact command are shown once), a real `holdfast agent` process
 // (apps/cli) is started with what the page showed, the row turns online with the version and host it reported, it is
 // chosen as where a source runs in the source form ("Run on": tested there, saved, read back, set back to this
-// server), renamed and revoked through the page (the confirmation names it), and the process stops for good. A read-only user
+// server; a job of that source gets "Direct from the agent" for its bucket, never for a server folder), renamed and revoked through the page (the confirmation names it), and the process stops for good. A read-only user
 // sees the list without any button that changes an agent.
 import 'reflect-metadata';
 import { existsSync } from 'node:fs';
@@ -152,6 +152,28 @@ suite(`agents page in Chromium${'reason' in chromiumFound ? ` (skipped: ${chromi
     await page.getByRole('link', { name: 'warehouse orders' }).waitFor();
     const sourceId = (await page.getByRole('link', { name: 'warehouse orders' }).getAttribute('href'))!.split('/').pop()!;
     expect((await admin.call('GET', `/api/adapters/${sourceId}`)).body.agentId).toBe(agentId);
+
+    // The job form offers "Direct from the agent" for each destination of a job whose source runs on an agent, except a
+    // folder on the server (never direct); the choice is saved as the link's `transfer` and read back.
+    const created = async (body: Record<string, unknown>) => {
+      const reply = await admin.call('POST', '/api/adapters', body);
+      expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+      return reply.body.id as string;
+    };
+    const bucket = await created({ name: 'offsite bucket', type: 'storage', adapterId: 's3', config: { preset: 'custom', endpoint: 'http://127.0.0.1:7480', region: 'us-east-1', forcePathStyle: true, bucket: 'hf-web-transfer', accessKeyId: 'id', secretAccessKey: 'secret' } });
+    const backups = await mkdtemp(join(tmpdir(), 'holdfast-web-agents-backups-'));
+    const folder = await created({ name: 'server folder', type: 'storage', adapterId: 'local', config: { path: backups } });
+    const job = await admin.call('POST', '/api/jobs', { name: 'warehouse nightly', schedule: '0 3 * * *', enabled: false, sourceId, databases: [], destinations: [{ configId: bucket }, { configId: folder, priority: 1 }] });
+    expect(job.status, JSON.stringify(job.body)).toBe(201);
+    await page.goto(`${server.url}/jobs/${job.body.id as string}`);
+    await expect.poll(() => field(`transfer-${bucket}`).inputValue()).toBe('Relay through this server');
+    expect(await field(`transfer-${folder}`).count()).toBe(0);
+    await choose(`transfer-${bucket}`, 'Direct from the agent');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(/\/jobs$/);
+    const saved = (await admin.call('GET', `/api/jobs/${job.body.id as string}`)).body.destinations as Array<{ configId: string; transfer: string }>;
+    expect(Object.fromEntries(saved.map((link) => [link.configId, link.transfer]))).toEqual({ [bucket]: 'direct', [folder]: 'relay' });
+    await rm(backups, { recursive: true, force: true });
 
     await page.goto(`${server.url}/adapters/${sourceId}`);
     await expect.poll(() => field('run-on').inputValue()).toBe('Agent warehouse-db (online)');

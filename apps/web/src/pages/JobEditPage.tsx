@@ -19,6 +19,12 @@ import { useRunJob } from './JobsPage';
 import { PointInTimePanel } from '../pitr/PointInTimePanel';
 import { serverChoicesOf } from '../pitr/mysql-restore-request';
 
+type Transfer = 'relay' | 'direct';
+const TRANSFER_CHOICES: Array<{ value: Transfer; label: string }> = [
+  { value: 'relay', label: 'Relay through this server' },
+  { value: 'direct', label: 'Direct from the agent' },
+];
+
 /** Built-in schedule choices; a custom 5-part cron expression is always possible. */
 const SCHEDULE_PRESETS = [
   { value: '0 * * * *', label: 'Every hour' },
@@ -103,8 +109,11 @@ export default function JobEditPage() {
   /** Retention policy per destination (configId -> policy id; none: the destination's default applies). */
   const [retention, setRetention] = useState<Record<string, string | null>>({});
   const [loadedRetention, setLoadedRetention] = useState<Record<string, string | null>>({});
+  /** How each destination gets the backup of a source on a remote agent (configId -> relay | direct; none: relay). */
+  const [transfers, setTransfers] = useState<Record<string, Transfer>>({});
+  const [loadedTransfers, setLoadedTransfers] = useState<Record<string, Transfer>>({});
   const run = useRunJob();
-  const isDirty = JSON.stringify([form, retention]) !== JSON.stringify([loaded, loadedRetention]);
+  const isDirty = JSON.stringify([form, retention, transfers]) !== JSON.stringify([loaded, loadedRetention, loadedTransfers]);
   const releaseGuard = useUnsavedChangesGuard(isDirty);
 
   useEffect(() => {
@@ -135,13 +144,14 @@ export default function JobEditPage() {
     const policies = Object.fromEntries(job.destinations.map((destination) => [destination.configId, destination.retentionPolicyId]));
     setRetention(policies);
     setLoadedRetention(policies);
+    const chosen = Object.fromEntries(job.destinations.map((destination) => [destination.configId, destination.transfer ?? 'relay'])) as Record<string, Transfer>;
+    setTransfers(chosen);
+    setLoadedTransfers(chosen);
   }, [existing.data]);
 
   const save = useMutation({
     mutationFn: (valid: JobForm) => {
-      // `transfer` (direct uploads from an agent, issue 48) is set through the API only: the form keeps each link's value.
-      const transfers = new Map((existing.data?.destinations ?? []).map((destination) => [destination.configId, destination.transfer]));
-      const body = { ...valid, destinations: valid.destinations.map((configId, priority) => ({ configId, priority, retentionPolicyId: retention[configId] ?? null, transfer: transfers.get(configId) ?? 'relay' })) };
+      const body = { ...valid, destinations: valid.destinations.map((configId, priority) => ({ configId, priority, retentionPolicyId: retention[configId] ?? null, transfer: transfers[configId] ?? 'relay' })) };
       // A change of a destination's retention needs a fresh second factor (issue 45.4): asked for when the server says so.
       return id ? withStepUp(() => unwrap(api.PUT('/api/jobs/{id}', { params: { path: { id } }, body }))) : unwrap(api.POST('/api/jobs', { body }));
     },
@@ -198,6 +208,10 @@ export default function JobEditPage() {
   // Per-member compression of a seekable archive has no BROTLI; the option is off, and a job that had it says why.
   const isBrotliRefused = form.archiveFormat === 'SEEKABLE';
   const storageName = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.name ?? configId;
+  const storageAdapterOf = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.adapterId;
+  // Direct uploads exist only for a source on a remote agent (docs/agents.md "Direct uploads"); a server folder
+  // (`local`) is never a direct destination, so neither shows the choice.
+  const sourceAgentId = sources.data?.find((source) => source.id === form.sourceId)?.agentId ?? null;
   const move = (index: number, delta: number) => {
     const next = [...form.destinations];
     const [item] = next.splice(index, 1);
@@ -270,6 +284,18 @@ export default function JobEditPage() {
                         {index + 1}. {storageName(configId)}
                       </Text>
                       <Group gap={4} wrap="nowrap">
+                        {sourceAgentId && storageAdapterOf(configId) !== 'local' && (
+                          <Select
+                            aria-label={`Transfer for ${storageName(configId)}`}
+                            size="xs"
+                            w={190}
+                            data={TRANSFER_CHOICES}
+                            value={transfers[configId] ?? 'relay'}
+                            onChange={(value) => setTransfers({ ...transfers, [configId]: (value as Transfer | null) ?? 'relay' })}
+                            allowDeselect={false}
+                            data-field={`transfer-${configId}`}
+                          />
+                        )}
                         <Select
                           aria-label={`Retention policy for ${storageName(configId)}`}
                           size="xs"
