@@ -26,11 +26,14 @@ function findWaldump(): string {
  * pg_waldump's verdict on a segment file: where the first record it cannot read starts, as a file offset. Its last
  * line reads "error in WAL record at <last good record>: <why> ... at <where the bad one starts>" for a record that is
  * missing ("invalid record length at Y"), torn ("incorrect prev-link A at Y") or corrupt ("checksum in record at Y").
- * Undefined when it stopped at a page instead (a record continued onto a page the copy does not hold yet): the caller
- * takes another copy.
+ * Undefined when it stopped at a page instead (a record continued onto a page the copy does not hold yet), or the copy
+ * is of a segment whose first page has not arrived: the caller takes another copy.
  */
 function waldumpEnd(waldump: string, dir: string, name: string): number | undefined {
   const result = spawnSync(waldump, ['-p', dir, name], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  // A segment pg_receivewal has just created (another file switched the WAL) is all zeros until its first page
+  // arrives: pg_waldump cannot even read its header. No verdict yet; the caller takes another copy.
+  if (/header specifies 0 bytes/.test(result.stderr)) return undefined;
   const line = result.stderr.split('\n').find((text) => text.includes('error in WAL record at'));
   if (!line) throw new Error(`pg_waldump gave no verdict for ${name}: ${result.stderr.slice(0, 500)}`);
   const why = line.slice(line.indexOf(': ', line.indexOf('error in WAL record at')) + 2);
@@ -75,16 +78,25 @@ describe('the end of the WAL in a copy of a partial segment (real pg_receivewal,
     await rm(workDir, { recursive: true, force: true });
   });
 
-  /** A copy of the newest segment file pg_receivewal holds (partial or, when others switched WAL, complete). */
+  /**
+   * A copy of the newest segment file pg_receivewal holds (partial or, when others switched WAL, complete). A segment
+   * it has just created is all zeros until its first page arrives (other test files switch the WAL): such a copy is
+   * taken again, so every copy has at least its first page header.
+   */
   async function copyNewest(label: string): Promise<{ dir: string; name: string; file: string; size: number; startLsn: bigint }> {
-    const newest = (await readdir(receiveDir)).filter((name) => /^[0-9A-F]{24}(\.partial)?$/.test(name)).sort().at(-1)!;
-    const name = newest.replace('.partial', '');
-    const dir = path.join(workDir, label);
-    await rm(dir, { recursive: true, force: true });
-    await mkdir(dir);
-    const file = path.join(dir, name);
-    await copyFile(path.join(receiveDir, newest), file);
-    return { dir, name, file, size: (await stat(file)).size, startLsn: segmentStartLsn(name, SEGMENT_SIZE) };
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const newest = (await readdir(receiveDir)).filter((name) => /^[0-9A-F]{24}(\.partial)?$/.test(name)).sort().at(-1)!;
+      const name = newest.replace('.partial', '');
+      const dir = path.join(workDir, label);
+      await rm(dir, { recursive: true, force: true });
+      await mkdir(dir);
+      const file = path.join(dir, name);
+      await copyFile(path.join(receiveDir, newest), file);
+      const header = (await readFile(file)).subarray(0, 8);
+      if (header.some((byte) => byte !== 0) || Date.now() > deadline) return { dir, name, file, size: (await stat(file)).size, startLsn: segmentStartLsn(name, SEGMENT_SIZE) };
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   it('ends where pg_waldump stops, after a record whose last bytes are zeros (the last non-zero byte would be early)', async () => {
