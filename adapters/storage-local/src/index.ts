@@ -17,6 +17,7 @@ export default defineStorageAdapter({
     parallelMetadataReads: true,
     symlinks: true,
     maxParallelParts: 1,
+    serverDiskOnly: true,
   },
   implementation: LocalStorage,
 });

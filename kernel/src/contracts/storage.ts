@@ -13,6 +13,11 @@ export interface StorageCapabilities {
   symlinks: boolean;
   /** Parallel upload parts the adapter may use (1 for stream-only protocols). */
   maxParallelParts: number;
+  /**
+   * The destination is a path on the Holdfast server's own disk, so only the server reaches it: a remote agent
+   * cannot upload to it directly (it would write to its own disk). Absent means false.
+   */
+  serverDiskOnly?: boolean;
 }
 
 /** One stored object. Keys use `/` separators, relative to the destination root. */

@@ -209,8 +209,10 @@ export default function JobEditPage() {
   const isBrotliRefused = form.archiveFormat === 'SEEKABLE';
   const storageName = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.name ?? configId;
   const storageAdapterOf = (configId: string) => storages.data?.find((storage) => storage.id === configId)?.adapterId;
-  // Direct uploads exist only for a source on a remote agent (docs/agents.md "Direct uploads"); a server folder
-  // (`local`) is never a direct destination, so neither shows the choice.
+  const isServerDiskOnly = (configId: string) =>
+    adapterTypes.data?.find((type) => type.type === 'storage' && type.adapterId === storageAdapterOf(configId))?.capabilities?.serverDiskOnly === true;
+  // Direct uploads exist only for a source on a remote agent (docs/agents.md "Direct uploads"); a folder on the
+  // server's disk (its adapter declares `serverDiskOnly`) is never a direct destination, so neither shows the choice.
   const sourceAgentId = sources.data?.find((source) => source.id === form.sourceId)?.agentId ?? null;
   const move = (index: number, delta: number) => {
     const next = [...form.destinations];
@@ -284,7 +286,7 @@ export default function JobEditPage() {
                         {index + 1}. {storageName(configId)}
                       </Text>
                       <Group gap={4} wrap="nowrap">
-                        {sourceAgentId && storageAdapterOf(configId) !== 'local' && (
+                        {sourceAgentId && !isServerDiskOnly(configId) && (
                           <Select
                             aria-label={`Transfer for ${storageName(configId)}`}
                             size="xs"

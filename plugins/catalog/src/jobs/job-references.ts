@@ -52,8 +52,8 @@ export async function checkDestinations(em: EntityManager, registry: AdapterRegi
     const config = await em.findOne(AdapterConfigEntity, { id: destination.configId });
     if (!config) throw new NotFoundError(`Destination ${destination.configId} not found`);
     if (config.type !== 'storage') throw invalid(`${path}.configId`, `must be a storage configuration, "${config.name}" is ${config.type}`);
-    // A local folder is on the server's disk: an agent uploading "directly" would write to its own disk instead.
-    if (destination.transfer === 'direct' && config.adapterId === 'local') throw invalid(`${path}.transfer`, `"${config.name}" is a folder on the server's disk: only relay reaches it`);
+    // A folder on the server's disk (`serverDiskOnly`): an agent uploading "directly" would write to its own disk instead.
+    if (destination.transfer === 'direct' && isServerDiskOnly(registry, config.adapterId)) throw invalid(`${path}.transfer`, `"${config.name}" is a folder on the server's disk: only relay reaches it`);
     if (destination.retentionPolicyId && !(await em.findOne(RetentionPolicyEntity, { id: destination.retentionPolicyId }))) {
       throw new NotFoundError(`Retention policy ${destination.retentionPolicyId} not found`);
     }
@@ -90,4 +90,10 @@ export async function checkTestRestore(em: EntityManager, registry: AdapterRegis
 function scratchPlacementOf(registry: AdapterRegistry, adapterId: string): string | undefined {
   const capabilities = registry.get('source', adapterId)?.definition.capabilities as { scratchRestore?: string } | undefined;
   return capabilities?.scratchRestore;
+}
+
+/** Whether a storage adapter declares that only the server reaches it (`capabilities.serverDiskOnly`). */
+function isServerDiskOnly(registry: AdapterRegistry, adapterId: string): boolean {
+  const capabilities = registry.get('storage', adapterId)?.definition.capabilities as { serverDiskOnly?: boolean } | undefined;
+  return capabilities?.serverDiskOnly === true;
 }
