@@ -138,7 +138,7 @@ describe('the WAL stream of a physical-mode source', () => {
     expect(await superSql('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [slotNameFor(streamId)])).toEqual([]);
   }, 60_000);
 
-  it('dates a partial by what it holds: with pg_receivewal held back, no commit the server flushed before a partial\'s coversUntil lies beyond its end', async () => {
+  it('dates a partial by what it holds: with pg_receivewal held back, no WAL the server inserted before a partial\'s coversUntil lies beyond its end', async () => {
     const streamId = newStreamId();
     const spool = join(work, 'dated');
     const run = open(streamId, spool, 300);
@@ -146,14 +146,15 @@ describe('the WAL stream of a physical-mode source', () => {
     const receiver = Number(execFileSync('pgrep', ['-f', '-n', `pg_receivewal --directory ${spool} `], { encoding: 'utf8' }).trim());
     expect(receiver).toBeGreaterThan(0);
     await superSql(`CREATE TABLE IF NOT EXISTS ${table} (id serial, note text)`);
-    // The probe: (time its query returned, the server's flush position then). A reading that returned before a
-    // partial's coversUntil and saw the server flushed beyond the partial's end proves the partial claims a moment
-    // whose commits it does not hold: the defect of dating a copy by when it was taken.
+    // The probe: (time its query returned, the server's insert position then). A reading that returned before a
+    // partial's coversUntil and saw WAL inserted beyond the partial's end proves the partial claims a moment whose
+    // commits it does not hold: the defect of dating a copy by when it was taken, and of dating it by the flush
+    // position on this cluster (synchronous_commit = off: commits are acknowledged before their WAL is flushed).
     const probes: { returnedAt: number; lsn: bigint }[] = [];
     let writing = true;
     const writer = (async () => {
       while (writing) {
-        const [row] = await superSql<{ lsn: string }>(`WITH ins AS (INSERT INTO ${table} (note) VALUES ('dated') RETURNING 1) SELECT pg_current_wal_flush_lsn()::text AS lsn FROM ins`);
+        const [row] = await superSql<{ lsn: string }>(`WITH ins AS (INSERT INTO ${table} (note) VALUES ('dated') RETURNING 1) SELECT pg_current_wal_insert_lsn()::text AS lsn FROM ins`);
         probes.push({ returnedAt: Date.now(), lsn: parseLsn(row!.lsn) });
       }
     })();

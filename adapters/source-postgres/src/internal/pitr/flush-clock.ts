@@ -1,11 +1,12 @@
 // Which instant an archived piece of WAL is known to cover (docs/pitr.md, "The recoverable window"). A piece ends at a
 // byte position; the window needs a time. The time a copy was made is not it: pg_receivewal receives a commit some
 // milliseconds after the server acknowledged it to the client, so a commit can be acknowledged before the copy starts
-// and still be missing from it. What is sound is a pairing of the server's WAL *flush* position with a local time read
-// before asking for it: every commit acknowledged before that time is flushed at or below that position, so a piece
-// reaching the position holds every such commit.
+// and still be missing from it. What is sound is a pairing of the server's WAL *insert* position with a local time read
+// before asking for it: every commit acknowledged before that time is inserted at or below that position, so a piece
+// reaching the position holds every such commit. Not the flush position: with `synchronous_commit = off` a commit is
+// acknowledged before its WAL is flushed, and a piece dated by the flush position could lack it (slot.ts).
 
-/** One reading: at local time `at` (taken before the query was sent) the server had flushed at least up to `lsn`. */
+/** One reading: at local time `at` (taken before the query was sent) every commit the server had acknowledged lies at or below `lsn`. */
 export interface FlushSample {
   at: number;
   lsn: bigint;

@@ -6,6 +6,7 @@ import { AdapterError } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, scrub, withClient } from '../connection.js';
 import { withReplicationClient } from './replication-client.js';
+import { insertPositionAsRecordEnd } from './insert-position.js';
 import { parseLsn } from './wal-names.js';
 
 /** PostgreSQL's limit on a slot name (NAMEDATALEN - 1). */
@@ -143,28 +144,33 @@ export async function endSlotHolder(config: PostgresSourceConfig, slot: string):
 }
 
 /**
- * The server's WAL flush position, paired with the local time read before the query was sent (see flush-clock.ts):
- * every commit acknowledged before `at` is at or below `lsn`. A standby reports what it has received (with
+ * The server's WAL insert position, paired with the local time read before the query was sent (see flush-clock.ts):
+ * every commit acknowledged before `at` is at or below `lsn`. The insert position, not the flush position: with
+ * `synchronous_commit = off` a commit is acknowledged before its WAL is flushed (CI restored "latest" without the last
+ * commit on such a server when the flush position dated the pieces). A standby reports what it has received (with
  * asynchronous replication a commit acknowledged by the primary may not have reached it yet; docs/pitr.md). Also the
- * last checkpoint's start (time and redo position: nothing was flushed beyond redo when the checkpoint began) when the
- * role may read it, which dates the WAL a slot reserved before the stream took its first reading.
+ * last checkpoint's start (time and redo position: nothing was inserted beyond redo when the checkpoint began) when
+ * the role may read it, which dates the WAL a slot reserved before the stream took its first reading.
  */
-export async function readFlushSamples(config: PostgresSourceConfig): Promise<{ now?: { at: number; lsn: bigint }; checkpoint?: { at: number; lsn: bigint } }> {
+export async function readFlushSamples(config: PostgresSourceConfig, segmentSize: number): Promise<{ now?: { at: number; lsn: bigint }; checkpoint?: { at: number; lsn: bigint } }> {
   return withClient(config, config.maintenanceDatabase, async (client) => {
     const at = Date.now();
-    const { rows } = await client.query<{ flush: string | null }>(
-      'SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_flush_lsn() END)::text AS flush',
+    const { rows } = await client.query<{ position: string | null; standby: boolean; block: string }>(
+      "SELECT (CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_insert_lsn() END)::text AS position, pg_is_in_recovery() AS standby, current_setting('wal_block_size') AS block",
     );
-    const flush = rows[0]?.flush;
+    const reading = rows[0];
+    const blockSize = Number(reading?.block);
+    const asRecordEnd = (lsn: bigint) => insertPositionAsRecordEnd(lsn, blockSize, segmentSize);
+    const position = reading?.position ? (reading.standby ? parseLsn(reading.position) : asRecordEnd(parseLsn(reading.position))) : undefined;
     let checkpoint: { at: number; lsn: bigint } | undefined;
     try {
       const control = await client.query<{ redo: string | null; seconds: string | null }>('SELECT redo_lsn::text AS redo, extract(epoch FROM checkpoint_time)::bigint::text AS seconds FROM pg_control_checkpoint()');
       const row = control.rows[0];
       // checkpoint_time is in whole seconds, rounded down: still no later than the checkpoint's start.
-      if (row?.redo && row.seconds) checkpoint = { at: Number(row.seconds) * 1000, lsn: parseLsn(row.redo) };
+      if (row?.redo && row.seconds) checkpoint = { at: Number(row.seconds) * 1000, lsn: asRecordEnd(parseLsn(row.redo)) };
     } catch {
       // pg_control_checkpoint() is not granted to every role: without it the stream only dates what it read itself.
     }
-    return { ...(flush ? { now: { at, lsn: parseLsn(flush) } } : {}), ...(checkpoint ? { checkpoint } : {}) };
+    return { ...(position !== undefined ? { now: { at, lsn: position } } : {}), ...(checkpoint ? { checkpoint } : {}) };
   });
 }

@@ -69,7 +69,7 @@ export class Spool extends ChangeLogSpool<SpoolState> {
       throw error;
     }
     const size = (await stat(target)).size;
-    // The end of the last whole record (wal-end.ts), which is what the server's flush position is compared with.
+    // The end of the last whole record (wal-end.ts), which is what the server's insert position is compared with.
     const dataEnd = await walDataEnd(target, size, startLsn);
     if (dataEnd === 0) {
       await rm(target, { force: true });

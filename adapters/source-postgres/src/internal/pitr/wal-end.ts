@@ -3,8 +3,8 @@
 // end: a record may itself end in zero bytes, and a half-written record is not WAL a restore can replay. So the file is
 // read the way PostgreSQL reads it: page headers (a long one at the segment's start, short ones after), record headers
 // (`xl_tot_len`, records 8-byte aligned, continued across pages with `xlp_rem_len`), each record's `xl_prev` pointing
-// at the one before, and the last record's CRC-32C. The end is where the next record would start (the server's flush
-// position after that record), so it compares with `pg_current_wal_flush_lsn()` readings (flush-clock.ts).
+// at the one before, and the last record's CRC-32C. The end is where the next record would start (the server's insert
+// position after that record), so it compares with `pg_current_wal_insert_lsn()` readings (flush-clock.ts).
 import { open, type FileHandle } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 

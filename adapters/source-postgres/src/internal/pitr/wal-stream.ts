@@ -142,12 +142,12 @@ class WalStream {
   }
 
   /**
-   * One reading of the server's flush position for the clock (and, at set-up, the last checkpoint's start, which
+   * One reading of the server's insert position for the clock (and, at set-up, the last checkpoint's start, which
    * dates the WAL the slot reserved before it). A failed reading is skipped: the pieces are dated by earlier ones.
    */
   private async readFlushClock(withCheckpoint = false): Promise<void> {
     try {
-      const { now, checkpoint } = await readFlushSamples(this.config);
+      const { now, checkpoint } = await readFlushSamples(this.config, this.segmentSize);
       if (withCheckpoint && checkpoint) this.clock.record(checkpoint);
       if (now) this.clock.record(now);
     } catch {
@@ -347,7 +347,7 @@ class WalStream {
         if (yielded.has(name)) continue;
         yielded.add(name);
         // A fresh reading for the newest completed segment: after a WAL switch on a quiet server (a base backup ends
-        // with one) nothing follows it, the server's flush position is its end, and it covers up to now. Older ones
+        // with one) nothing follows it, the server's insert position is its end, and it covers up to now. Older ones
         // (a catch-up) are dated by earlier readings, without a query each.
         if (index === ready.length - 1) await this.readFlushClock();
         yield await this.completedSegment(name);
@@ -401,7 +401,7 @@ class WalStream {
   ): Promise<{ name: string; dataEnd: number; segment: ChangeLogSegment } | undefined> {
     const name = await this.spool.partialInReceiveDir();
     if (!name) return undefined;
-    // Read before the copy: when pg_receivewal has received up to the server's flush position by the time the copy
+    // Read before the copy: when pg_receivewal has received up to the server's insert position by the time the copy
     // is taken, the copy covers every commit acknowledged before this reading (flush-clock.ts).
     await this.readFlushClock();
     const snapshot = await this.spool.snapshotPartial(name, sequence, segmentStartLsn(name, this.segmentSize));
