@@ -6,6 +6,7 @@
 // archive byte-identical). Build first. Used for the profile of docs/benchmarks.md "Where a large-file backup's time
 // goes". Usage:
 //   node tooling/bench/directory-backup-alone.mjs <folder> [holdfast|tar] [source-directory dist] [engine dist]
+//   (an empty dist argument, '', is the repository's own)
 //   HOLDFAST_BENCH_OUTPUT_BASE  where the output file goes (default /dev/shm)
 //   HOLDFAST_BENCH_ALONE_LOCAL  1: the file is written as storage-local writes a put (temp file, byte counter, flushes
 //                               while it streams, fsync, rename); default: a plain fs WriteStream
@@ -31,8 +32,8 @@ if (!folderArg || !['holdfast', 'tar'].includes(which)) {
   process.exit(2);
 }
 const folder = resolve(folderArg);
-const sourceDist = resolve(sourceDistArg ?? join(repoRoot, 'adapters', 'source-directory', 'dist'));
-const engineDist = resolve(engineDistArg ?? join(repoRoot, 'plugins', 'engine', 'dist'));
+const sourceDist = resolve(sourceDistArg || join(repoRoot, 'adapters', 'source-directory', 'dist'));
+const engineDist = resolve(engineDistArg || join(repoRoot, 'plugins', 'engine', 'dist'));
 const importFrom = (dist, path) => import(pathToFileURL(join(dist, path)).href);
 // What the server does at startup (apps/server): its heap growth and the paced young collections.
 applyServerHeapSettings(process.env);
