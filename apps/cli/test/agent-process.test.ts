@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
-import { chmod, mkdir, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -153,6 +153,24 @@ describe('holdfast agent against a real server process', () => {
     expect(thief.stdoutLines.join('\n')).toContain('enrollment token refused: unknown or already used');
     expect((await call('GET', `/api/agents/${agentId}`)).body.status).toBe('online');
   }, 120_000);
+
+  it('killed during a test restore, it removes the scratch folder that restore left when it starts again', async () => {
+    // What a scratch-file test restore leaves when the agent dies in it: the folder with the restored file, listed in
+    // the state directory's journal (the calls themselves: agent-scratch-journal.test.ts).
+    agent.child.kill('SIGKILL');
+    await exitedWithin(agent, 10_000);
+    const scratch = join(work, 'scratch', 'holdfast-test-restore-0123456789ab-Ab12Cd');
+    await mkdir(scratch, { recursive: true });
+    await writeFile(join(scratch, 'restored.sqlite'), 'rows');
+    await writeFile(join(stateDir, 'scratch-folders.json'), JSON.stringify([scratch]));
+    agent = startAgent(stateDir);
+    const swept = await lineAfter(agent, 0, 'removed scratch folders a test restore left when the agent stopped', 30_000);
+    expect(swept.folders).toEqual([scratch]);
+    await lineAfter(agent, 0, 'connected', 60_000);
+    expect(existsSync(scratch)).toBe(false);
+    expect(existsSync(join(stateDir, 'scratch-folders.json'))).toBe(false);
+    expect((await call('GET', `/api/agents/${agentId}`)).body.status).toBe('online');
+  }, 90_000);
 
   it('connects through the HTTP proxy named by HTTP_PROXY (CONNECT tunnel), enrolling with HOLDFAST_AGENT_TOKEN', async () => {
     // A minimal forward proxy that only tunnels (RFC 9110 CONNECT), as corporate proxies do for TLS; it records the

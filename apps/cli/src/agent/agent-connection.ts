@@ -15,6 +15,7 @@ import { WebSocket } from 'ws';
 import { saveEnrollment, signWith, type AgentIdentity } from './agent-state.js';
 import { AgentCallRunner } from './call-runner.js';
 import { AgentHealthProbe, healthIntervalFromEnv } from './health.js';
+import { ScratchJournal } from './scratch-journal.js';
 
 /** One line of the agent's log (JSON on stdout). */
 export type AgentLog = (level: 'info' | 'warn' | 'error', msg: string, fields?: Record<string, unknown>) => void;
@@ -99,9 +100,13 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentExit> {
   // One probe for the agent's life: the dump tools' versions are asked once, at start.
   const health = options.health ?? new AgentHealthProbe(options.stateDir);
   const healthIntervalMs = options.healthIntervalMs ?? healthIntervalFromEnv(process.env, HEALTH_INTERVAL_MS);
+  // Before the first connection, so no test restore of this process uses them: folders an earlier run left.
+  const scratchJournal = new ScratchJournal(options.stateDir);
+  const swept = await scratchJournal.sweep().catch(() => [] as string[]);
+  if (swept.length > 0) options.log('info', 'removed scratch folders a test restore left when the agent stopped', { folders: swept });
   let attempt = 0;
   while (!options.signal.aborted) {
-    const outcome = await connectOnce(url, options, health, healthIntervalMs);
+    const outcome = await connectOnce(url, options, health, healthIntervalMs, scratchJournal);
     if (options.signal.aborted) break;
     if (PERMANENT_CLOSE_CODES.has(outcome.code)) {
       options.log('error', 'server refused this agent for good', { code: outcome.code, reason: outcome.reason });
@@ -115,7 +120,7 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentExit> {
   return { stopped: true };
 }
 
-function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthProbe, healthIntervalMs: number): Promise<AttemptOutcome> {
+function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthProbe, healthIntervalMs: number, scratchJournal: ScratchJournal): Promise<AttemptOutcome> {
   const { identity, log } = options;
   const enrolling = identity.agentId === undefined;
   return new Promise((resolve) => {
@@ -178,7 +183,7 @@ function connectOnce(url: string, options: AgentRunOptions, health: AgentHealthP
       // Log lines go to the server only when it said it accepts them (an older server would close the connection).
       // Direct uploads: a fresh X25519 key pair per connection, in memory only (the server seals each call's secrets to it).
       const direct = serverOffersDirect ? { keys: createSealKeyPair(), agentId } : undefined;
-      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log, forwardLogs, direct);
+      runner = new AgentCallRunner(socket, options.registry ?? new AdapterRegistry(), log, forwardLogs, direct, scratchJournal);
       pingIntervalMs = interval;
       watch(interval);
       // Features go only to a server that listed its own (an older one refuses unknown hello fields).

@@ -16,6 +16,7 @@ import type { AgentLog } from './agent-connection.js';
 import { runArchiveDump, runArchiveRestore } from './archive-runner.js';
 import { runDirectDump } from './direct-dump.js';
 import { runScratchCall } from './scratch-calls.js';
+import type { ScratchJournal } from './scratch-journal.js';
 
 /** Bytes queued on the socket above which a dump's output waits for it to drain. */
 const SEND_BUFFER_LIMIT = 4 * 1024 * 1024;
@@ -112,6 +113,8 @@ export class AgentCallRunner {
     private readonly forwardLogs = false,
     /** Direct uploads: this connection's X25519 key pair (memory only) and the agent's id, bound into sealed bundles. */
     private readonly direct?: { keys: SealKeyPair; agentId: string },
+    /** Scratch folders made and not yet removed, swept at the agent's next start (scratch-journal.ts). */
+    private readonly scratchJournal?: ScratchJournal,
   ) {}
 
   /** A frame after the welcome. Returns false when it is not a call frame (the connection handles it). */
@@ -241,7 +244,7 @@ export class AgentCallRunner {
       case 'scratchWriteOwner':
       case 'scratchMakeFolder':
       case 'scratchRemoveFolder':
-        return runScratchCall(frame, adapter, signal);
+        return runScratchCall(frame, adapter, signal, this.scratchJournal);
       case 'archiveDump':
         return runArchiveDump(frame, adapter, { input: call.input!, output: call.output!, signal, send: (reply) => this.send(reply) });
       case 'archiveRestore':

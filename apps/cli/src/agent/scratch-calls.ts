@@ -1,11 +1,11 @@
 import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { basename, isAbsolute, join, normalize } from 'node:path';
+import { isAbsolute, join, normalize } from 'node:path';
 import type { CallFrame } from '@holdfast/agents/protocol';
 import type { SourceAdapter } from '@holdfast/kernel';
+import { isScratchFolder, type ScratchJournal } from './scratch-journal.js';
 
-/** The only folder names the agent makes or removes for a test restore (the engine's scratch folder names). */
+/** The only folder names the agent makes for a test restore (the engine's scratch folder names). */
 const SCRATCH_PREFIX = /^holdfast-test-restore-[0-9a-f]{12}-$/;
-const SCRATCH_FOLDER = /^holdfast-test-restore-[0-9a-f]{12}-[A-Za-z0-9]{6}$/;
 /** Longest path or name a scratch call carries. */
 const MAX_TEXT = 4096;
 
@@ -17,15 +17,17 @@ const MAX_TEXT = 4096;
  * The folder calls act only on what a test restore's scratch folder looks like: `scratchMakeFolder` makes one new
  * folder `holdfast-test-restore-<tag>-XXXXXX` below an absolute parent, and `scratchRemoveFolder` removes only an
  * absolute path with such a last name, so the server cannot use them to remove anything else of the agent's disk.
+ * With a `journal`, the folders made and not yet removed are recorded, so the agent sweeps them at its next start
+ * when it died during a test restore.
  */
-export async function runScratchCall(frame: CallFrame, adapter: SourceAdapter, signal: AbortSignal): Promise<unknown> {
+export async function runScratchCall(frame: CallFrame, adapter: SourceAdapter, signal: AbortSignal, journal?: ScratchJournal): Promise<unknown> {
   const text = (key: string) => {
     const value = frame.options[key];
     if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TEXT || value.includes('\0')) throw new Error(`scratch call without a valid ${key}`);
     return value;
   };
-  if (frame.method === 'scratchMakeFolder') return makeFolder(text('parent'), text('prefix'));
-  if (frame.method === 'scratchRemoveFolder') return removeFolder(text('directory'));
+  if (frame.method === 'scratchMakeFolder') return makeFolder(text('parent'), text('prefix'), journal);
+  if (frame.method === 'scratchRemoveFolder') return removeFolder(text('directory'), journal);
   const scratch = adapter.scratch?.();
   if (!scratch) throw new Error('this source has no scratch databases on the agent');
   switch (frame.method) {
@@ -52,20 +54,28 @@ export async function runScratchCall(frame: CallFrame, adapter: SourceAdapter, s
   throw new Error(`${frame.method} does not apply to this source's scratch (${scratch.placement})`);
 }
 
-async function makeFolder(parent: string, prefix: string): Promise<string> {
+async function makeFolder(parent: string, prefix: string, journal: ScratchJournal | undefined): Promise<string> {
   if (!isAbsolute(parent)) throw new Error(`the scratch folder's parent must be an absolute path on the agent: ${parent}`);
   if (!SCRATCH_PREFIX.test(prefix)) throw new Error('not a test restore scratch folder name');
   await mkdir(parent, { recursive: true });
-  return mkdtemp(join(normalize(parent), prefix));
+  const directory = await mkdtemp(join(normalize(parent), prefix));
+  try {
+    await journal?.add(directory);
+  } catch (error) {
+    // A folder the journal does not hold would outlive a crash unseen: it is not handed out.
+    await rm(directory, { recursive: true, force: true });
+    throw new Error(`the scratch folder could not be recorded in the agent's state directory: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  return directory;
 }
 
-async function removeFolder(directory: string): Promise<boolean> {
-  if (!isAbsolute(directory) || normalize(directory) !== directory || !SCRATCH_FOLDER.test(basename(directory))) {
-    throw new Error('only a test restore scratch folder (holdfast-test-restore-...) is removed');
-  }
+async function removeFolder(directory: string, journal: ScratchJournal | undefined): Promise<boolean> {
+  if (!isScratchFolder(directory)) throw new Error('only a test restore scratch folder (holdfast-test-restore-...) is removed');
   await rm(directory, { recursive: true, force: true });
-  return access(directory).then(
+  const isGone = await access(directory).then(
     () => false,
     () => true,
   );
+  if (isGone) await journal?.remove(directory);
+  return isGone;
 }
