@@ -39,7 +39,7 @@ export async function privateStateDir(dir: string): Promise<void> {
 }
 
 /** Writes a file readable by its owner only, replacing it atomically (a crash never leaves half a key). */
-async function writePrivate(path: string, content: string): Promise<void> {
+export async function writePrivate(path: string, content: string): Promise<void> {
   const temporary = `${path}.${process.pid}.tmp`;
   const handle = await open(temporary, 'wx', 0o600);
   try {

@@ -1,11 +1,12 @@
 // Scratch folders this agent made for test restores and has not removed yet, kept in its state directory. A test
 // restore that dies with the agent (SIGKILL, host reboot) leaves its folder behind; the server cannot sweep the
 // agent's disk, so the agent removes what the journal lists when it starts again (docs/agents.md "Test restores").
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { basename, isAbsolute, join, normalize } from 'node:path';
+import { writePrivate } from './agent-state.js';
 
 /** A test restore scratch folder's name (the engine's `holdfast-test-restore-<tag>-XXXXXX`). */
-export const SCRATCH_FOLDER = /^holdfast-test-restore-[0-9a-f]{12}-[A-Za-z0-9]{6}$/;
+const SCRATCH_FOLDER = /^holdfast-test-restore-[0-9a-f]{12}-[A-Za-z0-9]{6}$/;
 const FILE = 'scratch-folders.json';
 
 /** Whether `directory` is an absolute, normalized path to a scratch folder: the only kind the agent removes. */
@@ -61,9 +62,8 @@ export class ScratchJournal {
         await rm(this.file, { force: true });
         return;
       }
-      // Written beside and renamed: a crash mid-write leaves the old journal, never half of one.
-      await writeFile(`${this.file}.tmp`, JSON.stringify(folders), { mode: 0o600 });
-      await rename(`${this.file}.tmp`, this.file);
+      // Replaced atomically, owner-only, as the agent's other state files: a crash leaves the old journal, never half.
+      await writePrivate(this.file, JSON.stringify(folders));
     });
     this.pending = next.catch(() => undefined);
     return next;
