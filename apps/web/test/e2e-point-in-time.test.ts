@@ -82,6 +82,7 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
   let localDir: string;
   let restoreParent: string;
   let jobId: string | undefined;
+  let writer: ReturnType<typeof setInterval> | undefined;
   const findings: AxeFinding[] = [];
 
   beforeAll(async () => {
@@ -98,9 +99,13 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     await useSessionIn(context, server.url, admin);
     page = await context.newPage();
     page.setDefaultTimeout(20_000);
+    // A window grows only with new WAL (docs/pitr.md, "Seen on a quiet server"): one commit a second keeps it moving
+    // when no other suite writes to the shared cluster (CI timed out waiting for the window on a quiet cluster).
+    writer = setInterval(() => void superuser(cluster, 'SELECT txid_current()').catch(() => undefined), 1_000);
   }, 120_000);
 
   afterAll(async () => {
+    clearInterval(writer);
     await browser?.close();
     // Closing the server stops the WAL stream; its WAL sender may hold the slot a moment longer.
     await server?.close();
@@ -153,10 +158,15 @@ suite(`point-in-time panel and restore picker in Chromium${'reason' in chromiumF
     await superuser(cluster, 'SELECT txid_current()');
     await superuser(cluster, 'SELECT pg_switch_wal()');
     // The window opens as a single instant (start = end) and grows with every partial.
+    let seen: unknown;
     const view = await until('a recoverable window of at least two seconds', async () => {
       const current = await pointInTime();
+      seen = current;
       return current.window && Date.parse(current.window.end) - Date.parse(current.window.start) >= 2_000 ? current : null;
-    }, 90_000);
+    }, 90_000).catch((error: Error) => {
+      // What the job reported last (stream state, pieces, gaps): enough to tell a stalled stream from a quiet server.
+      throw new Error(`${error.message}; the job's point-in-time view last said ${JSON.stringify(seen)}`);
+    });
     expect(Date.parse(view.window.start)).toBeGreaterThan(Date.parse(STARTED_AT));
     expect(view.recoveryPointSeconds).toEqual(expect.any(Number));
   }, 300_000);
