@@ -11,6 +11,7 @@ export * from './fs-errors.js';
 export * from './remote-exec/index.js';
 export * from './dump-handle.js';
 export * from './change-log-spool.js';
+export * from './change-log-idle.js';
 export * from './channel-http.js';
 export * from './oauth-tokens.js';
 export * from './staged-restore.js';

@@ -5,7 +5,7 @@
 // with the file it was writing, and reports a gap when the server purged a file the spool never received.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterError, ChangeLogNotices, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
+import { AdapterError, ChangeLogNotices, IDLE_REDATE_MS, isIdleRedateDue, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
 import type { MysqlSourceConfig } from '../../config.js';
 import { ORIGIN } from '../connection.js';
 import { scanEvents, type EventScan } from './binlog-events.js';
@@ -25,8 +25,11 @@ const STEADY_RUN_MS = 60_000;
 /** Binary logs have no timelines; one series of files is timeline 1 (the engine keys pieces by it). */
 const TIMELINE = 1;
 
+/** The contract's options; `idleRedateMs` (tests) replaces {@link IDLE_REDATE_MS}. */
+export type BinlogStreamOptions = ChangeLogStreamOptions & { idleRedateMs?: number };
+
 /** Starts the stream at once; it runs until `options.signal` aborts or it fails. */
-export function openBinlogStream(config: MysqlSourceConfig, options: ChangeLogStreamOptions): ChangeLogStream {
+export function openBinlogStream(config: MysqlSourceConfig, options: BinlogStreamOptions): ChangeLogStream {
   const stream = new BinlogStream(config, options);
   return {
     segments: stream.segments(),
@@ -54,7 +57,7 @@ class BinlogStream {
 
   constructor(
     private readonly config: MysqlSourceConfig,
-    private readonly options: ChangeLogStreamOptions,
+    private readonly options: BinlogStreamOptions,
   ) {
     this.spool = new BinlogSpool(options.spoolDir);
     this.replicaServerId = replicaServerIdFor(options.streamId);
@@ -297,7 +300,8 @@ class BinlogStream {
   /**
    * A frozen copy of the file being written, cut after its last whole event and, when it is behind the server's
    * position, topped up with what the server has beyond it (binlog-topup.ts), when it holds more than the last one
-   * reported. Its
+   * reported, or when it is the same as the last one on a server nobody writes to and that one's claim is
+   * `idleRedateMs` old (a minute; without it the window's end would stand still on an idle server). Its
    * `coversUntil`: when the copy reaches the server's position read just before it (SHOW BINARY LOGS), every commit
    * before that reading is in it, so the time of the reading; otherwise (behind) just before the newest event's
    * second, since more events of that second may still be on their way.
@@ -320,12 +324,14 @@ class BinlogStream {
     }
     const state = await this.spool.readState();
     const reported = state.reported?.name === name ? state.reported : undefined;
-    if (reported && end <= reported.size) {
+    const isCaughtUp = current !== undefined && current.name === name && end >= current.size;
+    // Not grown: reported again only on a server nobody writes to (caught up), dated by this reading, once the claim is old.
+    const isRedated = reported !== undefined && isCaughtUp && isIdleRedateDue(readAt, Date.parse(reported.coversUntil), readAt, this.options.idleRedateMs ?? IDLE_REDATE_MS);
+    if (reported && end <= reported.size && !isRedated) {
       await this.spool.remove(snapshot.path);
       return undefined;
     }
     if (logs) this.reportLag(name, end, logs);
-    const isCaughtUp = current !== undefined && current.name === name && end >= current.size;
     const claims = [isCaughtUp ? readAt : newestSeconds * 1000 - 1, reported ? Date.parse(reported.coversUntil) : 0];
     const coversUntil = new Date(Math.max(...claims));
     await this.spool.writeState({ ...state, reported: { name, size: end, coversUntil: coversUntil.toISOString() } });

@@ -37,11 +37,17 @@ export class FlushClock {
    * known (no reading that low and no earlier claim): the caller must not claim an instant then.
    */
   coveredAt(endLsn: bigint): number | undefined {
-    let newest: number | undefined;
-    for (const sample of this.samples) if (sample.lsn <= endLsn && (newest === undefined || sample.at > newest)) newest = sample.at;
+    const newest = this.newestReadingAtOrBelow(endLsn);
     const best = newest === undefined ? this.claimed : this.claimed === undefined ? newest : Math.max(newest, this.claimed);
     if (best !== undefined) this.claimed = best;
     return best;
+  }
+
+  /** The time of the newest reading at or below `endLsn`, claiming nothing (undefined when there is none). */
+  newestReadingAtOrBelow(endLsn: bigint): number | undefined {
+    let newest: number | undefined;
+    for (const sample of this.samples) if (sample.lsn <= endLsn && (newest === undefined || sample.at > newest)) newest = sample.at;
+    return newest;
   }
 
   /** What the newest piece was reported to cover, for the spool to remember across restarts. */

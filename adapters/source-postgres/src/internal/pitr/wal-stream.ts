@@ -4,7 +4,7 @@
 // pg_receivewal when it exits (a server restart, a network cut), recreates a slot someone dropped, and says so.
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterError, ChangeLogNotices, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
+import { AdapterError, ChangeLogNotices, IDLE_REDATE_MS, isIdleRedateDue, type ChangeLogNotice, type ChangeLogSegment, type ChangeLogStream, type ChangeLogStreamOptions } from '@holdfast/sdk';
 import type { PostgresSourceConfig } from '../../config.js';
 import { ORIGIN, scrub } from '../connection.js';
 import { classifyReceiverExit, receiverError, startReceiver, type ReceiverEvent } from './receiver.js';
@@ -28,8 +28,12 @@ export async function dropWalStreamSlot(config: PostgresSourceConfig, streamId: 
   await dropSlot(config, slotNameFor(streamId));
 }
 
+/** The contract's options; `idleRedateMs` (tests) replaces {@link IDLE_REDATE_MS}. */
+export type WalStreamOptions = ChangeLogStreamOptions & { idleRedateMs?: number };
+
 /** Starts the stream at once; it runs until `options.signal` aborts or it fails. */
-export function openWalStream(config: PostgresSourceConfig, options: ChangeLogStreamOptions): ChangeLogStream {
+
+export function openWalStream(config: PostgresSourceConfig, options: WalStreamOptions): ChangeLogStream {
   const stream = new WalStream(config, options);
   return {
     segments: stream.segments(),
@@ -56,7 +60,7 @@ class WalStream {
 
   constructor(
     private readonly config: PostgresSourceConfig,
-    private readonly options: ChangeLogStreamOptions,
+    private readonly options: WalStreamOptions,
   ) {
     this.slot = slotNameFor(options.streamId);
     this.spool = new Spool(options.spoolDir);
@@ -407,9 +411,13 @@ class WalStream {
     const snapshot = await this.spool.snapshotPartial(name, sequence, segmentStartLsn(name, this.segmentSize));
     if (!snapshot) return undefined;
     const end = segmentStartLsn(name, this.segmentSize) + BigInt(snapshot.dataEnd);
-    const coversUntil = last && last.name === name && snapshot.dataEnd <= last.dataEnd ? undefined : await this.coveredUntil(end);
+    const hasGrown = !(last && last.name === name && snapshot.dataEnd <= last.dataEnd);
+    // Unchanged on a server nobody writes to: reported again, dated by the fresh reading, once the claim is old.
+    const isRedated = !hasGrown && isIdleRedateDue(this.clock.newestReadingAtOrBelow(end), this.clock.lastClaim, Date.now(), this.options.idleRedateMs ?? IDLE_REDATE_MS);
+    const coversUntil = hasGrown || isRedated ? await this.coveredUntil(end) : undefined;
     if (!coversUntil) {
-      // Not grown since the last report, or no reading dates it yet (pg_receivewal is behind every reading).
+      // Not grown since the last report (and not due to be dated again), or no reading dates it yet (pg_receivewal is
+      // behind every reading).
       await this.spool.remove(snapshot.path);
       return undefined;
     }
