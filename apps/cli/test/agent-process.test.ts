@@ -4,6 +4,9 @@
 import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const SERVER_MAIN = fileURLToPath(new URL('../../server/dist/main.js', import.meta.url));
 const CLI = fileURLToPath(new URL('../bin/holdfast.mjs', import.meta.url));
+const run = promisify(execFile);
 const ADMIN = { email: 'agents-admin@example.test', password: 'correct horse battery staple' };
 
 interface LogLine {
@@ -211,6 +215,69 @@ describe('holdfast agent against a real server process', () => {
     } finally {
       proxy.close();
       proxy.closeAllConnections();
+    }
+  }, 90_000);
+
+  it('connects to an https server through HTTPS_PROXY with TLS end to end (the proxy sees only a TLS handshake)', async () => {
+    // The server behind a TLS terminator for "localhost" (a self-signed certificate the agent trusts through
+    // NODE_EXTRA_CA_CERTS, as an operator with a private CA does), reached through a CONNECT-only proxy named by
+    // HTTPS_PROXY. HTTP_PROXY names a closed port: an https server must take HTTPS_PROXY.
+    const certDir = await privateDir('tls');
+    const certFile = join(certDir, 'cert.pem');
+    const keyFile = join(certDir, 'key.pem');
+    await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost', '-days', '1', '-keyout', keyFile, '-out', certFile]);
+    const terminator = createTlsServer({ cert: await readFile(certFile), key: await readFile(keyFile) }, (secure) => {
+      const plain = connect(port, '127.0.0.1', () => {
+        secure.pipe(plain);
+        plain.pipe(secure);
+      });
+      plain.on('error', () => secure.destroy());
+      secure.on('error', () => plain.destroy());
+    });
+    await new Promise<void>((resolve) => terminator.listen(0, '127.0.0.1', resolve));
+    const tlsPort = (terminator.address() as AddressInfo).port;
+    const tunnelled: Array<{ target: string; firstByte?: number }> = [];
+    const proxy: Server = createServer((_request, response) => response.writeHead(405).end());
+    proxy.on('connect', (request, client, head) => {
+      const record: { target: string; firstByte?: number } = { target: String(request.url) };
+      tunnelled.push(record);
+      const upstream = connect(tlsPort, '127.0.0.1', () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      client.once('data', (chunk: Buffer) => (record.firstByte ??= chunk[0]));
+      if (head.length > 0) record.firstByte = head[0];
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    try {
+      const created = await call('POST', '/api/agents', { name: 'tls-proxied-agent' });
+      const secured = spawnNode(CLI, ['agent', '--server', `https://localhost:${tlsPort}`, '--state-dir', await privateDir('tls-proxied')], {
+        PATH: process.env.PATH,
+        HOME: work,
+        HTTPS_PROXY: proxyUrl,
+        HTTP_PROXY: 'http://127.0.0.1:1',
+        NODE_EXTRA_CA_CERTS: certFile,
+        HOLDFAST_AGENT_TOKEN: created.body.enrollmentToken,
+      });
+      agents.push(secured);
+      const starting = await lineAfter(secured, 0, 'agent starting', 60_000);
+      expect(starting.proxy).toBe(new URL(proxyUrl).host);
+      await lineAfter(secured, 0, 'connected', 30_000);
+      // Every tunnel went to the TLS port by name, and its first byte was a TLS handshake record (22), not HTTP.
+      expect(tunnelled.length).toBeGreaterThan(0);
+      for (const tunnel of tunnelled) expect(tunnel).toEqual({ target: `localhost:${tlsPort}`, firstByte: 22 });
+      expect((await call('GET', `/api/agents/${created.body.agent.id}`)).body.status).toBe('online');
+      secured.child.kill('SIGTERM');
+      expect((await exitedWithin(secured, 10_000)).code).toBe(0);
+    } finally {
+      proxy.close();
+      proxy.closeAllConnections();
+      terminator.close();
     }
   }, 90_000);
 
