@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChangeLogSegment } from '@holdfast/sdk';
+import { watchIdleChangeLog } from '@holdfast/testkit';
 import { FlushClock } from '../src/internal/pitr/flush-clock.js';
 import { dropWalStreamSlot, openWalStream } from '../src/internal/pitr/wal-stream.js';
 import { physicalConfig, superSql } from './pitr-helpers.js';
@@ -44,39 +44,19 @@ describe('dating an unchanged copy again', () => {
     const idleRedateMs = 3_000;
     const flushIntervalMs = 1_000;
     const stream = openWalStream(config, { streamId, spoolDir: join(work, 'spool'), flushIntervalMs, signal: controller.signal, idleRedateMs });
-    const seen: Array<ChangeLogSegment & { seenAt: number }> = [];
-    const consumed = (async () => {
-      for await (const segment of stream.segments) {
-        seen.push({ ...segment, seenAt: Date.now() });
-        await stream.archived(segment);
-      }
-    })();
-    consumed.catch(() => undefined);
-    // One write after the slot exists, so the segment being written has a partial to report.
-    const deadline = Date.now() + 30_000;
-    while (!seen.some((segment) => segment.partial)) {
-      if (Date.now() > deadline) throw new Error(`no partial within 30 s; seen: ${seen.map((s) => s.name).join(' ')}`);
-      await superSql(`CREATE TABLE IF NOT EXISTS ${table} (at timestamptz)`);
-      await superSql(`INSERT INTO ${table} VALUES (now())`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-    const lastWrite = Date.now();
-    // Watch 12 s without writing: the newest claim's age, sampled every 200 ms.
-    let oldest = 0;
-    const watchEnd = Date.now() + 12_000;
-    while (Date.now() < watchEnd) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const newest = Math.max(...seen.map((segment) => segment.coversUntil.getTime()));
-      oldest = Math.max(oldest, Date.now() - newest);
-    }
-    const afterWrite = seen.filter((segment) => segment.seenAt > lastWrite + 2_000);
+    // One write after the slot exists, so the segment being written has a partial to report; then 12 s without.
+    const watch = await watchIdleChangeLog(stream, {
+      write: async () => {
+        await superSql(`CREATE TABLE IF NOT EXISTS ${table} (at timestamptz)`);
+        await superSql(`INSERT INTO ${table} VALUES (now())`);
+      },
+      watchMs: 12_000,
+    });
     // Bound: the re-dating interval, a flush interval to notice it, and 3 s for a loaded machine.
-    expect(oldest, `ages: newest claims ${seen.map((s) => `${s.name}${s.partial ? '(p)' : ''}@${s.coversUntil.toISOString()}`).join(' ')}`).toBeLessThanOrEqual(idleRedateMs + flushIntervalMs + 3_000);
-    expect(afterWrite.length).toBeGreaterThan(0);
-    // Claims never go back.
-    for (let i = 1; i < seen.length; i++) expect(seen[i]!.coversUntil.getTime()).toBeGreaterThanOrEqual(seen[i - 1]!.coversUntil.getTime());
+    expect(watch.oldestAgeMs, watch.described).toBeLessThanOrEqual(idleRedateMs + flushIntervalMs + 3_000);
+    expect(watch.piecesAfterLastWrite, watch.described).toBeGreaterThan(0);
+    expect(watch.claimsNeverGoBack, watch.described).toBe(true);
     controller.abort();
     await stream.done;
-    await consumed;
   }, 90_000);
 });

@@ -9,3 +9,4 @@ export * from './instantiate.js';
 export * from './wait.js';
 export * from './redirect-pair.js';
 export * from './oauth-redirects.js';
+export * from './idle-change-log.js';
