@@ -32,7 +32,6 @@ export async function dropWalStreamSlot(config: PostgresSourceConfig, streamId: 
 export type WalStreamOptions = ChangeLogStreamOptions & { idleRedateMs?: number };
 
 /** Starts the stream at once; it runs until `options.signal` aborts or it fails. */
-
 export function openWalStream(config: PostgresSourceConfig, options: WalStreamOptions): ChangeLogStream {
   const stream = new WalStream(config, options);
   return {
