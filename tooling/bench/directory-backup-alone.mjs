@@ -5,7 +5,9 @@
 // SHA-256 of the stored bytes (the same tree and code give the same digest: a quick check that a change kept the
 // archive byte-identical). Build first. Used for the profile of docs/benchmarks.md "Where a large-file backup's time
 // goes". Usage:
-//   node tooling/bench/directory-backup-alone.mjs <folder> [holdfast|tar] [source-directory dist] [engine dist]
+//   node tooling/bench/directory-backup-alone.mjs <folder> [holdfast|holdfast-in-process|tar] [source-directory dist] [engine dist]
+//   holdfast: as a server does (the archive writer's child writes into zstd's stdin; docs/benchmarks.md, "The archive
+//   writer's own process"); holdfast-in-process: the tar written in this process and copied into zstd's stdin
 //   (an empty dist argument, '', is the repository's own)
 //   HOLDFAST_BENCH_OUTPUT_BASE  where the output file goes (default /dev/shm)
 //   HOLDFAST_BENCH_ALONE_LOCAL  1: the file is written as storage-local writes a put (temp file, byte counter, flushes
@@ -27,8 +29,8 @@ import { applyYoungCollections } from '../../apps/server/dist/young-collections.
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [folderArg, which = 'holdfast', sourceDistArg, engineDistArg] = process.argv.slice(2);
-if (!folderArg || !['holdfast', 'tar'].includes(which)) {
-  console.error('usage: directory-backup-alone.mjs <folder> [holdfast|tar] [source-directory dist] [engine dist]');
+if (!folderArg || !['holdfast', 'holdfast-in-process', 'tar'].includes(which)) {
+  console.error('usage: directory-backup-alone.mjs <folder> [holdfast|holdfast-in-process|tar] [source-directory dist] [engine dist]');
   process.exit(2);
 }
 const folder = resolve(folderArg);
@@ -43,28 +45,29 @@ silent.child = () => silent;
 
 // Loaded before the clock starts (module loading is not the backup's time).
 const { startDump } = await importFrom(sourceDist, 'internal/dump.js');
+const { startPipedDump } = await importFrom(sourceDist, 'internal/piped-dump.js');
 const { streamBackup } = await importFrom(engineDist, 'run/backup-pipeline.js');
-const { externalCompressorFor } = await importFrom(engineDist, 'codec/compression/external-compressor.js');
+const { externalCompressorFor, createExternalCompressStream } = await importFrom(engineDist, 'codec/compression/external-compressor.js');
 const { writeAtomically } = await importFrom(join(repoRoot, 'adapters', 'storage-local', 'dist'), 'internal/atomic-write.js');
 const asLocalPut = process.env.HOLDFAST_BENCH_ALONE_LOCAL === '1';
 
 /** The Holdfast side: dump -> streamBackup -> one file; answers the digests. */
-async function holdfastBackup(output) {
+async function holdfastBackup(output, piped) {
   const signal = new AbortController().signal;
-  const dump = await startDump({
-    roots: [{ index: 0, path: folder }],
-    exclude: [],
-    followSymlinks: false,
-    maxOpenFiles: 16,
-    logger: silent,
-    signal,
-  });
+  const roots = [{ index: 0, path: folder }];
+  const externalCompressor = externalCompressorFor({ codec: 'ZSTD' });
+  const compressor = piped ? createExternalCompressStream(externalCompressor) : undefined;
+  const dump = piped
+    ? await startPipedDump({ roots, exclude: [], followSymlinks: false, input: compressor.input, logger: silent, signal })
+    : await startDump({ roots, exclude: [], followSymlinks: false, maxOpenFiles: 16, logger: silent, signal });
+  if (piped) compressor.releaseInput();
   const put = asLocalPut ? (_key, body) => writeAtomically(output, dirname(output), body) : (_key, body) => pipeline(body, createWriteStream(output));
   const storage = { name: 'file', adapter: { put } };
   const result = await streamBackup({
     dump: dump.stream,
     codec: 'ZSTD',
-    externalCompressor: externalCompressorFor({ codec: 'ZSTD' }),
+    externalCompressor,
+    ...(piped ? { compressor, piped: { bytesWritten: dump.piped.bytesWritten, done: dump.done } } : {}),
     encryptionKey: null,
     storages: [storage],
     key: 'backup',
@@ -83,7 +86,7 @@ const cpuBefore = process.cpuUsage();
 const started = process.hrtime.bigint();
 try {
   let digests;
-  if (which === 'holdfast') digests = await holdfastBackup(output);
+  if (which !== 'tar') digests = await holdfastBackup(output, which === 'holdfast');
   else execFileSync('sh', ['-c', `tar -cf - -C '${dirname(folder)}' '${basename(folder)}' | zstd -3 -T0 -q -c > '${output}'`]);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);

@@ -21,6 +21,7 @@ import type { DirectorySourceConfig } from './config.js';
 import { startArchiveDump } from './internal/archive-dump.js';
 import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { startDump } from './internal/dump.js';
+import { canPipeDump, startPipedDump } from './internal/piped-dump.js';
 import { DIRECTORY_ORIGIN, abandonInput, toAdapterError } from './internal/errors.js';
 import { restoreArchive, restoreDestination, type TarRestoreOptions } from './internal/restore.js';
 import type { ArchiveRoot } from './internal/walk.js';
@@ -86,12 +87,26 @@ export class DirectorySource implements SourceAdapter {
         signal: options.signal,
       });
     }
+    // Straight into the compressor from a child process of its own when the engine compresses in one; not with a
+    // refusal check of followed links (the host's rule is a function of this process).
+    const refusal = this.linkRefusal();
+    if (options.compressorInput && !(this.config.followSymlinks && refusal) && canPipeDump()) {
+      this.context.logger.info({ paths: roots.map((root) => root.path) }, 'starting directory dump into the compressor');
+      return startPipedDump({
+        roots,
+        exclude: [...this.config.exclude],
+        followSymlinks: this.config.followSymlinks,
+        input: options.compressorInput,
+        logger: this.context.logger,
+        signal: options.signal,
+      });
+    }
     this.context.logger.info({ paths: roots.map((root) => root.path), maxOpenFiles }, 'starting directory dump');
     return startDump({
       roots,
       exclude: this.config.exclude,
       followSymlinks: this.config.followSymlinks,
-      refusal: this.linkRefusal(),
+      refusal,
       maxOpenFiles,
       logger: this.context.logger,
       signal: options.signal,

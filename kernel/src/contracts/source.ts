@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { HealthResult } from '../adapter-context.js';
 import type { PointInTimeSupport } from './point-in-time.js';
 
@@ -43,6 +43,14 @@ export interface DumpOptions {
    * and `DumpStats.archive` must be set.
    */
   archive?: ArchiveDumpRequest;
+  /**
+   * The stdin of the child process that compresses this backup (`zstd`, `pigz`), offered when the engine compresses
+   * outside its own process. A source whose bytes come from a child process of its own may give that child this pipe
+   * as its stdout, so the uncompressed dump never passes through Holdfast's process; it then answers a handle with
+   * {@link DumpHandle.piped} set and an empty `stream`. Sources that do not use it ignore it (the engine then writes
+   * `stream` into the compressor as usual). The source must not write into it itself, nor end it.
+   */
+  compressorInput?: Writable;
 }
 
 // The seekable archive format lives in @holdfast/archive (sdk/archive), which the kernel does not depend on: these
@@ -128,6 +136,11 @@ export interface DumpHandle {
   done: Promise<DumpStats>;
   /** Suggested file extension including the dot, e.g. `.dump`, `.sql`, `.tar`. */
   extension: string;
+  /**
+   * Set when the dump went straight into {@link DumpOptions.compressorInput} (then `stream` ends without a byte): the
+   * bytes written so far, for progress. `done` must reject when the dump failed, so the engine drops what was stored.
+   */
+  piped?: { bytesWritten(): number };
 }
 
 /** Where a restore goes. */

@@ -15,7 +15,7 @@ const MIN_READ = 64 * 1024;
 const MAX_QUEUED_OTHERS = 256;
 // Files up to this size are read whole with synchronous calls when they are written (small-file-read.ts); larger ones
 // are opened ahead on libuv's pool and streamed.
-const SMALL_FILE_BYTES = 64 * 1024;
+export const SMALL_FILE_BYTES = 64 * 1024;
 // The writer yields to the event loop after this long (timers, HTTP requests and the engine's pipeline go on): with
 // synchronous reads of small files nothing else would run between two chunks handed on.
 const YIELD_AFTER_MS = 2;
@@ -39,7 +39,8 @@ function needsPax(...texts: (string | undefined)[]): boolean {
   return texts.some((text) => text !== undefined && Buffer.byteLength(text) !== text.length);
 }
 
-function headerOf(entry: ArchiveEntry, stats: Pick<Stats, 'mode' | 'mtime' | 'uid' | 'gid'>): Omit<TarHeader, 'name' | 'type' | 'size'> {
+/** The header facts of an entry: its mode bits, time and owner (and a PAX header for a non-ASCII link target). */
+export function headerOf(entry: ArchiveEntry, stats: Pick<Stats, 'mode' | 'mtime' | 'uid' | 'gid'>): Omit<TarHeader, 'name' | 'type' | 'size'> {
   return {
     mode: stats.mode & 0o7777,
     mtime: stats.mtime,

@@ -2,12 +2,19 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { describeFileError } from './errors.js';
 import { encodeHeader, paddingOf, type TarHeader } from './tar-header.js';
-import type { TarOutput } from './tar-output.js';
 import type { ArchiveEntry } from './walk.js';
 import type { WarningList } from './warnings.js';
 
 /** What the header of a file takes from its stats, besides the name, type and size. */
 export type HeaderFacts = (stats: Pick<Stats, 'mode' | 'mtime' | 'uid' | 'gid'>) => Omit<TarHeader, 'name' | 'type' | 'size'>;
+
+/** Where a tar is written: {@link TarOutput} in this process, the synchronous sink of the archive writer's child. */
+export interface TarSink {
+  append(bytes: Buffer): void;
+  zeros(count: number): void;
+  reserve(length: number): { buffer: Buffer; offset: number; room: number };
+  commit(length: number): void;
+}
 
 /** Reads `size` bytes from the start of `fd`; a short or failed read is zero-padded and named as a problem. */
 function readWhole(fd: number, size: number): { content: Buffer; problem?: string } {
@@ -42,7 +49,7 @@ function readWhole(fd: number, size: number): { content: Buffer; problem?: strin
  * opened is skipped with a warning; one larger than `limit` by now is answered `grown` (the caller streams it); a
  * failing stat or close throws (the dump fails, as for a large file).
  */
-export function addSmallFile(out: TarOutput, entry: ArchiveEntry, flags: number, limit: number, facts: HeaderFacts, warnings: WarningList): 'added' | 'grown' {
+export function addSmallFile(out: TarSink, entry: ArchiveEntry, flags: number, limit: number, facts: HeaderFacts, warnings: WarningList): 'added' | 'grown' {
   let fd: number;
   try {
     fd = openSync(entry.absolute, flags);

@@ -1,8 +1,8 @@
 import { createByteCounter, createHashingPassThrough, abortablePipeline, type StreamDigests } from '@holdfast/kernel';
-import type { Duplex, Readable, Transform } from 'node:stream';
+import { Transform, type Duplex, type Readable } from 'node:stream';
 import { createCompressStream, createEncryptStream, type CompressionCodec, type CompressionOptions, type EncryptionSidecarInfo } from '../codec/index.js';
 import { createAgeEncryptStream, type AgeSidecarInfo } from '../codec/age/index.js';
-import { createExternalCompressStream, type ExternalCompressor } from '../codec/compression/external-compressor.js';
+import { createExternalCompressStream, type ExternalCompressor, type ExternalCompressStream } from '../codec/compression/external-compressor.js';
 import type { StorageInstance } from './adapters.js';
 import { FanOut, startBranch, type FanOutBranch } from './fan-out.js';
 import { createWorkerHashingPassThrough, hashWorkerEnabled } from './worker-hashing.js';
@@ -30,6 +30,14 @@ export interface StreamBackupOptions {
   compression?: CompressionOptions;
   /** Compress in this child process (`zstd`, `pigz`) instead of in-process; the stored format is the same. */
   externalCompressor?: ExternalCompressor | null;
+  /** An external compressor started before the dump (its input offered to the source): used instead of a new one. */
+  compressor?: ExternalCompressStream;
+  /**
+   * The source wrote its dump straight into `compressor`'s input (DumpHandle.piped): `dump` carries no bytes, progress
+   * comes from the source's count, and the backup is stored only once `done` resolved (a dump that failed half-way
+   * must not leave a truncated backup behind, although the compressor saw a clean end of input).
+   */
+  piped?: { bytesWritten(): number; done: Promise<unknown> };
   encryptionKey: Buffer | null;
   /** A public-key profile's `age1...` recipient (issue 45): the backup is written in the age format instead. */
   recipient?: string | null;
@@ -77,6 +85,7 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
   const controllers = options.storages.map(() => new AbortController());
   const abortAll = () => controllers.forEach((controller) => controller.abort(options.signal.reason));
   options.signal.addEventListener('abort', abortAll, { once: true });
+  let progress: NodeJS.Timeout | undefined;
   try {
     options.storages.forEach((storage, index) => {
       const retainUntil = options.retainUntil?.[index];
@@ -84,10 +93,9 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
       const objectLock = retainUntil ? { retainUntil } : {};
       branches.push(startBranch(storage.name, (body) => storage.adapter.put(options.key, body, { signal: controllers[index]!.signal, objectLock })));
     });
-    const counter = createByteCounter((bytes) => options.onBytes(bytes), undefined, 250);
-    const compress = options.externalCompressor
-      ? createExternalCompressStream(options.externalCompressor)
-      : createCompressStream(options.codec, options.compression);
+    const compress =
+      options.compressor ??
+      (options.externalCompressor ? createExternalCompressStream(options.externalCompressor) : createCompressStream(options.codec, options.compression));
     const encrypt = options.encryptionKey
       ? createEncryptStream({ key: options.encryptionKey })
       : options.recipient
@@ -97,7 +105,11 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
     // but the worker adds 10-12 MiB to the peak RSS, so the default stays on the main thread (docs/benchmarks.md,
     // "Checksums off the main thread").
     const hasher = hashWorkerEnabled() ? createWorkerHashingPassThrough() : createHashingPassThrough();
-    const stages: Array<Readable | Transform | Duplex> = [options.dump, counter, compress, ...(encrypt ? [encrypt] : []), hasher];
+    const head: Array<Readable | Transform | Duplex> = options.piped
+      ? [compress, untilDumpDone(options.piped.done)]
+      : [options.dump, createByteCounter((bytes) => options.onBytes(bytes), undefined, 250), compress];
+    const stages = [...head, ...(encrypt ? [encrypt] : []), hasher];
+    if (options.piped) progress = reportPipedProgress(options.piped, options.onBytes);
     try {
       await abortablePipeline(options.signal, ...stages, new FanOut(branches));
     } catch (error) {
@@ -107,6 +119,31 @@ export async function streamBackup(options: StreamBackupOptions): Promise<Stream
     const outcomes = outcomesOf(options.storages, await Promise.allSettled(branches.map((branch) => branch.done)));
     return { digests: hasher.digests(), encryption: encrypt?.sidecarInfo ?? null, outcomes };
   } finally {
+    if (progress) clearInterval(progress);
+    if (options.piped) options.onBytes(options.piped.bytesWritten());
     options.signal.removeEventListener('abort', abortAll);
   }
+}
+
+/** Every 250 ms, the piped dump's own count of the bytes it wrote (the engine does not see them). */
+function reportPipedProgress(piped: NonNullable<StreamBackupOptions['piped']>, onBytes: (bytes: number) => void): NodeJS.Timeout {
+  return setInterval(() => onBytes(piped.bytesWritten()), 250);
+}
+
+/**
+ * Passes the compressed bytes on, and ends only once the piped dump succeeded: a source child that failed half-way
+ * still closed the compressor's input, which then ended cleanly; the failure must fail the pipeline (every put is
+ * then aborted) rather than store a truncated backup. A failure before the end fails it at once.
+ */
+function untilDumpDone(done: Promise<unknown>): Transform {
+  const gate = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      callback(null, chunk);
+    },
+    flush(callback) {
+      done.then(() => callback(), (error: unknown) => callback(error as Error));
+    },
+  });
+  done.catch((error: unknown) => gate.destroy(error as Error));
+  return gate;
 }

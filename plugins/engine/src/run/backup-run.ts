@@ -4,7 +4,13 @@ import { chainToken, type ArchiveSidecarInfo } from '../archive/archive-sidecar.
 import { planChain, type ChainDecision } from '../archive/chain-planner.js';
 import { INDEX_SIDECAR_EXTENSION, writeIndexSidecar } from '../archive/index-sidecar.js';
 import { compressionSidecarInfo, isCodecAvailable, type CompressionCodec, type CompressionOptions } from '../codec/index.js';
-import { describeExternalCompressor, externalCompressorFor } from '../codec/compression/external-compressor.js';
+import {
+  createExternalCompressStream,
+  describeExternalCompressor,
+  externalCompressorFor,
+  type ExternalCompressor,
+  type ExternalCompressStream,
+} from '../codec/compression/external-compressor.js';
 import { disposeAll, type StorageInstance } from './adapters.js';
 import { BackupStreamError, streamBackup, type BranchOutcome } from './backup-pipeline.js';
 import { startDirectRun, type DirectRun } from './direct-upload.js';
@@ -100,6 +106,16 @@ function memberCompressionOf(codec: CompressionCodec): Compression {
   throw new Error(`a seekable archive compresses members with GZIP or ZSTD, not ${codec}`);
 }
 
+/**
+ * The compressor's child process, started before the dump. Until the pipeline takes it (after the dump started), an
+ * 'error' event (the program vanished) must not go unheard; the pipeline then finds the stream destroyed with it.
+ */
+function startCompressorAhead(externalCompressor: ExternalCompressor): ExternalCompressStream {
+  const compressor = createExternalCompressStream(externalCompressor);
+  compressor.on('error', () => undefined);
+  return compressor;
+}
+
 async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: Prepared, onKey: (key: string) => void): Promise<RunOutcome> {
   const { plan, storages } = prepared;
   await ctx.enter('02-dump', 5);
@@ -123,32 +139,44 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
   const onBytes = (bytes: number) => ctx.progress(streamingProgress(bytes, 10, 85), { bytesProcessed: bytes });
   let dump: DumpHandle;
   let direct: DirectRun | undefined;
+  let externalCompressor: ExternalCompressor | null = null;
+  let compressor: ExternalCompressStream | undefined;
   try {
     // A source on an agent with `direct` destinations: the agent compresses, encrypts, hashes and uploads (issue 48).
     const obstacle = prepared.seekable ? 'a seekable archive' : archive ? 'the test restore counts the archive\'s files on the server' : undefined;
     direct = await startDirectRun(ctx, services, { plan, storages, retainUntil, codec, ...(obstacle ? { obstacle } : {}) }, onBytes);
+    // zstd or pigz in a child process when installed (HOLDFAST_EXTERNAL_COMPRESSOR=off: always in-process).
+    externalCompressor = direct ? null : externalCompressorFor({ codec, level: plan.job.compressionLevel, threads: plan.job.compressionThreads });
+    // Started before the dump, so a source may give its input to a child process of its own (DumpOptions.
+    // compressorInput); not when the engine reads the plain stream itself (a test restore's figures).
+    compressor = externalCompressor && !archive ? startCompressorAhead(externalCompressor) : undefined;
     dump = direct ? direct.dump : await prepared.source.dump({
       databases,
       signal: ctx.signal,
       engineOptions: { pgCompression: plan.job.pgCompression, engineCompression: plan.job.compression },
       ...(prepared.seekable && archiveKey ? { archive: archiveRequest(plan, prepared, archiveKey) } : {}),
+      ...(compressor ? { compressorInput: compressor.input } : {}),
     });
   } catch (error) {
+    compressor?.destroy();
     throw new Error(`the dump could not start: ${messageOf(error)}`, { cause: error });
   }
+  // The source's child holds the compressor's input now; this process lets go of its own end.
+  if (dump.piped) compressor?.releaseInput();
   try {
     const key = archiveKey ?? (await reserveKey(dump.extension));
     ctx.metadata.target = { key, configIds };
     ctx.metadata.destinations = storages.map((s) => ({ configId: s.configId, name: s.name, adapterId: s.adapterId, status: 'pending' as const }));
     await ctx.enter('03-upload', 10);
     ctx.log.info(`writing ${key} to ${storages.map((storage) => storage.name).join(', ')}`);
-    // zstd or pigz in a child process when installed (HOLDFAST_EXTERNAL_COMPRESSOR=off: always in-process).
-    const externalCompressor = direct ? null : externalCompressorFor({ codec, level: plan.job.compressionLevel, threads: plan.job.compressionThreads });
-    if (externalCompressor) ctx.log.info(`compressing with ${describeExternalCompressor(externalCompressor)} (external program)`);
+    if (externalCompressor) ctx.log.info(`compressing with ${describeExternalCompressor(externalCompressor)} (external program${dump.piped ? ', fed by the source directly' : ''})`);
+    const piped = dump.piped;
     let streamed;
     try {
       streamed = direct ? await direct.upload(key, onBytes) : await streamBackup({
         externalCompressor,
+        ...(compressor ? { compressor } : {}),
+        ...(piped ? { piped: { bytesWritten: () => piped.bytesWritten(), done: dump.done } } : {}),
         dump: archive ? tapFigures(dump.stream, archive) : dump.stream,
         codec,
         compression: compressionOptionsOf(plan),
@@ -238,6 +266,7 @@ async function dumpAndUpload(ctx: RunContext, services: RunServices, prepared: P
     return { status: isPartial ? 'Partial' : 'Success', size: streamed.digests.bytes, path: key };
   } finally {
     if (!dump.stream.destroyed) dump.stream.destroy();
+    compressor?.destroy();
   }
 }
 

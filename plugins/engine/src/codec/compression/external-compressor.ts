@@ -96,6 +96,7 @@ export class ExternalCompressStream extends Duplex {
   private stderrTail = '';
   private exited = false;
   private waitingForDrain: ((error?: Error | null) => void) | null = null;
+  private inputReleased = false;
 
   constructor(compressor: ExternalCompressor) {
     super();
@@ -133,6 +134,24 @@ export class ExternalCompressStream extends Duplex {
     return this.child.pid;
   }
 
+  /**
+   * The child's stdin, to give to a source's own child process as its stdout (DumpOptions.compressorInput): the dump
+   * then flows from one child to the other through an OS pipe. Call {@link releaseInput} once that child has it.
+   */
+  get input(): Writable {
+    return this.child.stdin;
+  }
+
+  /**
+   * Closes this process's end of the child's stdin, so the compressor sees the end of its input once the source's
+   * child (which holds its own copy) exits; nothing more is written into this stream.
+   */
+  releaseInput(): void {
+    this.inputReleased = true;
+    this.child.stdin.destroy();
+    this.end();
+  }
+
   override _read(): void {
     this.child.stdout.resume();
   }
@@ -143,7 +162,7 @@ export class ExternalCompressStream extends Duplex {
   }
 
   override _final(callback: (error?: Error | null) => void): void {
-    this.child.stdin.end();
+    if (!this.inputReleased) this.child.stdin.end();
     callback();
   }
 
