@@ -36,6 +36,16 @@ function writersOf(root: string): string[] {
   }
 }
 
+/** The archive writers for `root` once one runs (polled for 2 s). */
+async function writersStarted(root: string): Promise<string[]> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const writers = writersOf(root);
+    if (writers.length > 0) return writers;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return [];
+}
+
 describe.skipIf(!findOnPath('zstd'))('directory backups written by the source\'s own process into zstd (skipped without zstd on PATH)', () => {
   const savedPath = process.env.PATH;
   const savedSwitch = process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
@@ -111,11 +121,7 @@ describe.skipIf(!findOnPath('zstd'))('directory backups written by the source\'s
     process.env.PATH = `${slowBin}${delimiter}${savedPath}`;
     const trigger = await call(server.url, 'POST', '/api/jobs/files-job/run', { key });
     expect(trigger.status).toBe(200);
-    let writers: string[] = [];
-    for (let attempt = 0; attempt < 100 && writers.length === 0; attempt++) {
-      writers = writersOf(data);
-      if (writers.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const writers = await writersStarted(data);
     expect(writers).toHaveLength(1);
     process.kill(Number(writers[0]), 'SIGKILL');
     const failed = await waitForEnd(server.url, key, trigger.body.executionId, 60_000);
@@ -135,11 +141,7 @@ describe.skipIf(!findOnPath('zstd'))('directory backups written by the source\'s
     process.env.PATH = `${stuckBin}${delimiter}${savedPath}`;
     const trigger = await call(server.url, 'POST', '/api/jobs/files-job/run', { key });
     expect(trigger.status).toBe(200);
-    let writers: string[] = [];
-    for (let attempt = 0; attempt < 100 && writers.length === 0; attempt++) {
-      writers = writersOf(data);
-      if (writers.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const writers = await writersStarted(data);
     expect(writers).toHaveLength(1);
     const cancel = await call(server.url, 'POST', `/api/executions/${trigger.body.executionId}/cancel`, { key });
     expect(cancel.status).toBe(200);

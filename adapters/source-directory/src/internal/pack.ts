@@ -50,6 +50,30 @@ export function headerOf(entry: ArchiveEntry, stats: Pick<Stats, 'mode' | 'mtime
   };
 }
 
+/** A rejection as an Error (a file system call always rejects with one; anything else is wrapped, not counted). */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+/**
+ * What one read of a large file's body came to (the bytes read, or its error; 0 once a problem stopped the reads): the
+ * bytes to count and the problem, if any. A failed or empty read zero-fills the piece, so the body keeps the size in
+ * its header. Shared by both writers (here and sync-pack.ts), which must write the same bytes.
+ */
+export function settlePiece(buffer: Buffer, offset: number, length: number, read: number | Error, problem: string | undefined): { bytes: number; problem: string | undefined } {
+  let bytes = 0;
+  if (problem === undefined) {
+    if (read instanceof Error) problem = `a read failed (${read.message}); the rest is zero-filled`;
+    else if (read === 0) problem = 'it shrank while it was read; the rest is zero-filled';
+    else bytes = read;
+  }
+  if (bytes === 0) {
+    buffer.fill(0, offset, offset + length);
+    bytes = length;
+  }
+  return { bytes, problem };
+}
+
 /**
  * Copies exactly the size in the header: a file that shrinks while it is read is padded with zeros and one that
  * grows is cut, so the archive stays well-formed; either way a warning says the copy is not a snapshot.
@@ -66,21 +90,11 @@ async function copyFile(out: TarOutput, entry: ArchiveEntry, handle: FileHandle,
     // The first piece fills the chunk that holds the header; the rest go into body-sized chunks (tar-output.ts).
     const { buffer, offset, room } = out.reserve(Math.min(MIN_READ, size - position), BODY_CHUNK_BYTES);
     const length = Math.min(room, size - position);
-    let bytesRead = 0;
-    if (problem === undefined) {
-      try {
-        ({ bytesRead } = await handle.read(buffer, offset, length, position));
-        if (bytesRead === 0) problem = 'it shrank while it was read; the rest is zero-filled';
-      } catch (error) {
-        problem = `a read failed (${(error as Error).message}); the rest is zero-filled`;
-      }
-    }
-    if (bytesRead === 0) {
-      buffer.fill(0, offset, offset + length);
-      bytesRead = length;
-    }
-    out.commit(bytesRead);
-    position += bytesRead;
+    const read = problem === undefined ? await handle.read(buffer, offset, length, position).then(({ bytesRead }) => bytesRead, (error: unknown) => asError(error)) : 0;
+    const piece = settlePiece(buffer, offset, length, read, problem);
+    problem = piece.problem;
+    out.commit(piece.bytes);
+    position += piece.bytes;
   }
   out.zeros(paddingOf(size));
   if (problem) options.warnings.add(`${entry.absolute}: ${problem}`);

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import type { KernelLogger } from '@holdfast/sdk';
 import { describeFileError } from './errors.js';
-import { headerOf, SMALL_FILE_BYTES } from './pack.js';
+import { asError, headerOf, settlePiece, SMALL_FILE_BYTES } from './pack.js';
 import { addSmallFile, type TarSink } from './small-file-read.js';
 import { encodeHeader, paddingOf } from './tar-header.js';
 import { walkRoots, type ArchiveEntry, type ArchiveRoot } from './walk.js';
@@ -79,6 +79,15 @@ export class SyncTarSink implements TarSink {
   }
 }
 
+/** One blocking read: the bytes read, or the error (settlePiece names it). */
+function readPiece(fd: number, buffer: Buffer, offset: number, length: number, position: number): number | Error {
+  try {
+    return readSync(fd, buffer, offset, length, position);
+  } catch (error) {
+    return asError(error);
+  }
+}
+
 /**
  * Copies a large file (opened, stated now) the way pack.ts's copyFile does: exactly the size in its header, a file
  * that shrinks is zero-padded and one that grows is cut, with the same warnings; so both writers give the same bytes.
@@ -92,21 +101,10 @@ function copyLargeFile(sink: TarSink, entry: ArchiveEntry, fd: number, warnings:
   while (position < size) {
     const { buffer, offset, room } = sink.reserve(Math.min(MIN_READ, size - position));
     const length = Math.min(room, size - position);
-    let bytesRead = 0;
-    if (problem === undefined) {
-      try {
-        bytesRead = readSync(fd, buffer, offset, length, position);
-        if (bytesRead === 0) problem = 'it shrank while it was read; the rest is zero-filled';
-      } catch (error) {
-        problem = `a read failed (${(error as Error).message}); the rest is zero-filled`;
-      }
-    }
-    if (bytesRead === 0) {
-      buffer.fill(0, offset, offset + length);
-      bytesRead = length;
-    }
-    sink.commit(bytesRead);
-    position += bytesRead;
+    const piece = settlePiece(buffer, offset, length, problem === undefined ? readPiece(fd, buffer, offset, length, position) : 0, problem);
+    problem = piece.problem;
+    sink.commit(piece.bytes);
+    position += piece.bytes;
   }
   sink.zeros(paddingOf(size));
   if (problem) warnings.add(`${entry.absolute}: ${problem}`);
