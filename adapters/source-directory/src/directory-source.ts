@@ -22,6 +22,7 @@ import { startArchiveDump } from './internal/archive-dump.js';
 import { restoreArchiveSnapshot } from './internal/archive-restore.js';
 import { startDump } from './internal/dump.js';
 import { canPipeDump, startPipedDump } from './internal/piped-dump.js';
+import { canPipeRestore, restoreInChild } from './internal/piped-restore.js';
 import { DIRECTORY_ORIGIN, abandonInput, toAdapterError } from './internal/errors.js';
 import { restoreArchive, restoreDestination, type TarRestoreOptions } from './internal/restore.js';
 import type { ArchiveRoot } from './internal/walk.js';
@@ -113,13 +114,25 @@ export class DirectorySource implements SourceAdapter {
     });
   }
 
+  /** The engine may decode in a child process and hand its output over (RestoreOptions.decodedInput). */
+  readonly acceptsDecodedInput = true;
+
   async restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult> {
     try {
       const destination = restoreDestination(options.target, this.config.paths);
       // A restore writes: into a folder the operator allows, or back to the source's own (policy-checked) paths.
       if (destination.kind === 'folder') await this.assertPolicy(destination.path, 'restore-target');
       else for (const root of destination.roots) await this.assertPolicy(root, 'source');
-      return await restoreArchive(stream, destination, options.signal, restoreModes(options));
+      const modes = restoreModes(options);
+      const decoded = options.decodedInput;
+      if (!decoded) return await restoreArchive(stream, destination, options.signal, modes);
+      // Decoded by the engine's child: extracted by a child of this source's own when it can run here (the tar never
+      // enters this process), else read here; either way nothing is moved into place before the engine verified it.
+      if (canPipeRestore()) {
+        this.context.logger.info({ destination }, 'restoring through the tar extractor process');
+        return await restoreInChild({ input: decoded, destination, options: modes, logger: this.context.logger, signal: options.signal });
+      }
+      return await restoreArchive(decoded.open(), destination, options.signal, { ...modes, beforeCommit: () => decoded.verified });
     } catch (error) {
       // Refused before reading, the engine's download would otherwise wait on a stream nobody reads.
       abandonInput(stream, error);

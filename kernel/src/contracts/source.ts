@@ -180,6 +180,36 @@ export interface RestoreOptions {
    * own, such as test restores into scratch databases.
    */
   overwrite?: boolean;
+  /**
+   * The backup, decoded by the engine's decompressing child process (`zstd -d`, `pigz -d`), offered only to sources
+   * that set {@link SourceAdapter.acceptsDecodedInput} and only when the engine decodes outside its own process. The
+   * source then reads this instead of the restore's `stream` (which ends without a byte); one whose restore runs in
+   * a child process of its own has the decoder write into that child's stdin, so the decoded bytes never pass
+   * through Holdfast's process.
+   */
+  decodedInput?: DecodedRestoreInput;
+}
+
+/**
+ * The decoded backup from the engine's decoder child ({@link RestoreOptions.decodedInput}). The decoder starts when
+ * the source calls `decodeInto` or `open` (one of them, once); a source that calls neither restores nothing.
+ */
+export interface DecodedRestoreInput {
+  /**
+   * Decodes straight into `sink`: the stdin of a child process of the source's own (a pipe from `spawn`), which then
+   * reads the decoded bytes without them passing through Holdfast's process. The engine gives the decoder `sink` as
+   * its stdout and closes this process's copy; the child sees the end of its input when the decoder exits.
+   */
+  decodeInto(sink: Writable): void;
+  /** Decodes into a stream read in this process (for a source that cannot start its child here). */
+  open(): Readable;
+  /**
+   * Settles once the decoder and what feeds it are done: resolves when every byte of the stored file matched the
+   * SHA-256 its sidecar records (and its encryption tag) and the decoder exited cleanly, rejects with the reason
+   * otherwise. The source makes its result visible (moves the staged data into place) only after it resolved, and
+   * discards it when it rejects: the end of the decoded bytes alone does not say that they were genuine.
+   */
+  verified: Promise<void>;
 }
 
 /** A seekable archive snapshot to restore, with a reader for each archive of its chain. */
@@ -212,6 +242,12 @@ export interface SourceAdapter {
   databaseSizes?(): Promise<DatabaseSize[]>;
   dump(options: DumpOptions): Promise<DumpHandle>;
   restore(stream: Readable, options: RestoreOptions): Promise<RestoreResult>;
+  /**
+   * True when `restore` reads {@link RestoreOptions.decodedInput} whenever it is given (and waits for its `verified`
+   * before making the result visible); the engine then decodes ZSTD and GZIP backups in a child process and hands
+   * its output over. Absent: the source always gets the decoded bytes as the restore's `stream`.
+   */
+  readonly acceptsDecodedInput?: boolean;
   /**
    * What a restore into `target` would write over that exists and holds data now (names to show, such as a volume
    * name), or an empty list. Optional: sources whose restore target the engine cannot work out on its own (a volume

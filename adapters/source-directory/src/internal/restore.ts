@@ -56,6 +56,13 @@ export interface TarRestoreOptions {
    * staged tree would go, when it is moved into place, fails the restore, leaving the target as it was. @default false
    */
   refuseReplacing?: boolean;
+  /**
+   * Awaited after the whole archive was staged and before anything is moved into place: the engine's verdict on the
+   * bytes (RestoreOptions.decodedInput.verified). A rejection discards the staging, leaving the targets as they were.
+   */
+  beforeCommit?: () => Promise<void>;
+  /** Synchronous writes for large files too: only in the extractor's own process (restore-child.ts). */
+  blockingWrites?: boolean;
 }
 
 /** One tar restore: members staged under the containment rule, then moved into place (see {@link restoreArchive}). */
@@ -103,7 +110,7 @@ class TarRestore {
     if (kind === 'symlink') return;
     if (!(await this.parents.ensure(path))) return this.warnings.add(`${name}: refused, a parent folder is a symlink`);
     if (kind === 'directory') return this.folder(path, { ...header, mode: verdict.mode });
-    await writeFileEntry({ path, mode: verdict.mode, header, body, parents: this.parents, ownership: this.ownership, signal: this.signal });
+    await writeFileEntry({ path, mode: verdict.mode, header, body, parents: this.parents, ownership: this.ownership, signal: this.signal, blocking: this.options.blockingWrites === true });
   }
 
   /** Creates the symlinks that stay inside, applies folder metadata, and moves everything into place. */
@@ -247,6 +254,7 @@ export async function restoreArchive(input: Readable, destination: RestoreDestin
     const inputFailure = await feeding;
     if (inputFailure) throw inputFailure;
     if (entries === 0) throw new AdapterError(DIRECTORY_ORIGIN, 'CONFIG', 'the backup holds no tar entries: nothing to restore');
+    await options.beforeCommit?.();
     await run.finish();
   } catch (error) {
     abandonInput(input, error);

@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
-import { PassThrough, Transform, type TransformCallback } from 'node:stream';
-import { abortablePipeline, ConflictError, createByteCounter, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
+import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { abortablePipeline, ConflictError, createByteCounter, type RestoreResult, type RestoreTarget, type SourceAdapter } from '@holdfast/kernel';
 import { createDecompressStream, createDecryptStream, parseCompressionCodec } from '../codec/index.js';
 import { createAgeDecryptStream, isAgeEncryption } from '../codec/age/index.js';
+import { describeExternalCompressor } from '../codec/compression/external-compressor.js';
+import { externalDecoderFor } from '../codec/compression/external-decoder.js';
+import { restoreThroughDecoder } from './decoded-restore.js';
 import { explainRestoreFailure } from './explain-failure.js';
 import { feedRestore } from './feed-restore.js';
 import { takeIdentity } from './held-identities.js';
@@ -83,10 +86,20 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const download = await storage.adapter.get(request.file, { signal: ctx.signal });
     const counter = createByteCounter((bytes) => ctx.progress(5 + (90 * bytes) / Math.max(1, info.size), { bytesProcessed: bytes }), info.size, 250);
     await ctx.enter('03-restore', 10);
+    const decryptors = [...(key ? [createDecryptStream({ key })] : []), ...(isAge && identity ? [createAgeDecryptStream(identity)] : [])];
+    const decoder = source.acceptsDecodedInput ? externalDecoderFor(codec) : null;
+    if (decoder) {
+      ctx.log.info(`decompressing with ${describeExternalCompressor(decoder)} (external program, into the source directly)`);
+      const stages: [Readable, ...Transform[]] = [download, counter, new ChecksumGate(sidecar.sha256), ...decryptors];
+      const result = await restoreThroughDecoder({ signal: ctx.signal, stages, decoder, source, options: { target, signal: ctx.signal, overwrite: request.overwrite === true } }).catch((error: unknown) =>
+        explainRestoreFailure({ storage: opened, key: request.file, sha256: sidecar.sha256, encryptionKey: key }, error, ctx.signal),
+      );
+      return await finishRestore(ctx, request, result, { size: info.size, bytes: counter.bytes });
+    }
     // One pipeline into a PassThrough the source reads: an error anywhere (checksum, tag, codec) destroys the
     // restore's input with that error, so the restore fails instead of taking a short stream for a whole one.
     const input = new PassThrough({ highWaterMark: RESTORE_INPUT_BUFFER_BYTES });
-    const decoders = [...(key ? [createDecryptStream({ key })] : []), ...(isAge && identity ? [createAgeDecryptStream(identity)] : []), createDecompressStream(codec)];
+    const decoders = [...decryptors, createDecompressStream(codec)];
     const piping = abortablePipeline(ctx.signal, download, counter, new ChecksumGate(sidecar.sha256), ...decoders, input);
     piping.catch(() => undefined);
     // The request's overwrite goes with the restore: a target that appeared after the 409 check is not replaced.
@@ -97,13 +110,8 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
     const fed = await feedRestore(input, restoring, piping).catch((error: unknown) =>
       explainRestoreFailure({ storage: opened, key: request.file, sha256: sidecar.sha256, encryptionKey: key }, error, ctx.signal),
     );
-    const result = fed.result;
     if (fed.unreadBytes > 0) ctx.log.warn(`the source finished restoring with ${fed.unreadBytes} bytes of the backup unread; they were read and checked against the SHA-256 anyway`);
-    await ctx.enter('04-completion', 95);
-    for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
-    ctx.log.info(`restore of ${request.file} finished; SHA-256 verified`);
-    ctx.progress(100, { bytesProcessed: counter.bytes }, true);
-    return { status: result.warnings.length > 0 ? 'Partial' : 'Success', path: request.file, size: info.size };
+    return await finishRestore(ctx, request, fed.result, { size: info.size, bytes: counter.bytes });
   } catch (error) {
     const cancelled = cancellationOf(ctx.signal);
     if (cancelled) ctx.log.warn(`cancelled: ${cancelled.message}`);
@@ -112,6 +120,15 @@ export async function runRestore(ctx: RunContext, services: RunServices): Promis
   } finally {
     await disposeAll([source, storage?.adapter]);
   }
+}
+
+/** 04-completion of a streamed restore: its warnings, the last progress and the outcome. */
+async function finishRestore(ctx: RunContext, request: RestoreRequest, result: RestoreResult, figures: { size: number; bytes: number }): Promise<RunOutcome> {
+  await ctx.enter('04-completion', 95);
+  for (const warning of result.warnings) ctx.log.warn(`restore: ${warning}`);
+  ctx.log.info(`restore of ${request.file} finished; SHA-256 verified`);
+  ctx.progress(100, { bytesProcessed: figures.bytes }, true);
+  return { status: result.warnings.length > 0 ? 'Partial' : 'Success', path: request.file, size: figures.size };
 }
 
 /**
