@@ -7,8 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { findOnPath } from '../src/codec/compression/external-compressor.js';
+import { restoreCompressorEnvironmentAfterEach } from './support/child-processes.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
 const sql = (database: string, text: string): string =>
@@ -21,7 +22,7 @@ describe.skipIf(!findOnPath('zstd'))('backups compressed by an external program 
   const sourceDb = `hf_xsrc_${suffix}`;
   const restored: string[] = [];
   const savedPath = process.env.PATH;
-  const savedSwitch = process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
+  restoreCompressorEnvironmentAfterEach();
   let target: TestDatabaseTarget;
   let server: EngineServer;
   let dir: string;
@@ -45,12 +46,6 @@ describe.skipIf(!findOnPath('zstd'))('backups compressed by an external program 
   // On by default; set explicitly so an environment that switched it off does not change these tests.
   beforeEach(() => {
     process.env.HOLDFAST_EXTERNAL_COMPRESSOR = 'on';
-  });
-
-  afterEach(() => {
-    process.env.PATH = savedPath;
-    if (savedSwitch === undefined) delete process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
-    else process.env.HOLDFAST_EXTERNAL_COMPRESSOR = savedSwitch;
   });
 
   afterAll(async () => {

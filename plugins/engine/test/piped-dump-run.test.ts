@@ -3,38 +3,21 @@
 // same tar as one written in-process (switch off), extracts to the same files, and a writer that dies half-way fails
 // the run and leaves nothing stored, although zstd saw a clean end of its input; a cancel leaves no writer running.
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyAdapterDefinition } from '@holdfast/kernel';
 import sourceDirectory from '@holdfast/source-directory';
 import { findOnPath } from '../src/codec/compression/external-compressor.js';
+import { filesOf, processesMatching, restoreCompressorEnvironmentAfterEach, sha256 } from './support/child-processes.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
 const logText = (execution: { logs?: unknown }): string => JSON.stringify(execution.logs ?? []);
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
-
-/** Every file below `root` (relative path -> SHA-256 of its bytes). */
-async function filesOf(root: string): Promise<Record<string, string>> {
-  const found: Record<string, string> = {};
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    found[relative(root, path)] = sha256(await readFile(path));
-  }
-  return found;
-}
 
 /** Archive writers still running for `root` (its path is on their command line). */
-function writersOf(root: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', `pack-child.js.*${root}`], { encoding: 'utf8' }).trim().split('\n');
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
+const writersOf = (root: string): string[] => processesMatching(`pack-child.js.*${root}`);
 
 /** The archive writers for `root` once one runs (polled for 2 s). */
 async function writersStarted(root: string): Promise<string[]> {
@@ -48,7 +31,7 @@ async function writersStarted(root: string): Promise<string[]> {
 
 describe.skipIf(!findOnPath('zstd'))('directory backups written by the source\'s own process into zstd (skipped without zstd on PATH)', () => {
   const savedPath = process.env.PATH;
-  const savedSwitch = process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
+  restoreCompressorEnvironmentAfterEach();
   let target: TestDatabaseTarget;
   let server: EngineServer;
   let dir: string;
@@ -70,12 +53,6 @@ describe.skipIf(!findOnPath('zstd'))('directory backups written by the source\'s
     server.catalog.addJob({ id: 'files-job', name: 'files', databases: [], compression: 'ZSTD' }, 'files', [{ configId: 'local' }]);
     key = await server.apiKey('ci', ['jobs:execute', 'history:read']);
   }, 120_000);
-
-  afterEach(() => {
-    process.env.PATH = savedPath;
-    if (savedSwitch === undefined) delete process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
-    else process.env.HOLDFAST_EXTERNAL_COMPRESSOR = savedSwitch;
-  });
 
   afterAll(async () => {
     await server?.close();

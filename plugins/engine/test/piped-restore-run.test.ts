@@ -3,44 +3,26 @@
 // The restored tree equals the backed-up one (and the in-process restore's); a backup whose bytes do not match the
 // sidecar's SHA-256, though they decode cleanly, is staged but never moved into place; a cancel leaves no extractor
 // and no staging behind.
-import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { delimiter, join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { delimiter, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyAdapterDefinition } from '@holdfast/kernel';
 import sourceDirectory from '@holdfast/source-directory';
 import { findOnPath } from '../src/codec/compression/external-compressor.js';
+import { filesOf, processesMatching, restoreCompressorEnvironmentAfterEach } from './support/child-processes.js';
 import { call, createTarget, startEngineServer, waitForEnd, type EngineServer, type TestDatabaseTarget } from './support/harness.js';
 
 const logText = (execution: { logs?: unknown }): string => JSON.stringify(execution.logs ?? []);
-const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 const PIPED_LINE = 'decompressing with zstd -d (external program, into the source directly)';
 
-/** Every file below `root` (relative path -> SHA-256 of its bytes). */
-async function filesOf(root: string): Promise<Record<string, string>> {
-  const found: Record<string, string> = {};
-  for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    found[relative(root, path)] = sha256(await readFile(path));
-  }
-  return found;
-}
-
 /** Extractor processes still running for `target` (its path is on their command line). */
-function extractorsOf(target: string): string[] {
-  try {
-    return execFileSync('pgrep', ['-f', `restore-child.js.*${target}`], { encoding: 'utf8' }).trim().split('\n');
-  } catch {
-    return []; // pgrep exits 1 when nothing matches
-  }
-}
+const extractorsOf = (target: string): string[] => processesMatching(`restore-child.js.*${target}`);
 
 describe.skipIf(!findOnPath('zstd'))('directory restores decoded by zstd and extracted by the source\'s own process (skipped without zstd on PATH)', () => {
   const savedPath = process.env.PATH;
-  const savedSwitch = process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
+  restoreCompressorEnvironmentAfterEach();
   let target: TestDatabaseTarget;
   let server: EngineServer;
   let dir: string;
@@ -71,12 +53,6 @@ describe.skipIf(!findOnPath('zstd'))('directory restores decoded by zstd and ext
     expect(backup.status, logText(backup)).toBe('Success');
     backupPath = backup.path as string;
   }, 180_000);
-
-  afterEach(() => {
-    process.env.PATH = savedPath;
-    if (savedSwitch === undefined) delete process.env.HOLDFAST_EXTERNAL_COMPRESSOR;
-    else process.env.HOLDFAST_EXTERNAL_COMPRESSOR = savedSwitch;
-  });
 
   afterAll(async () => {
     await server?.close();
