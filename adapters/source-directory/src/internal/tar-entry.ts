@@ -64,6 +64,11 @@ export async function clearForFile(path: string, parents: ParentCheck): Promise<
   } else await unlink(path);
 }
 
+/** The error of an entry whose body ended before the size its header gives. */
+function endedEarly(written: number, size: number): Error {
+  return new Error(`the archive entry ended after ${written} of its ${size} bytes`);
+}
+
 /** The body of an entry of `size` bytes, whole. */
 async function collect(body: Readable, size: number): Promise<Buffer> {
   const content = Buffer.allocUnsafe(size);
@@ -73,7 +78,7 @@ async function collect(body: Readable, size: number): Promise<Buffer> {
     (piece as Buffer).copy(content, filled);
     filled += (piece as Buffer).length;
   }
-  if (filled !== size) throw new Error(`the archive entry ended after ${filled} of its ${size} bytes`);
+  if (filled !== size) throw endedEarly(filled, size);
   return content;
 }
 
@@ -170,7 +175,7 @@ async function writeLargeFile(file: FileWrite, mtime: Date): Promise<void> {
     }
     if (batchBytes > 0) await flush();
     await writing;
-    if (position !== (file.header.size ?? 0)) throw new Error(`the archive entry ended after ${position} of its ${file.header.size ?? 0} bytes`);
+    if (position !== (file.header.size ?? 0)) throw endedEarly(position, file.header.size ?? 0);
     if (file.ownership.isRestored) await handle.chown(file.header.uid ?? 0, file.header.gid ?? 0);
     await handle.chmod(file.mode);
     await handle.utimes(mtime, mtime);
@@ -194,7 +199,7 @@ async function writeLargeFileBlocking(file: FileWrite, mtime: Date): Promise<voi
       writeAllSync(fd, piece as Buffer, position);
       position += (piece as Buffer).length;
     }
-    if (position !== (file.header.size ?? 0)) throw new Error(`the archive entry ended after ${position} of its ${file.header.size ?? 0} bytes`);
+    if (position !== (file.header.size ?? 0)) throw endedEarly(position, file.header.size ?? 0);
     finishSync(fd, file, mtime);
   } finally {
     closeSync(fd);

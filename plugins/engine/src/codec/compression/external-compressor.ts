@@ -76,6 +76,22 @@ export function externalCompressorFor(request: ExternalCompressorRequest, env: N
   return null;
 }
 
+/** Keeps the last 2,000 characters a child writes to `stderr`, for the error message of a failed child. */
+export function keepStderrTail(stderr: Readable): () => string {
+  let tail = '';
+  stderr.on('data', (data: Buffer) => {
+    tail = `${tail}${data.toString()}`.slice(-2000);
+  });
+  return () => tail;
+}
+
+/** The error of a child that did not exit with status 0: `the <role> <label> was killed by SIGKILL: <stderr>`. */
+export function childExitError(role: string, label: string, code: number | null, signal: NodeJS.Signals | null, stderrTail: string): Error {
+  const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
+  const detail = stderrTail.trim();
+  return new Error(`the ${role} ${label} ${how}${detail ? `: ${detail}` : ''}`);
+}
+
 /** A short name for logs: `zstd -3 -T0`. */
 export function describeExternalCompressor(compressor: ExternalCompressor): string {
   const program = compressor.command.split(/[\\/]/).pop() ?? compressor.command;
@@ -93,7 +109,7 @@ type Child = ChildProcessByStdio<Writable, Readable, Readable>;
 export class ExternalCompressStream extends Duplex {
   private readonly child: Child;
   private readonly label: string;
-  private stderrTail = '';
+  private readonly stderrTail: () => string;
   private exited = false;
   private waitingForDrain: ((error?: Error | null) => void) | null = null;
   private inputReleased = false;
@@ -105,9 +121,7 @@ export class ExternalCompressStream extends Duplex {
     this.child.stdout.on('data', (chunk: Buffer) => {
       if (!this.push(chunk)) this.child.stdout.pause();
     });
-    this.child.stderr.on('data', (data: Buffer) => {
-      this.stderrTail = `${this.stderrTail}${data.toString()}`.slice(-2000);
-    });
+    this.stderrTail = keepStderrTail(this.child.stderr);
     // A broken pipe only says the child stopped reading; its exit status (below) says why.
     this.child.stdin.on('error', () => {});
     this.child.stdin.on('drain', () => this.releaseWrite());
@@ -123,9 +137,7 @@ export class ExternalCompressStream extends Duplex {
         this.push(null);
         return;
       }
-      const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-      const detail = this.stderrTail.trim();
-      this.destroy(new Error(`the compressor ${this.label} ${how}${detail ? `: ${detail}` : ''}`));
+      this.destroy(childExitError('compressor', this.label, code, signal, this.stderrTail()));
     });
   }
 

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
 import type { CompressionCodec } from './codecs.js';
-import { describeExternalCompressor, externalCompressorEnabled, findOnPath, type ExternalCompressor } from './external-compressor.js';
+import { childExitError, describeExternalCompressor, externalCompressorEnabled, findOnPath, keepStderrTail, type ExternalCompressor } from './external-compressor.js';
 
 /** The program and arguments that decode stdin to stdout for this codec, or null (none installed, switched off). */
 export function externalDecoderFor(codec: CompressionCodec, env: NodeJS.ProcessEnv = process.env): ExternalCompressor | null {
@@ -27,15 +27,12 @@ export class ExternalDecoder {
   readonly label: string;
   readonly exited: Promise<void>;
   private readonly child: Child;
-  private stderrTail = '';
   private finished = false;
 
   constructor(decoder: ExternalCompressor, output?: Writable) {
     this.label = describeExternalCompressor(decoder);
     this.child = spawn(decoder.command, decoder.args, { stdio: ['pipe', output ?? 'pipe', 'pipe'] }) as Child;
-    this.child.stderr.on('data', (data: Buffer) => {
-      this.stderrTail = `${this.stderrTail}${data.toString()}`.slice(-2000);
-    });
+    const stderrTail = keepStderrTail(this.child.stderr);
     // A broken pipe only says the child stopped reading; its exit status says why.
     this.child.stdin.on('error', () => {});
     this.child.stdout?.on('error', () => {});
@@ -47,9 +44,7 @@ export class ExternalDecoder {
       this.child.on('exit', (code, signal) => {
         this.finished = true;
         if (code === 0) return resolve();
-        const how = signal ? `was killed by ${signal}` : `exited with status ${code}`;
-        const detail = this.stderrTail.trim();
-        reject(new Error(`the decompressor ${this.label} ${how}${detail ? `: ${detail}` : ''}`));
+        reject(childExitError('decompressor', this.label, code, signal, stderrTail()));
       });
     });
     this.exited.catch(() => undefined);
